@@ -1,0 +1,19 @@
+# Every dependency is a Debian package (installed by scripts/setup.sh); none is
+# copied into the tree. Build-time generators (flatc, python3) are host tools,
+# so cross-compiling for Jetson or Android finds them on the build machine.
+
+find_program(MOTE_FLATC flatc REQUIRED)
+find_package(Python3 REQUIRED COMPONENTS Interpreter)
+find_path(MOTE_FLATBUFFERS_INCLUDE flatbuffers/flatbuffers.h REQUIRED)
+find_package(hwy REQUIRED)
+find_package(Threads REQUIRED)
+
+if(MOTE_BUILD_TOOLS OR MOTE_BUILD_TESTS)
+  find_package(CLI11 REQUIRED)
+endif()
+if(MOTE_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()
+if(MOTE_BUILD_BENCHMARKS)
+  find_package(benchmark REQUIRED)
+endif()

@@ -1,0 +1,69 @@
+// The CPU kernel interface, shared by the optimised kernels (runtime/cpu) and
+// the plain reference kernels (runtime/reference) that tests compare against.
+//
+// A kernel receives its inputs with their shapes and data, and outputs whose
+// shapes the op's shape function already decided and whose memory the session
+// already allocated. Kernels never allocate outputs or reshape them.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "mote/status.hpp"
+#include "mote/tensor.hpp"
+#include "runtime/core/attrs.hpp"
+
+namespace mote {
+
+class ThreadPool;
+
+// State a kernel builds once per prepared shape (packed weights, tables).
+struct KernelState {
+  virtual ~KernelState() = default;
+};
+
+struct KernelContext {
+  const fb::OpT& op;
+  // nullptr for an omitted optional input.
+  std::vector<const Tensor*> inputs;
+  std::vector<Tensor*> outputs;
+  // Never null; may hold a single thread.
+  ThreadPool* pool = nullptr;
+  // What prepare() returned, or nullptr.
+  KernelState* state = nullptr;
+
+  bool has_input(size_t i) const { return i < inputs.size() && inputs[i] != nullptr; }
+  const Tensor& in(size_t i) const { return *inputs[i]; }
+  Tensor& out(size_t i) const { return *outputs[i]; }
+  // An error naming this op: "Conv 'conv1': ..." (the session adds the index).
+  Status fail(const std::string& message) const;
+};
+
+using KernelRunFn = Status (*)(KernelContext& ctx);
+// Called at prepare with input shapes final and constant inputs (weights)
+// already holding data; may return nullptr state.
+using KernelPrepareFn = Status (*)(KernelContext& ctx, std::unique_ptr<KernelState>& state);
+
+struct CpuKernel {
+  KernelRunFn run = nullptr;
+  KernelPrepareFn prepare = nullptr;
+};
+
+}  // namespace mote
+
+// Registers an optimised CPU kernel (runtime/cpu) or a reference kernel
+// (runtime/reference) for op `OP`. One line per op, found by
+// cmake/generate_registry.py:
+//   MOTE_CPU_KERNEL(Relu, relu_run);
+//   MOTE_CPU_KERNEL(Conv, conv_run, conv_prepare);
+//   MOTE_REF_KERNEL(Relu, relu_reference);
+#define MOTE_CPU_KERNEL(OP, ...)                               \
+  namespace mote::registered {                                 \
+  extern const ::mote::CpuKernel cpu_kernel_##OP;              \
+  const ::mote::CpuKernel cpu_kernel_##OP{__VA_ARGS__};        \
+  }
+#define MOTE_REF_KERNEL(OP, ...)                               \
+  namespace mote::registered {                                 \
+  extern const ::mote::CpuKernel ref_kernel_##OP;              \
+  const ::mote::CpuKernel ref_kernel_##OP{__VA_ARGS__};        \
+  }
