@@ -40,8 +40,11 @@ struct KernelContext {
 };
 
 using KernelRunFn = Status (*)(KernelContext& ctx);
-// Called at prepare with input shapes final and constant inputs (weights)
-// already holding data; may return nullptr state.
+// Called once per prepared shape, before the first run: input and output
+// shapes are final; inputs whose values are known (weights, folded constants)
+// hold data, every other input has raw() == nullptr. A kernel that pre-packs
+// weights checks raw() and, when it is null, works from the data at run time.
+// May leave `state` null.
 using KernelPrepareFn = Status (*)(KernelContext& ctx, std::unique_ptr<KernelState>& state);
 
 struct CpuKernel {

@@ -1,0 +1,300 @@
+#include "runtime/core/execution_plan.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+#include "runtime/core/half.hpp"
+#include "runtime/core/memory_planner.hpp"
+#include "runtime/core/registry.hpp"
+#include "runtime/cpu/thread_pool.hpp"
+
+namespace mote {
+
+ExecutionPlan::~ExecutionPlan() = default;
+
+std::string ExecutionPlan::op_label(int op_index) const {
+  const fb::OpT& op = *model_.graph().ops[static_cast<size_t>(op_index)];
+  std::string s = "op #" + std::to_string(op_index) + " (" + op_type_name(op.type);
+  if (!op.name.empty()) s += " '" + op.name + "'";
+  return s + ")";
+}
+
+const CpuKernel* ExecutionPlan::kernel_for(fb::OpType type) const {
+  const CpuKernel* k = backend_ == Backend::kReference ? find_reference_kernel(type) : find_cpu_kernel(type);
+  // An op without an optimised kernel still runs: the reference one is correct.
+  if (!k) k = find_reference_kernel(type);
+  return k;
+}
+
+Result<std::unique_ptr<ExecutionPlan>> ExecutionPlan::build(const Model& model, const std::vector<Shape>& input_shapes,
+                                                            Backend backend, ThreadPool& pool) {
+  auto start = std::chrono::steady_clock::now();
+  std::unique_ptr<ExecutionPlan> plan(new ExecutionPlan(model, backend));
+  MOTE_RETURN_IF_ERROR(plan->init_slots(input_shapes));
+  for (size_t i = 0; i < model.graph().ops.size(); ++i) {
+    MOTE_RETURN_IF_ERROR(plan->plan_op(static_cast<int>(i), pool));
+  }
+  MOTE_RETURN_IF_ERROR(plan->allocate_arena());
+  MOTE_RETURN_IF_ERROR(plan->prepare_kernels(pool));
+  plan->stats_.ops_total = static_cast<int>(model.graph().ops.size());
+  plan->stats_.prepare_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return plan;
+}
+
+Status ExecutionPlan::init_slots(const std::vector<Shape>& input_shapes) {
+  const fb::GraphT& g = model_.graph();
+  input_shapes_ = input_shapes;
+  slots_.resize(g.tensors.size());
+  for (size_t i = 0; i < g.tensors.size(); ++i) {
+    const fb::TensorT& t = *g.tensors[i];
+    Slot& s = slots_[i];
+    s.dtype = t.dtype;
+    s.shape = t.shape;
+    const void* data = model_.tensor_data(static_cast<int>(i));
+    if (!data) continue;
+    s.storage = Storage::kConstant;
+    s.shape_known = true;
+    if (t.dtype == DType::F16) {
+      // CPU kernels compute in f32: widen f16 weights once here.
+      s.dtype = DType::F32;
+      s.value = Tensor::zeros(DType::F32, t.shape);
+      const auto* src = static_cast<const uint16_t*>(data);
+      for (int64_t k = 0; k < s.value.numel(); ++k) s.value.data<float>()[k] = half_to_float(src[k]);
+      stats_.folded_bytes += s.value.bytes();
+    } else {
+      s.value = Tensor::borrow(t.dtype, t.shape, data);
+    }
+  }
+  for (size_t k = 0; k < g.inputs.size(); ++k) {
+    Slot& s = slots_[static_cast<size_t>(g.inputs[k])];
+    s.storage = Storage::kInput;
+    s.shape = input_shapes[k];
+    s.shape_known = true;
+    s.value = Tensor::borrow(s.dtype, s.shape, static_cast<const void*>(nullptr));
+  }
+  return {};
+}
+
+Status ExecutionPlan::infer_shapes(const fb::OpT& op, bool use_values, std::vector<TensorInfo>& outputs) const {
+  const OpDef* def = find_op_def(op.type);
+  ShapeContext ctx{op, {}, {}, {}};
+  for (int32_t index : op.inputs) {
+    TensorInfo info;
+    bool present = index >= 0;
+    if (present) {
+      const Slot& s = slots_[static_cast<size_t>(index)];
+      info.dtype = s.dtype;
+      info.shape = s.shape;
+      bool has_value = s.storage == Storage::kConstant || (use_values && s.value.raw());
+      if (has_value) info.value = &s.value;
+    }
+    ctx.inputs.push_back(std::move(info));
+    ctx.present.push_back(present);
+  }
+  MOTE_RETURN_IF_ERROR(def->infer(ctx));
+  if (ctx.outputs.size() < op.outputs.size()) {
+    return internal_error("shape function produced " + std::to_string(ctx.outputs.size()) + " outputs, the op has " +
+                          std::to_string(op.outputs.size()));
+  }
+  for (size_t i = 0; i < op.outputs.size(); ++i) {
+    if (shape_numel(ctx.outputs[i].shape) < 0) {
+      return invalid_model("output " + std::to_string(i) + " has invalid shape " +
+                           shape_to_string(ctx.outputs[i].shape));
+    }
+  }
+  outputs = std::move(ctx.outputs);
+  return {};
+}
+
+Status ExecutionPlan::plan_op(int op_index, ThreadPool& pool) {
+  const fb::OpT& op = *model_.graph().ops[static_cast<size_t>(op_index)];
+  const OpDef* def = find_op_def(op.type);
+  const CpuKernel* kernel = kernel_for(op.type);
+  if (!def || !kernel) return unsupported(op_label(op_index) + ": no CPU kernel for this op type");
+
+  bool shapes_known = true;
+  bool all_constant = true;
+  for (size_t j = 0; j < op.inputs.size(); ++j) {
+    int32_t index = op.inputs[j];
+    if (index < 0) continue;
+    const Slot& s = slots_[static_cast<size_t>(index)];
+    if (!s.shape_known) shapes_known = false;
+    bool constant = s.storage == Storage::kConstant;
+    if (!constant) all_constant = false;
+    if ((def->value_inputs >> j & 1u) && !constant) shapes_known = false;
+  }
+  Step step;
+  step.op_index = op_index;
+  step.kernel = kernel;
+  if (!shapes_known) {
+    step.dynamic = true;
+    for (int32_t index : op.outputs) slots_[static_cast<size_t>(index)].storage = Storage::kDynamic;
+    ++stats_.ops_dynamic;
+    steps_.push_back(std::move(step));
+    return {};
+  }
+
+  std::vector<TensorInfo> infos;
+  Status st = infer_shapes(op, /*use_values=*/false, infos);
+  if (!st.ok()) return st.with_context(op_label(op_index));
+  for (size_t i = 0; i < op.outputs.size(); ++i) {
+    Slot& s = slots_[static_cast<size_t>(op.outputs[i])];
+    s.dtype = infos[i].dtype;
+    s.shape = infos[i].shape;
+    s.shape_known = true;
+  }
+
+  // Shape and Size read only their input's shape, which is known here.
+  bool shape_only = op.type == fb::OpType::Shape || op.type == fb::OpType::Size;
+  if (all_constant || shape_only) {
+    for (int32_t index : op.outputs) {
+      Slot& s = slots_[static_cast<size_t>(index)];
+      s.storage = Storage::kConstant;
+      s.value = Tensor::zeros(s.dtype, s.shape);
+      stats_.folded_bytes += s.value.bytes();
+    }
+    ++stats_.ops_folded;
+    std::unique_ptr<KernelState> state;
+    Status run_status = run_kernel(op, *kernel, pool, nullptr, &state);
+    if (!run_status.ok()) return run_status.with_context(op_label(op_index));
+    return {};
+  }
+  for (int32_t index : op.outputs) slots_[static_cast<size_t>(index)].storage = Storage::kArena;
+  steps_.push_back(std::move(step));
+  return {};
+}
+
+Status ExecutionPlan::allocate_arena() {
+  // Graph outputs are handed to the caller, so they live outside the arena.
+  for (int32_t index : model_.graph().outputs) {
+    Slot& s = slots_[static_cast<size_t>(index)];
+    if (s.storage == Storage::kArena) s.storage = Storage::kOutput;
+  }
+  std::vector<int> slot_of_request;
+  std::vector<LifetimeRequest> requests;
+  std::vector<int> request_of_slot(slots_.size(), -1);
+  const auto& ops = model_.graph().ops;
+  for (size_t k = 0; k < steps_.size(); ++k) {
+    const fb::OpT& op = *ops[static_cast<size_t>(steps_[k].op_index)];
+    int step = static_cast<int>(k);
+    for (int32_t index : op.outputs) {
+      if (slots_[static_cast<size_t>(index)].storage != Storage::kArena) continue;
+      request_of_slot[static_cast<size_t>(index)] = static_cast<int>(requests.size());
+      slot_of_request.push_back(index);
+      const Slot& s = slots_[static_cast<size_t>(index)];
+      requests.push_back({static_cast<uint64_t>(shape_numel(s.shape)) * dtype_size(s.dtype), step, step});
+    }
+    for (int32_t index : op.inputs) {
+      if (index < 0 || request_of_slot[static_cast<size_t>(index)] < 0) continue;
+      requests[static_cast<size_t>(request_of_slot[static_cast<size_t>(index)])].last_step = step;
+    }
+  }
+  MemoryPlan mp = plan_memory(requests, kWeightAlignment);
+  stats_.arena_bytes = mp.arena_bytes;
+  stats_.unshared_bytes = mp.unshared_bytes;
+  if (mp.arena_bytes) {
+    void* p = std::aligned_alloc(kWeightAlignment, mp.arena_bytes);
+    if (!p) return Status(StatusCode::kOutOfMemory, "cannot allocate an arena of " + std::to_string(mp.arena_bytes) + " bytes");
+    arena_ = std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+  }
+  for (size_t r = 0; r < requests.size(); ++r) {
+    Slot& s = slots_[static_cast<size_t>(slot_of_request[r])];
+    s.arena_offset = mp.offsets[r];
+    s.value = Tensor::borrow(s.dtype, s.shape, static_cast<uint8_t*>(arena_.get()) + mp.offsets[r]);
+  }
+  for (Slot& s : slots_) {
+    if (s.storage == Storage::kOutput) s.value = Tensor::borrow(s.dtype, s.shape, static_cast<const void*>(nullptr));
+  }
+  return {};
+}
+
+Status ExecutionPlan::run_kernel(const fb::OpT& op, const CpuKernel& kernel, ThreadPool& pool, KernelState* state,
+                                 std::unique_ptr<KernelState>* prepare_into) {
+  KernelContext ctx{op, {}, {}, &pool, state};
+  ctx.inputs.reserve(op.inputs.size());
+  for (int32_t index : op.inputs) ctx.inputs.push_back(index < 0 ? nullptr : &slots_[static_cast<size_t>(index)].value);
+  for (int32_t index : op.outputs) ctx.outputs.push_back(&slots_[static_cast<size_t>(index)].value);
+  if (prepare_into) {
+    prepare_into->reset();
+    if (kernel.prepare) MOTE_RETURN_IF_ERROR(kernel.prepare(ctx, *prepare_into));
+    ctx.state = prepare_into->get();
+  }
+  return kernel.run(ctx);
+}
+
+Status ExecutionPlan::prepare_kernels(ThreadPool& pool) {
+  const auto& ops = model_.graph().ops;
+  for (Step& step : steps_) {
+    if (step.dynamic || !step.kernel->prepare) continue;
+    const fb::OpT& op = *ops[static_cast<size_t>(step.op_index)];
+    KernelContext ctx{op, {}, {}, &pool, nullptr};
+    // Only constants have data at this point; see KernelPrepareFn.
+    std::vector<Tensor> views;
+    views.reserve(op.inputs.size() + op.outputs.size());
+    for (int32_t index : op.inputs) {
+      if (index < 0) {
+        ctx.inputs.push_back(nullptr);
+        continue;
+      }
+      const Slot& s = slots_[static_cast<size_t>(index)];
+      views.push_back(s.storage == Storage::kConstant ? s.value
+                                                      : Tensor::borrow(s.dtype, s.shape, static_cast<const void*>(nullptr)));
+      ctx.inputs.push_back(&views.back());
+    }
+    for (int32_t index : op.outputs) {
+      const Slot& s = slots_[static_cast<size_t>(index)];
+      views.push_back(Tensor::borrow(s.dtype, s.shape, static_cast<const void*>(nullptr)));
+      ctx.outputs.push_back(&views.back());
+    }
+    Status st = step.kernel->prepare(ctx, step.state);
+    if (!st.ok()) return st.with_context(op_label(step.op_index));
+  }
+  return {};
+}
+
+Status ExecutionPlan::run_dynamic_step(Step& step, ThreadPool& pool) {
+  const fb::OpT& op = *model_.graph().ops[static_cast<size_t>(step.op_index)];
+  std::vector<TensorInfo> infos;
+  MOTE_RETURN_IF_ERROR(infer_shapes(op, /*use_values=*/true, infos));
+  for (size_t i = 0; i < op.outputs.size(); ++i) {
+    Slot& s = slots_[static_cast<size_t>(op.outputs[i])];
+    s.dtype = infos[i].dtype;
+    s.shape = infos[i].shape;
+    s.value = Tensor::zeros(s.dtype, s.shape);
+  }
+  std::unique_ptr<KernelState> state;
+  return run_kernel(op, *step.kernel, pool, nullptr, &state);
+}
+
+Result<std::vector<Tensor>> ExecutionPlan::run(const std::vector<Tensor>& inputs, ThreadPool& pool) {
+  const fb::GraphT& g = model_.graph();
+  for (size_t k = 0; k < g.inputs.size(); ++k) {
+    Slot& s = slots_[static_cast<size_t>(g.inputs[k])];
+    s.value = Tensor::borrow(s.dtype, s.shape, inputs[k].raw());
+  }
+  for (Slot& s : slots_) {
+    if (s.storage == Storage::kOutput) s.value = Tensor::zeros(s.dtype, s.shape);
+  }
+  for (Step& step : steps_) {
+    Status st = step.dynamic ? run_dynamic_step(step, pool)
+                             : run_kernel(*g.ops[static_cast<size_t>(step.op_index)], *step.kernel, pool,
+                                          step.state.get(), nullptr);
+    if (!st.ok()) return st.with_context(op_label(step.op_index));
+  }
+  std::vector<Tensor> outputs;
+  for (int32_t index : g.outputs) {
+    Slot& s = slots_[static_cast<size_t>(index)];
+    // Outputs and dynamic tensors are fresh per run; anything else (an input
+    // or a constant passed straight through) is copied so the caller owns it.
+    bool fresh = s.storage == Storage::kOutput || s.storage == Storage::kDynamic;
+    outputs.push_back(fresh ? s.value : s.value.clone());
+  }
+  for (Slot& s : slots_) {
+    if (s.storage == Storage::kOutput || s.storage == Storage::kDynamic) s.value = Tensor();
+  }
+  return outputs;
+}
+
+}  // namespace mote

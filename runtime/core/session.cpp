@@ -1,0 +1,143 @@
+// Session: the public face of ExecutionPlan. Checks inputs against the model,
+// keeps one plan per current input shapes and re-plans when they change.
+#include "mote/session.hpp"
+
+#include "runtime/core/execution_plan.hpp"
+#include "runtime/cpu/thread_pool.hpp"
+
+namespace mote {
+
+const char* backend_name(Backend backend) {
+  switch (backend) {
+    case Backend::kCpu: return "cpu";
+    case Backend::kReference: return "reference";
+  }
+  return "unknown";
+}
+
+Result<Backend> parse_backend(const std::string& name) {
+  if (name == "cpu") return Backend::kCpu;
+  if (name == "reference") return Backend::kReference;
+  return invalid_argument("unknown backend '" + name + "' (expected cpu or reference)");
+}
+
+struct Session::Impl {
+  std::shared_ptr<const Model> model;
+  SessionOptions options;
+  std::unique_ptr<ThreadPool> pool;
+  std::unique_ptr<ExecutionPlan> plan;
+  PlanStats empty_stats;
+
+  Status plan_for(const std::vector<Shape>& shapes) {
+    if (plan && plan->input_shapes() == shapes) return {};
+    plan.reset();
+    auto built = ExecutionPlan::build(*model, shapes, options.backend, *pool);
+    if (!built.ok()) return built.status().with_context(model->source());
+    plan = std::move(built).value();
+    return {};
+  }
+
+  // Checks one input against its declaration: dtype equal, rank equal, and
+  // every static dimension equal.
+  Status check_input(size_t k, DType dtype, const Shape& shape) const {
+    const fb::TensorT& decl = *model->graph().tensors[static_cast<size_t>(model->graph().inputs[k])];
+    std::string where = model->source() + ": input '" + decl.name + "'";
+    if (dtype != decl.dtype) {
+      return invalid_argument(where + ": dtype " + dtype_name(dtype) + ", the model expects " + dtype_name(decl.dtype));
+    }
+    bool rank_ok = decl.shape.size() == shape.size();
+    for (size_t i = 0; rank_ok && i < shape.size(); ++i) {
+      if (shape[i] < 0 || (decl.shape[i] >= 0 && decl.shape[i] != shape[i])) rank_ok = false;
+    }
+    if (!rank_ok) {
+      return invalid_argument(where + ": shape " + shape_to_string(shape) + " does not match the declared " +
+                              shape_to_string(decl.shape));
+    }
+    return {};
+  }
+};
+
+Session::Session() : impl_(std::make_unique<Impl>()) {}
+Session::~Session() = default;
+
+Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> model, SessionOptions options) {
+  if (!model) return invalid_argument("Session::create: null model");
+  if (options.threads < 0) return invalid_argument("Session::create: negative thread count");
+  std::unique_ptr<Session> session(new Session());
+  session->impl_->model = std::move(model);
+  session->impl_->options = options;
+  session->impl_->pool = std::make_unique<ThreadPool>(options.threads);
+  return session;
+}
+
+const Model& Session::model() const { return *impl_->model; }
+const SessionOptions& Session::options() const { return impl_->options; }
+const PlanStats& Session::plan_stats() const { return impl_->plan ? impl_->plan->stats() : impl_->empty_stats; }
+
+Status Session::prepare(const std::map<std::string, Shape>& input_shapes) {
+  const fb::GraphT& g = impl_->model->graph();
+  std::vector<Shape> shapes;
+  size_t used = 0;
+  for (size_t k = 0; k < g.inputs.size(); ++k) {
+    const fb::TensorT& decl = *g.tensors[static_cast<size_t>(g.inputs[k])];
+    auto it = input_shapes.find(decl.name);
+    Shape shape = it != input_shapes.end() ? it->second : decl.shape;
+    if (it != input_shapes.end()) ++used;
+    if (shape_numel(shape) < 0) {
+      return invalid_argument(impl_->model->source() + ": input '" + decl.name + "' has dynamic shape " +
+                              shape_to_string(decl.shape) + "; give its shape to prepare()");
+    }
+    MOTE_RETURN_IF_ERROR(impl_->check_input(k, decl.dtype, shape));
+    shapes.push_back(std::move(shape));
+  }
+  if (used != input_shapes.size()) {
+    for (const auto& [name, shape] : input_shapes) {
+      bool found = false;
+      for (int32_t index : g.inputs) found = found || g.tensors[static_cast<size_t>(index)]->name == name;
+      if (!found) return not_found(impl_->model->source() + ": the model has no input named '" + name + "'");
+    }
+  }
+  return impl_->plan_for(shapes);
+}
+
+Result<std::vector<Tensor>> Session::run(const std::vector<Tensor>& inputs) {
+  const fb::GraphT& g = impl_->model->graph();
+  if (inputs.size() != g.inputs.size()) {
+    return invalid_argument(impl_->model->source() + ": run() got " + std::to_string(inputs.size()) +
+                            " inputs, the model has " + std::to_string(g.inputs.size()));
+  }
+  std::vector<Shape> shapes;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    if (!inputs[k].raw() && inputs[k].numel() > 0) {
+      return invalid_argument(impl_->model->source() + ": input " + std::to_string(k) + " has no data");
+    }
+    MOTE_RETURN_IF_ERROR(impl_->check_input(k, inputs[k].dtype(), inputs[k].shape()));
+    shapes.push_back(inputs[k].shape());
+  }
+  MOTE_RETURN_IF_ERROR(impl_->plan_for(shapes));
+  auto result = impl_->plan->run(inputs, *impl_->pool);
+  if (!result.ok()) return result.status().with_context(impl_->model->source());
+  return result;
+}
+
+Result<std::map<std::string, Tensor>> Session::run(const std::map<std::string, Tensor>& inputs) {
+  const fb::GraphT& g = impl_->model->graph();
+  std::vector<Tensor> ordered;
+  for (int32_t index : g.inputs) {
+    const std::string& name = g.tensors[static_cast<size_t>(index)]->name;
+    auto it = inputs.find(name);
+    if (it == inputs.end()) return not_found(impl_->model->source() + ": missing input '" + name + "'");
+    ordered.push_back(it->second);
+  }
+  if (inputs.size() != ordered.size()) {
+    return invalid_argument(impl_->model->source() + ": run() got inputs the model does not have");
+  }
+  MOTE_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, run(ordered));
+  std::map<std::string, Tensor> named;
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    named[g.tensors[static_cast<size_t>(g.outputs[k])]->name] = std::move(outputs[k]);
+  }
+  return named;
+}
+
+}  // namespace mote

@@ -1,0 +1,182 @@
+/* Mote C API: load a .mote model, run it, read the outputs.
+ *
+ * Plain C99, for applications and language bindings that cannot use the C++
+ * API (mote/mote.hpp). The contract:
+ *
+ *  - Handles (mote_model, mote_session, mote_tensor) are opaque; every
+ *    handle a function gives out is freed with its mote_*_release function,
+ *    which accepts NULL.
+ *  - Every fallible function returns a mote_status. On failure the output
+ *    parameters are left untouched and mote_last_error() tells why, with the
+ *    file, op and tensor involved. No C++ exception ever crosses this API:
+ *    an allocation failure inside is reported as MOTE_OUT_OF_MEMORY.
+ *  - mote_last_error() is per thread and describes the most recent call on
+ *    that thread ("" after a call that succeeded).
+ *  - A model may be released while sessions created from it are alive: each
+ *    session keeps what it needs. A session is used by one thread at a time;
+ *    distinct sessions may run concurrently.
+ *
+ *   mote_model* model = NULL;
+ *   if (mote_model_load("net.mote", &model) != MOTE_OK) {
+ *     fprintf(stderr, "%s\n", mote_last_error());
+ *   }
+ */
+#ifndef MOTE_MOTE_H_
+#define MOTE_MOTE_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Keeps the C entry points exported should the library be built with hidden
+ * visibility (a shared build that hides its C++ internals). */
+#if defined(__GNUC__)
+#define MOTE_C_API __attribute__((visibility("default")))
+#else
+#define MOTE_C_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The runtime version; mote_version() returns the string of the library
+ * actually linked, which may differ from these macros of the header. */
+#define MOTE_VERSION_MAJOR 0
+#define MOTE_VERSION_MINOR 1
+#define MOTE_VERSION_PATCH 0
+#define MOTE_VERSION_STRING "0.1.0"
+
+/* Same values as mote::StatusCode. */
+typedef enum mote_status {
+  MOTE_OK = 0,
+  MOTE_INVALID_ARGUMENT = 1, /* the caller passed something wrong */
+  MOTE_INVALID_MODEL = 2,    /* the model file is malformed or inconsistent */
+  MOTE_NOT_FOUND = 3,        /* a file, tensor or op that does not exist */
+  MOTE_UNSUPPORTED = 4,      /* valid, but not implemented by this build or backend */
+  MOTE_IO_ERROR = 5,         /* the operating system refused a read or write */
+  MOTE_OUT_OF_MEMORY = 6,
+  MOTE_INTERNAL = 7          /* a bug in Mote; please report it */
+} mote_status;
+
+/* Same values as the schema's DType (sdk/schema/mote.fbs). */
+typedef enum mote_dtype {
+  MOTE_F32 = 0,
+  MOTE_F16 = 1,
+  MOTE_I8 = 2,
+  MOTE_U8 = 3,
+  MOTE_I32 = 4,
+  MOTE_I64 = 5,
+  MOTE_BOOL = 6,
+  MOTE_F64 = 7
+} mote_dtype;
+
+typedef struct mote_model mote_model;
+typedef struct mote_session mote_session;
+typedef struct mote_tensor mote_tensor;
+
+/* ---- Library ------------------------------------------------------------ */
+
+/* "0.1.0": the version of the linked library. Never NULL. */
+MOTE_C_API const char* mote_version(void);
+/* The message of the most recent call on this thread; "" when it succeeded.
+ * Valid until the next Mote call on this thread. Never NULL. */
+MOTE_C_API const char* mote_last_error(void);
+/* "ok", "invalid argument", ...; "unknown" for a value outside the enum. */
+MOTE_C_API const char* mote_status_name(mote_status status);
+/* "f32", "i64", ...; "unknown" for a value outside the enum. */
+MOTE_C_API const char* mote_dtype_name(mote_dtype dtype);
+/* Bytes per element; 0 for a value outside the enum. */
+MOTE_C_API size_t mote_dtype_size(mote_dtype dtype);
+
+/* ---- Models ------------------------------------------------------------- */
+
+/* Memory-maps and verifies a .mote file. */
+MOTE_C_API mote_status mote_model_load(const char* path, mote_model** out_model);
+/* Copies `size` bytes at `data` (any alignment) and loads them; the caller
+ * may free `data` as soon as this returns. */
+MOTE_C_API mote_status mote_model_load_buffer(const void* data, size_t size, mote_model** out_model);
+/* Uses `data` in place, without a copy: it must be 64-byte aligned and stay
+ * valid and unchanged until the model and every session made from it are
+ * released. */
+MOTE_C_API mote_status mote_model_load_buffer_in_place(const void* data, size_t size, mote_model** out_model);
+MOTE_C_API void mote_model_release(mote_model* model);
+
+MOTE_C_API mote_status mote_model_input_count(const mote_model* model, size_t* out_count);
+MOTE_C_API mote_status mote_model_output_count(const mote_model* model, size_t* out_count);
+/* The name stays valid for the lifetime of the model handle. */
+MOTE_C_API mote_status mote_model_input_name(const mote_model* model, size_t index, const char** out_name);
+MOTE_C_API mote_status mote_model_output_name(const mote_model* model, size_t index, const char** out_name);
+MOTE_C_API mote_status mote_model_input_dtype(const mote_model* model, size_t index, mote_dtype* out_dtype);
+MOTE_C_API mote_status mote_model_output_dtype(const mote_model* model, size_t index, mote_dtype* out_dtype);
+MOTE_C_API mote_status mote_model_input_rank(const mote_model* model, size_t index, size_t* out_rank);
+MOTE_C_API mote_status mote_model_output_rank(const mote_model* model, size_t index, size_t* out_rank);
+/* Writes the declared dimensions (-1 for a dynamic one) into `dims`, which
+ * holds `capacity` entries; fails when capacity is below the rank. An output
+ * whose shape the model leaves to shape inference has rank 0 here. */
+MOTE_C_API mote_status mote_model_input_dims(const mote_model* model, size_t index, int64_t* dims, size_t capacity);
+MOTE_C_API mote_status mote_model_output_dims(const mote_model* model, size_t index, int64_t* dims, size_t capacity);
+
+/* ---- Sessions ----------------------------------------------------------- */
+
+typedef struct mote_session_options {
+  /* sizeof(mote_session_options), set by mote_session_options_init: lets a
+   * newer library read an older caller's struct. */
+  size_t struct_size;
+  /* Threads for CPU kernels; 0 = one per hardware thread. */
+  int32_t threads;
+  /* "cpu" (optimised kernels) or "reference" (plain kernels, for checking).
+   * NULL means "cpu". Copied at session creation. */
+  const char* backend;
+} mote_session_options;
+
+/* Fills `options` with the defaults: 0 threads (all), backend "cpu". */
+MOTE_C_API mote_status mote_session_options_init(mote_session_options* options);
+/* `options` may be NULL for the defaults. */
+MOTE_C_API mote_status mote_session_create(const mote_model* model, const mote_session_options* options,
+                                           mote_session** out_session);
+MOTE_C_API void mote_session_release(mote_session* session);
+
+/* Sets the shape the next mote_session_prepare plans input `index` for;
+ * needed for inputs with dynamic dimensions. */
+MOTE_C_API mote_status mote_session_set_input_shape(mote_session* session, size_t index, const int64_t* dims,
+                                                    size_t rank);
+/* Plans for the shapes set above (the declared shape for the others): shape
+ * inference, constant folding, memory plan, kernel set-up. Optional: run
+ * plans by itself when the input shapes change. */
+MOTE_C_API mote_status mote_session_prepare(mote_session* session);
+/* Runs with `num_inputs` inputs in the model's input order and stores a new
+ * tensor handle for each of the model's outputs, in order, into `outputs`
+ * (which has `num_outputs` slots, exactly the model's output count). The
+ * caller releases each output; outputs own their memory and stay valid after
+ * later runs. */
+MOTE_C_API mote_status mote_session_run(mote_session* session, const mote_tensor* const* inputs, size_t num_inputs,
+                                        mote_tensor** outputs, size_t num_outputs);
+
+/* ---- Tensors ------------------------------------------------------------ */
+
+/* A new tensor owning a copy of `data` (`data_bytes` must equal the element
+ * count times the dtype size); `data` NULL with `data_bytes` 0 gives zeros.
+ * `dims` may be NULL when `rank` is 0 (a scalar). */
+MOTE_C_API mote_status mote_tensor_create(mote_dtype dtype, const int64_t* dims, size_t rank, const void* data,
+                                          size_t data_bytes, mote_tensor** out_tensor);
+/* A tensor over the caller's memory, without a copy: `data` stays valid and
+ * large enough until the tensor is released. */
+MOTE_C_API mote_status mote_tensor_create_borrowed(mote_dtype dtype, const int64_t* dims, size_t rank, void* data,
+                                                   size_t data_bytes, mote_tensor** out_tensor);
+MOTE_C_API void mote_tensor_release(mote_tensor* tensor);
+
+MOTE_C_API mote_status mote_tensor_dtype(const mote_tensor* tensor, mote_dtype* out_dtype);
+MOTE_C_API mote_status mote_tensor_rank(const mote_tensor* tensor, size_t* out_rank);
+/* Writes the dimensions into `dims` (`capacity` entries, at least the rank). */
+MOTE_C_API mote_status mote_tensor_dims(const mote_tensor* tensor, int64_t* dims, size_t capacity);
+MOTE_C_API mote_status mote_tensor_element_count(const mote_tensor* tensor, int64_t* out_count);
+MOTE_C_API mote_status mote_tensor_byte_size(const mote_tensor* tensor, size_t* out_bytes);
+/* Dense row-major elements; NULL for a tensor with no elements. */
+MOTE_C_API mote_status mote_tensor_data(const mote_tensor* tensor, const void** out_data);
+MOTE_C_API mote_status mote_tensor_mutable_data(mote_tensor* tensor, void** out_data);
+
+#ifdef __cplusplus
+}  /* extern "C" */
+#endif
+
+#endif /* MOTE_MOTE_H_ */

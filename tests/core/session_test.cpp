@@ -1,0 +1,151 @@
+// Session behaviour: planning, re-planning on new shapes, constant folding,
+// run-time (dynamic) shapes, and clear errors for bad inputs. Expected values
+// are computed in the tests by hand.
+#include <gtest/gtest.h>
+
+#include "mote/mote.hpp"
+
+namespace mote {
+namespace {
+
+std::shared_ptr<const Model> build(GraphBuilder& b) {
+  auto bytes = b.serialize();
+  EXPECT_TRUE(bytes.ok());
+  // Keep the bytes alive with the model: a shared tensor owns aligned storage.
+  static std::vector<Tensor> keep_alive;
+  Tensor storage = Tensor::zeros(DType::U8, {int64_t(bytes->size())});
+  std::copy(bytes->begin(), bytes->end(), storage.data<uint8_t>());
+  keep_alive.push_back(storage);
+  auto model = Model::from_buffer(storage.raw(), storage.bytes(), "test.mote");
+  EXPECT_TRUE(model.ok()) << model.status().to_string();
+  return *model;
+}
+
+// y = relu(x + c), batch dimension dynamic.
+std::shared_ptr<const Model> add_relu_model() {
+  GraphBuilder b;
+  int x = b.add_input("x", DType::F32, {-1, 4});
+  int c = b.add_constant("c", Tensor::from_vector<float>({4}, {1, -2, 3, -4}));
+  int s = b.add_op(fb::OpType::Add, {x, c})[0];
+  b.mark_output(b.add_op(fb::OpType::Relu, {s})[0], "y");
+  return build(b);
+}
+
+TEST(Session, RunsAndReplansWhenShapesChange) {
+  auto session = Session::create(add_relu_model(), {.threads = 2});
+  ASSERT_TRUE(session.ok());
+  for (int64_t batch : {1, 3, 2}) {
+    std::vector<float> xs(static_cast<size_t>(batch * 4));
+    for (size_t i = 0; i < xs.size(); ++i) xs[i] = static_cast<float>(i) - 5.0f;
+    auto out = (*session)->run({Tensor::from_vector<float>({batch, 4}, xs)});
+    ASSERT_TRUE(out.ok()) << out.status().to_string();
+    ASSERT_EQ((*out)[0].shape(), (Shape{batch, 4}));
+    const float c[4] = {1, -2, 3, -4};
+    for (size_t i = 0; i < xs.size(); ++i) {
+      EXPECT_EQ((*out)[0].data<float>()[i], std::max(0.0f, xs[i] + c[i % 4])) << i;
+    }
+  }
+}
+
+TEST(Session, OutputsSurviveTheNextRun) {
+  auto session = Session::create(add_relu_model(), {.threads = 1});
+  auto a = (*session)->run({Tensor::from_vector<float>({1, 4}, {1, 1, 1, 1})});
+  auto b = (*session)->run({Tensor::from_vector<float>({1, 4}, {9, 9, 9, 9})});
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ((*a)[0].data<float>()[0], 2.0f);
+  EXPECT_EQ((*b)[0].data<float>()[0], 10.0f);
+}
+
+TEST(Session, RejectsBadInputsWithClearErrors) {
+  auto session = Session::create(add_relu_model());
+  auto wrong_dtype = (*session)->run({Tensor::zeros(DType::I32, {1, 4})});
+  ASSERT_FALSE(wrong_dtype.ok());
+  EXPECT_NE(wrong_dtype.status().message().find("input 'x': dtype i32"), std::string::npos)
+      << wrong_dtype.status().message();
+  auto wrong_shape = (*session)->run({Tensor::zeros(DType::F32, {1, 5})});
+  ASSERT_FALSE(wrong_shape.ok());
+  EXPECT_NE(wrong_shape.status().message().find("does not match the declared ?x4"), std::string::npos)
+      << wrong_shape.status().message();
+  auto wrong_count = (*session)->run(std::vector<Tensor>{});
+  EXPECT_FALSE(wrong_count.ok());
+  auto dynamic_prepare = (*session)->prepare();
+  EXPECT_FALSE(dynamic_prepare.ok());
+  EXPECT_TRUE((*session)->prepare({{"x", {2, 4}}}).ok());
+  EXPECT_EQ((*session)->prepare({{"nope", {2, 4}}}).code(), StatusCode::kNotFound);
+}
+
+TEST(Session, ArenaSharesMemoryAlongAChain) {
+  GraphBuilder b;
+  int t = b.add_input("x", DType::F32, {1024});
+  for (int i = 0; i < 6; ++i) t = b.add_op(fb::OpType::Relu, {t})[0];
+  b.mark_output(t, "y");
+  auto session = Session::create(build(b), {.threads = 1});
+  ASSERT_TRUE((*session)->prepare().ok());
+  const PlanStats& stats = (*session)->plan_stats();
+  // Five intermediates of 4 KiB; a chain needs only two alive at once.
+  EXPECT_EQ(stats.unshared_bytes, 5u * 4096);
+  EXPECT_EQ(stats.arena_bytes, 2u * 4096);
+}
+
+TEST(Session, FoldsShapeChainsAtPrepare) {
+  // y = Reshape(x, Shape(x)) after Relu: the shape input is computable at
+  // prepare, so only Relu and Reshape run.
+  GraphBuilder b;
+  int x = b.add_input("x", DType::F32, {2, 3});
+  int shape = b.add_op(fb::OpType::Shape, {x})[0];
+  int r = b.add_op(fb::OpType::Relu, {x})[0];
+  b.mark_output(b.add_op(fb::OpType::Reshape, {r, shape})[0], "y");
+  auto session = Session::create(build(b), {.threads = 1});
+  auto out = (*session)->run({Tensor::from_vector<float>({2, 3}, {-1, 2, -3, 4, -5, 6})});
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  EXPECT_EQ((*out)[0].shape(), (Shape{2, 3}));
+  EXPECT_EQ((*out)[0].data<float>()[3], 4.0f);
+  EXPECT_EQ((*session)->plan_stats().ops_folded, 1);
+  EXPECT_EQ((*session)->plan_stats().ops_dynamic, 0);
+}
+
+TEST(Session, DataDependentShapesRunDynamically) {
+  // The target shape is a graph input: only known at run time.
+  GraphBuilder b;
+  int x = b.add_input("x", DType::F32, {6});
+  int shape = b.add_input("shape", DType::I64, {2});
+  int r = b.add_op(fb::OpType::Reshape, {x, shape})[0];
+  b.mark_output(b.add_op(fb::OpType::Relu, {r})[0], "y");
+  auto session = Session::create(build(b), {.threads = 1});
+  for (auto target : {std::vector<int64_t>{2, 3}, std::vector<int64_t>{3, 2}}) {
+    std::vector<Tensor> inputs = {Tensor::from_vector<float>({6}, {-1, 2, -3, 4, -5, 6}),
+                                  Tensor::from_vector<int64_t>({2}, target)};
+    auto out = (*session)->run(inputs);
+    ASSERT_TRUE(out.ok()) << out.status().to_string();
+    EXPECT_EQ((*out)[0].shape(), (Shape{target[0], target[1]}));
+    EXPECT_EQ((*out)[0].data<float>()[1], 2.0f);
+    EXPECT_EQ((*out)[0].data<float>()[2], 0.0f);
+  }
+  EXPECT_EQ((*session)->plan_stats().ops_dynamic, 2);
+}
+
+TEST(Session, ReferenceBackendGivesTheSameResult) {
+  auto model = add_relu_model();
+  auto cpu = Session::create(model, {.backend = Backend::kCpu});
+  auto ref = Session::create(model, {.backend = Backend::kReference});
+  Tensor x = Tensor::from_vector<float>({2, 4}, {1, 2, 3, 4, -5, -6, 7, 8});
+  auto a = (*cpu)->run({x});
+  auto r = (*ref)->run({x});
+  ASSERT_TRUE(a.ok() && r.ok());
+  for (int i = 0; i < 8; ++i) EXPECT_EQ((*a)[0].data<float>()[i], (*r)[0].data<float>()[i]);
+}
+
+TEST(Session, ErrorsNameTheOp) {
+  // Relu on an i32 tensor: the kernel refuses, and the message says which op.
+  GraphBuilder b;
+  int x = b.add_input("x", DType::I32, {3});
+  b.mark_output(b.add_op(fb::OpType::Relu, {x}, 1, "my_relu")[0], "y");
+  auto session = Session::create(build(b));
+  auto out = (*session)->run({Tensor::zeros(DType::I32, {3})});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("op #0 (Relu 'my_relu')"), std::string::npos) << out.status().message();
+  EXPECT_NE(out.status().message().find("test.mote"), std::string::npos) << out.status().message();
+}
+
+}  // namespace
+}  // namespace mote
