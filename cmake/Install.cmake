@@ -1,0 +1,31 @@
+# Install rules: the library, public headers (with the generated schema
+# header), the CMake package (find_package(mote) -> mote::mote) and a
+# pkg-config file.
+include(CMakePackageConfigHelpers)
+
+install(TARGETS mote mote_schema_headers EXPORT moteTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/sdk/include/mote DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES ${MOTE_SCHEMA_HEADER} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mote)
+install(FILES ${PROJECT_SOURCE_DIR}/sdk/schema/mote.fbs DESTINATION ${CMAKE_INSTALL_DATADIR}/mote)
+
+set(MOTE_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/mote)
+install(EXPORT moteTargets NAMESPACE mote:: DESTINATION ${MOTE_CMAKE_DIR})
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/moteConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/moteConfig.cmake INSTALL_DESTINATION ${MOTE_CMAKE_DIR})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/moteConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/moteConfig.cmake ${PROJECT_BINARY_DIR}/moteConfigVersion.cmake
+  DESTINATION ${MOTE_CMAKE_DIR})
+
+# A static libmote needs its private dependencies at link time.
+if(BUILD_SHARED_LIBS)
+  set(MOTE_PC_PRIVATE_LIBS "")
+else()
+  set(MOTE_PC_PRIVATE_LIBS "-lhwy -lstdc++ -lm -pthread")
+endif()
+configure_file(${PROJECT_SOURCE_DIR}/cmake/mote.pc.in ${PROJECT_BINARY_DIR}/mote.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/mote.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

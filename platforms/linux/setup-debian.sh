@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs everything Mote needs to build and test on Debian 12 (apt and pip).
+# Idempotent: packages already present are skipped quickly.
+set -euo pipefail
+
+APT_PACKAGES=(
+  build-essential cmake pkg-config python3
+  flatbuffers-compiler libflatbuffers-dev   # the .mote schema (flatc at build time)
+  libhwy-dev                                # portable SIMD for the CPU kernels
+  libcli11-dev                              # command lines of the tools
+  libgtest-dev libgmock-dev libbenchmark-dev  # tests and micro-benchmarks
+)
+# Python (the pyenv `python3` on PATH, where pip works): numpy for the tools'
+# .npy tests and the numpy reference checks.
+PIP_PACKAGES=(numpy)
+
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if ! python3 -c "import numpy" 2>/dev/null; then
+  echo "setup: pip installing ${PIP_PACKAGES[*]}"
+  python3 -m pip install --quiet "${PIP_PACKAGES[@]}"
+fi
+echo "setup: dependencies ready"

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The README's second command (and CI's): install dependencies, build, and run
+# the whole test suite under CTest. --sanitize builds a separate tree with
+# AddressSanitizer and UndefinedBehaviorSanitizer and runs the suite there.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+platforms/linux/setup-debian.sh
+
+run_suite() {
+  local dir=$1; shift
+  cmake -S . -B "$dir" "$@" >/dev/null
+  cmake --build "$dir" -j"$(nproc)"
+  ctest --test-dir "$dir" --output-on-failure -j"$(nproc)" --timeout 900
+}
+
+if [ "${1:-}" = "--sanitize" ]; then
+  # Benchmarks and examples add nothing to a sanitizer run.
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    run_suite build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMOTE_SANITIZE=ON \
+      -DMOTE_BUILD_BENCHMARKS=OFF
+else
+  run_suite build -DCMAKE_BUILD_TYPE=Release
+fi
