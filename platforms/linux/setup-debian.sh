@@ -9,10 +9,12 @@ APT_PACKAGES=(
   libhwy-dev                                # portable SIMD for the CPU kernels
   libcli11-dev                              # command lines of the tools
   libgtest-dev libgmock-dev libbenchmark-dev  # tests and micro-benchmarks
+  libprotobuf-dev protobuf-compiler libonnx-dev  # mote-convert reads ONNX with onnx.proto
+  libonnx-testdata                          # ONNX 1.12 backend tests (conformance)
 )
 # Python (the pyenv `python3` on PATH, where pip works): numpy for the tools'
-# .npy tests and the numpy reference checks.
-PIP_PACKAGES=(numpy)
+# .npy tests; onnx and onnxruntime for mote-convert --check and model tests.
+PIP_PACKAGES=(numpy onnx onnxruntime)
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
@@ -26,7 +28,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-if ! python3 -c "import numpy" 2>/dev/null; then
+if ! python3 -c "import numpy, onnx, onnxruntime" 2>/dev/null; then
   echo "setup: pip installing ${PIP_PACKAGES[*]}"
   python3 -m pip install --quiet "${PIP_PACKAGES[@]}"
 fi
