@@ -27,5 +27,9 @@ if(BUILD_SHARED_LIBS)
 else()
   set(MOTE_PC_PRIVATE_LIBS "-lhwy -lstdc++ -lm -pthread")
 endif()
+# Relative to the .pc file, so an install tree can be moved (or installed to a
+# scratch prefix by the package test) and still resolve.
+file(RELATIVE_PATH MOTE_PC_PREFIX_FROM_PCDIR
+  ${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
 configure_file(${PROJECT_SOURCE_DIR}/cmake/mote.pc.in ${PROJECT_BINARY_DIR}/mote.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/mote.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -13,6 +13,18 @@ namespace mote {
 
 ExecutionPlan::~ExecutionPlan() = default;
 
+namespace {
+// Owned, zeroed storage for a tensor, or an out-of-memory error.
+Status allocate(Tensor& tensor, DType dtype, const Shape& shape) {
+  tensor = Tensor::zeros(dtype, shape);
+  if (!tensor.raw()) {
+    return Status(StatusCode::kOutOfMemory, "cannot allocate " + std::to_string(tensor.bytes()) + " bytes for a " +
+                                                shape_to_string(shape) + " tensor");
+  }
+  return {};
+}
+}  // namespace
+
 std::string ExecutionPlan::op_label(int op_index) const {
   const fb::OpT& op = *model_.graph().ops[static_cast<size_t>(op_index)];
   std::string s = "op #" + std::to_string(op_index) + " (" + op_type_name(op.type);
@@ -59,7 +71,7 @@ Status ExecutionPlan::init_slots(const std::vector<Shape>& input_shapes) {
     if (t.dtype == DType::F16) {
       // CPU kernels compute in f32: widen f16 weights once here.
       s.dtype = DType::F32;
-      s.value = Tensor::zeros(DType::F32, t.shape);
+      MOTE_RETURN_IF_ERROR(allocate(s.value, DType::F32, t.shape));
       const auto* src = static_cast<const uint16_t*>(data);
       for (int64_t k = 0; k < s.value.numel(); ++k) s.value.data<float>()[k] = half_to_float(src[k]);
       stats_.folded_bytes += s.value.bytes();
@@ -152,7 +164,7 @@ Status ExecutionPlan::plan_op(int op_index, ThreadPool& pool) {
     for (int32_t index : op.outputs) {
       Slot& s = slots_[static_cast<size_t>(index)];
       s.storage = Storage::kConstant;
-      s.value = Tensor::zeros(s.dtype, s.shape);
+      MOTE_RETURN_IF_ERROR(allocate(s.value, s.dtype, s.shape));
       stats_.folded_bytes += s.value.bytes();
     }
     ++stats_.ops_folded;
@@ -262,7 +274,7 @@ Status ExecutionPlan::run_dynamic_step(Step& step, ThreadPool& pool) {
     Slot& s = slots_[static_cast<size_t>(op.outputs[i])];
     s.dtype = infos[i].dtype;
     s.shape = infos[i].shape;
-    s.value = Tensor::zeros(s.dtype, s.shape);
+    MOTE_RETURN_IF_ERROR(allocate(s.value, s.dtype, s.shape));
   }
   std::unique_ptr<KernelState> state;
   return run_kernel(op, *step.kernel, pool, nullptr, &state);
@@ -275,7 +287,8 @@ Result<std::vector<Tensor>> ExecutionPlan::run(const std::vector<Tensor>& inputs
     s.value = Tensor::borrow(s.dtype, s.shape, inputs[k].raw());
   }
   for (Slot& s : slots_) {
-    if (s.storage == Storage::kOutput) s.value = Tensor::zeros(s.dtype, s.shape);
+    if (s.storage != Storage::kOutput) continue;
+    MOTE_RETURN_IF_ERROR(allocate(s.value, s.dtype, s.shape));
   }
   for (Step& step : steps_) {
     Status st = step.dynamic ? run_dynamic_step(step, pool)

@@ -72,30 +72,27 @@ Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> mo
 
 const Model& Session::model() const { return *impl_->model; }
 const SessionOptions& Session::options() const { return impl_->options; }
+int Session::thread_count() const { return impl_->pool->size(); }
 const PlanStats& Session::plan_stats() const { return impl_->plan ? impl_->plan->stats() : impl_->empty_stats; }
 
 Status Session::prepare(const std::map<std::string, Shape>& input_shapes) {
   const fb::GraphT& g = impl_->model->graph();
+  for (const auto& entry : input_shapes) {
+    bool found = false;
+    for (int32_t index : g.inputs) found = found || g.tensors[static_cast<size_t>(index)]->name == entry.first;
+    if (!found) return not_found(impl_->model->source() + ": the model has no input named '" + entry.first + "'");
+  }
   std::vector<Shape> shapes;
-  size_t used = 0;
   for (size_t k = 0; k < g.inputs.size(); ++k) {
     const fb::TensorT& decl = *g.tensors[static_cast<size_t>(g.inputs[k])];
     auto it = input_shapes.find(decl.name);
     Shape shape = it != input_shapes.end() ? it->second : decl.shape;
-    if (it != input_shapes.end()) ++used;
     if (shape_numel(shape) < 0) {
       return invalid_argument(impl_->model->source() + ": input '" + decl.name + "' has dynamic shape " +
                               shape_to_string(decl.shape) + "; give its shape to prepare()");
     }
     MOTE_RETURN_IF_ERROR(impl_->check_input(k, decl.dtype, shape));
     shapes.push_back(std::move(shape));
-  }
-  if (used != input_shapes.size()) {
-    for (const auto& [name, shape] : input_shapes) {
-      bool found = false;
-      for (int32_t index : g.inputs) found = found || g.tensors[static_cast<size_t>(index)]->name == name;
-      if (!found) return not_found(impl_->model->source() + ": the model has no input named '" + name + "'");
-    }
   }
   return impl_->plan_for(shapes);
 }

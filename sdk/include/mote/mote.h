@@ -144,12 +144,12 @@ MOTE_C_API mote_status mote_session_set_input_shape(mote_session* session, size_
  * inference, constant folding, memory plan, kernel set-up. Optional: run
  * plans by itself when the input shapes change. */
 MOTE_C_API mote_status mote_session_prepare(mote_session* session);
-/* Runs with `num_inputs` inputs in the model's input order and stores a new
- * tensor handle for each of the model's outputs, in order, into `outputs`
- * (which has `num_outputs` slots, exactly the model's output count). The
- * caller releases each output; outputs own their memory and stay valid after
- * later runs. */
-MOTE_C_API mote_status mote_session_run(mote_session* session, const mote_tensor* const* inputs, size_t num_inputs,
+/* Runs with `num_inputs` inputs in the model's input order (neither the array
+ * nor the tensors are modified) and stores a new tensor handle for each of
+ * the model's outputs, in order, into `outputs` (which has `num_outputs`
+ * slots, exactly the model's output count). The caller releases each output;
+ * outputs own their memory and stay valid after later runs. */
+MOTE_C_API mote_status mote_session_run(mote_session* session, mote_tensor* const* inputs, size_t num_inputs,
                                         mote_tensor** outputs, size_t num_outputs);
 
 /* ---- Tensors ------------------------------------------------------------ */

@@ -64,6 +64,9 @@ class Session {
   // Same, by name.
   Result<std::map<std::string, Tensor>> run(const std::map<std::string, Tensor>& inputs);
 
+  // Threads the CPU kernels use (the resolved value of options().threads).
+  int thread_count() const;
+
   // Valid after prepare (or the first run).
   const PlanStats& plan_stats() const;
 

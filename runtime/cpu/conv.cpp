@@ -1,0 +1,210 @@
+// Optimised Conv. Three paths, chosen per call from the geometry:
+//  - depthwise (group == C_in == C_out, 1-D or 2-D, width stride 1 or 2):
+//    SIMD over output columns, one channel plane per task (conv_depthwise);
+//  - pointwise (1x1 kernel, stride 1, no padding): the NCHW input already is
+//    the [C, pixels] right operand, so each (image, group) is one GEMM;
+//  - general: im2col into a per-thread column tile of a few hundred KiB, one
+//    GEMM per tile, tiles spread over threads.
+// Weights are packed for the GEMM once at prepare() when W is a constant; bias
+// and Relu/Clip ride in the GEMM epilogue, other activations take one pass
+// over each tile while it is in cache.
+#include <algorithm>
+#include <vector>
+
+#include "runtime/core/kernel.hpp"
+#include "runtime/cpu/conv_depthwise.hpp"
+#include "runtime/cpu/conv_im2col.hpp"
+#include "runtime/cpu/fused_epilogue.hpp"
+#include "runtime/cpu/gemm.hpp"
+#include "runtime/cpu/thread_pool.hpp"
+#include "runtime/cpu/thread_scratch.hpp"
+#include "runtime/ops/conv_geometry.hpp"
+
+namespace mote::cpu {
+namespace {
+
+// Target size of one column tile: it is written by im2col and read right
+// after by the GEMM's packing, so it should stay in L2 (>= 512 KiB on the
+// x86 and ARM cores we target).
+constexpr int64_t kColumnTileBytes = 512 * 1024;
+// Narrower tiles make GEMMs too thin to run at full speed.
+constexpr int64_t kMinTilePixels = 64;
+
+struct ConvState : KernelState {
+  const void* weights = nullptr;      // the constant W the packs were made from
+  std::vector<PackedMatrix> packed;   // per group: W_g as [M_g, C_g * kvol]
+};
+
+Status check_inputs(const KernelContext& ctx) {
+  for (size_t i = 0; i < ctx.inputs.size(); ++i) {
+    if (ctx.has_input(i) && ctx.in(i).dtype() != DType::F32) {
+      return ctx.fail(std::string("unsupported dtype ") + dtype_name(ctx.in(i).dtype()) + " (only f32)");
+    }
+  }
+  if (!fused::known(ctx.op.fused.get())) return ctx.fail("unknown fused activation");
+  return {};
+}
+
+bool use_depthwise(const ConvGeometry& g) {
+  return g.group == g.in_channels && g.out_channels == g.in_channels && g.spatial_rank <= 2 &&
+         depthwise_supports_stride(g.stride[2]);
+}
+
+bool is_pointwise(const ConvGeometry& g) {
+  for (int i = 0; i < ConvGeometry::kMaxSpatial; ++i) {
+    if (g.kernel[i] != 1 || g.stride[i] != 1 || g.pad_begin[i] != 0 || g.pad_end[i] != 0) return false;
+  }
+  return true;
+}
+
+std::vector<PackedMatrix> pack_weights(const ConvGeometry& g, const float* w) {
+  const int64_t mg = g.out_channels_per_group();
+  const int64_t kdim = g.in_channels_per_group() * g.kernel_volume();
+  std::vector<PackedMatrix> packed;
+  for (int64_t grp = 0; grp < g.group; ++grp) packed.push_back(pack_a(false, mg, kdim, w + grp * mg * kdim, kdim));
+  return packed;
+}
+
+Status conv_prepare(KernelContext& ctx, std::unique_ptr<KernelState>& state) {
+  MOTE_RETURN_IF_ERROR(check_inputs(ctx));
+  if (!ctx.in(1).raw()) return {};  // W is computed at run time: pack per run
+  auto g = resolve_conv(attrs<fb::ConvAttrsT>(ctx.op), ctx.in(0).shape(), ctx.in(1).shape());
+  if (!g.ok()) return ctx.fail(g.status().message());
+  if (use_depthwise(*g)) return {};  // reads W as it is
+  auto s = std::make_unique<ConvState>();
+  s->weights = ctx.in(1).raw();
+  s->packed = pack_weights(*g, ctx.in(1).data<float>());
+  state = std::move(s);
+  return {};
+}
+
+// Depthwise: one task per (image, channel) plane.
+void run_depthwise(KernelContext& ctx, const ConvGeometry& g) {
+  const fb::FusedActivationT* act = ctx.op.fused.get();
+  const GemmEpilogue clamp = fused::clamp_epilogue(act);
+  DepthwiseShape s{};
+  s.in_h = g.in_size[1];
+  s.in_w = g.in_size[2];
+  s.out_h = g.out_size[1];
+  s.out_w = g.out_size[2];
+  s.kernel_h = g.kernel[1];
+  s.kernel_w = g.kernel[2];
+  s.stride_h = g.stride[1];
+  s.stride_w = g.stride[2];
+  s.dilation_h = g.dilation[1];
+  s.dilation_w = g.dilation[2];
+  s.pad_top = g.pad_begin[1];
+  s.pad_left = g.pad_begin[2];
+  s.clamp_min = clamp.clamp_min;
+  s.clamp_max = clamp.clamp_max;
+  const float* x = ctx.in(0).data<float>();
+  const float* w = ctx.in(1).data<float>();
+  const float* bias = ctx.has_input(2) ? ctx.in(2).data<float>() : nullptr;
+  float* y = ctx.out(0).data<float>();
+  const int64_t in_plane = g.in_pixels(), out_plane = g.out_pixels(), kvol = g.kernel_volume();
+  ctx.pool->parallel_for(g.batch * g.in_channels, 1, [&](int64_t begin, int64_t end) {
+    // The padded input plane; kept per thread between runs, like thread_scratch.
+    thread_local std::vector<float> scratch;
+    for (int64_t plane = begin; plane < end; ++plane) {
+      const int64_t c = plane % g.in_channels;
+      float* out = y + plane * out_plane;
+      depthwise_plane(s, x + plane * in_plane, w + c * kvol, bias ? bias[c] : 0.0f, out, scratch);
+      if (fused::needs_pass(act)) apply_fused_activation(act, out, out_plane);
+    }
+  });
+}
+
+// Pixels per column tile: what fits kColumnTileBytes, narrowed further when
+// that leaves too few tiles to keep every thread busy.
+int64_t tile_pixels(const ConvGeometry& g, int64_t threads) {
+  const int64_t pixels = g.out_pixels();
+  const int64_t rows = g.in_channels_per_group() * g.kernel_volume();
+  int64_t tile = std::max(kMinTilePixels, kColumnTileBytes / (rows * int64_t{sizeof(float)}) / 16 * 16);
+  const int64_t planes = g.batch * g.group;
+  const int64_t wanted_tiles = (2 * threads + planes - 1) / planes;
+  const int64_t balanced = ((pixels + wanted_tiles - 1) / wanted_tiles + 15) / 16 * 16;
+  tile = std::min(tile, std::max(kMinTilePixels, balanced));
+  return std::min(tile, pixels);
+}
+
+// Pointwise and general paths: one GEMM per (image, group, pixel tile).
+void run_gemm_paths(KernelContext& ctx, const ConvGeometry& g, const std::vector<PackedMatrix>& packed) {
+  const fb::FusedActivationT* act = ctx.op.fused.get();
+  const bool act_pass = fused::needs_pass(act);
+  const bool pointwise = is_pointwise(g);
+  const float* x = ctx.in(0).data<float>();
+  const float* bias = ctx.has_input(2) ? ctx.in(2).data<float>() : nullptr;
+  float* y = ctx.out(0).data<float>();
+  const int64_t cg = g.in_channels_per_group(), mg = g.out_channels_per_group();
+  const int64_t in_plane = g.in_pixels(), pixels = g.out_pixels();
+  const int64_t rows = cg * g.kernel_volume();
+  const int64_t threads = ctx.pool->size();
+  const int64_t tile = pointwise ? pixels : tile_pixels(g, threads);
+  const int64_t tiles = (pixels + tile - 1) / tile;
+  const int64_t items = g.batch * g.group * tiles;
+
+  // Computes one tile; `pool` is null when the tiles themselves run in
+  // parallel, else the GEMM and the column fill use it.
+  auto run_item = [&](int64_t item, ThreadPool* pool) {
+    const int64_t t = item % tiles;
+    const int64_t grp = item / tiles % g.group;
+    const int64_t n = item / tiles / g.group;
+    const float* xg = x + (n * g.in_channels + grp * cg) * in_plane;
+    float* yg = y + (n * g.out_channels + grp * mg) * pixels;
+    GemmEpilogue epilogue = fused::clamp_epilogue(act);
+    epilogue.row_bias = bias ? bias + grp * mg : nullptr;
+    const int64_t p0 = t * tile, p1 = std::min(pixels, p0 + tile), width = p1 - p0;
+    if (pointwise) {
+      sgemm(packed[static_cast<size_t>(grp)], false, pixels, 1.0f, xg, pixels, 0.0f, yg, pixels, epilogue, pool);
+    } else {
+      float* col = thread_scratch(static_cast<size_t>(rows * width));
+      if (pool) {
+        pool->parallel_for(rows, 8, [&](int64_t r0, int64_t r1) { im2col(g, xg, p0, p1, r0, r1, col, width); });
+      } else {
+        im2col(g, xg, p0, p1, 0, rows, col, width);
+      }
+      sgemm(packed[static_cast<size_t>(grp)], false, width, 1.0f, col, width, 0.0f, yg + p0, pixels, epilogue, pool);
+    }
+    if (!act_pass) return;
+    auto activate_rows = [&](int64_t m0, int64_t m1) {
+      for (int64_t m = m0; m < m1; ++m) apply_fused_activation(act, yg + m * pixels + p0, width);
+    };
+    if (pool) {
+      pool->parallel_for(mg, 1, activate_rows);
+    } else {
+      activate_rows(0, mg);
+    }
+  };
+
+  if (items >= threads) {
+    ctx.pool->run(items, [&](int64_t item) { run_item(item, nullptr); });
+  } else {
+    for (int64_t item = 0; item < items; ++item) run_item(item, ctx.pool);
+  }
+}
+
+Status conv_run(KernelContext& ctx) {
+  MOTE_RETURN_IF_ERROR(check_inputs(ctx));
+  auto resolved = resolve_conv(attrs<fb::ConvAttrsT>(ctx.op), ctx.in(0).shape(), ctx.in(1).shape());
+  if (!resolved.ok()) return ctx.fail(resolved.status().message());
+  const ConvGeometry& g = *resolved;
+  if (ctx.out(0).numel() == 0) return {};
+  if (use_depthwise(g)) {
+    run_depthwise(ctx, g);
+    return {};
+  }
+  const auto* state = static_cast<const ConvState*>(ctx.state);
+  const int64_t rows = g.in_channels_per_group() * g.kernel_volume();
+  if (state && state->weights == ctx.in(1).raw() && static_cast<int64_t>(state->packed.size()) == g.group &&
+      state->packed[0].rows() == g.out_channels_per_group() && state->packed[0].cols() == rows) {
+    run_gemm_paths(ctx, g, state->packed);
+  } else {
+    run_gemm_paths(ctx, g, pack_weights(g, ctx.in(1).data<float>()));
+  }
+  return {};
+}
+
+}  // namespace
+}  // namespace mote::cpu
+
+MOTE_CPU_KERNEL(Conv, mote::cpu::conv_run, mote::cpu::conv_prepare);

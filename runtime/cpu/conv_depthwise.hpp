@@ -1,0 +1,33 @@
+// Depthwise 2-D convolution (group == C_in == C_out) of one channel plane,
+// vectorised over the output width. A 1-D convolution is a plane of height 1.
+// Strides along the width of 1 and 2 are supported (loads of consecutive or
+// every other input); the other dimensions take any kernel size, stride,
+// dilation and padding.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace mote::cpu {
+
+struct DepthwiseShape {
+  int64_t in_h, in_w;
+  int64_t out_h, out_w;
+  int64_t kernel_h, kernel_w;
+  int64_t stride_h, stride_w;  // stride_w is 1 or 2
+  int64_t dilation_h, dilation_w;
+  int64_t pad_top, pad_left;
+  // Applied as the results are stored (Relu, Clip); +-inf for none.
+  float clamp_min, clamp_max;
+};
+
+// True when depthwise_plane handles this stride.
+inline bool depthwise_supports_stride(int64_t stride_w) { return stride_w == 1 || stride_w == 2; }
+
+// y[out_h, out_w] = bias + x[in_h, in_w] (*) w[kernel_h, kernel_w], clamped.
+// `scratch` holds the zero-padded input plane; it is resized as needed and can
+// be reused across calls on one thread.
+void depthwise_plane(const DepthwiseShape& s, const float* x, const float* w, float bias, float* y,
+                     std::vector<float>& scratch);
+
+}  // namespace mote::cpu

@@ -1,0 +1,110 @@
+#include "runtime/cpu/conv_im2col.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace mote::cpu {
+namespace {
+
+int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
+
+// Positions t in [0, count) whose partner t * stride - pad + offset lies in
+// [0, limit): for Conv, t is an output index and the partner an input index;
+// for ConvTranspose the other way round. Returns [lo, hi), possibly empty.
+struct Range {
+  int64_t lo, hi;
+};
+Range valid_range(int64_t count, int64_t limit, int64_t stride, int64_t pad, int64_t offset) {
+  int64_t lo = std::max<int64_t>(0, ceil_div(pad - offset, stride));
+  int64_t hi = std::min<int64_t>(count, floor_div(limit - 1 + pad - offset, stride) + 1);
+  return {lo, std::max(lo, hi)};
+}
+
+// Calls fn(column, a, b, c_begin, c_end) for each run of pixels [p0, p1) of
+// a grid sized `size` that shares its two outer coordinates (a, b); `column`
+// is the run's first pixel minus p0.
+template <class Fn>
+void for_each_run(const ConvGeometry::Dims& size, int64_t p0, int64_t p1, Fn fn) {
+  int64_t p = p0;
+  while (p < p1) {
+    int64_t c = p % size[2];
+    int64_t b = p / size[2] % size[1];
+    int64_t a = p / (size[2] * size[1]);
+    int64_t len = std::min(size[2] - c, p1 - p);
+    fn(p - p0, a, b, c, c + len);
+    p += len;
+  }
+}
+
+}  // namespace
+
+void im2col(const ConvGeometry& g, const float* x, int64_t p0, int64_t p1, int64_t row_begin, int64_t row_end,
+            float* col, int64_t ld) {
+  const auto& k = g.kernel;
+  const auto& in = g.in_size;
+  const int64_t kvol = g.kernel_volume();
+  const int64_t sw = g.stride[2];
+  for (int64_t r = row_begin; r < row_end; ++r) {
+    const int64_t c = r / kvol;
+    const int64_t kd = r / (k[1] * k[2]) % k[0];
+    const int64_t kh = r / k[2] % k[1];
+    const int64_t kw = r % k[2];
+    const Range w_ok = valid_range(g.out_size[2], in[2], sw, g.pad_begin[2], kw * g.dilation[2]);
+    float* dst_row = col + r * ld;
+    for_each_run(g.out_size, p0, p1, [&](int64_t column, int64_t od, int64_t oh, int64_t ow0, int64_t ow1) {
+      float* dst = dst_row + column;  // dst[j] is the column of pixel (od, oh, ow0 + j)
+      const int64_t id = od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
+      const int64_t ih = oh * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
+      if (id < 0 || id >= in[0] || ih < 0 || ih >= in[1]) {
+        std::fill(dst, dst + (ow1 - ow0), 0.0f);
+        return;
+      }
+      const int64_t lo = std::clamp(w_ok.lo, ow0, ow1);
+      const int64_t hi = std::clamp(w_ok.hi, lo, ow1);
+      std::fill(dst, dst + (lo - ow0), 0.0f);
+      std::fill(dst + (hi - ow0), dst + (ow1 - ow0), 0.0f);
+      if (hi == lo) return;
+      const float* src = x + ((c * in[0] + id) * in[1] + ih) * in[2] + (lo * sw - g.pad_begin[2] + kw * g.dilation[2]);
+      float* out = dst + (lo - ow0);
+      if (sw == 1) {
+        std::memcpy(out, src, static_cast<size_t>(hi - lo) * sizeof(float));
+      } else {
+        for (int64_t j = 0; j < hi - lo; ++j) out[j] = src[j * sw];
+      }
+    });
+  }
+}
+
+void col2im_add(const ConvGeometry& g, const float* col, int64_t ld, int64_t p0, int64_t p1, int64_t row_begin,
+                int64_t row_end, float* y) {
+  const auto& k = g.kernel;
+  const auto& out = g.out_size;
+  const int64_t kvol = g.kernel_volume();
+  const int64_t sw = g.stride[2];
+  for (int64_t r = row_begin; r < row_end; ++r) {
+    const int64_t m = r / kvol;
+    const int64_t kd = r / (k[1] * k[2]) % k[0];
+    const int64_t kh = r / k[2] % k[1];
+    const int64_t kw = r % k[2];
+    const Range w_ok = valid_range(g.in_size[2], out[2], sw, g.pad_begin[2], kw * g.dilation[2]);
+    const float* src_row = col + r * ld;
+    for_each_run(g.in_size, p0, p1, [&](int64_t column, int64_t id, int64_t ih, int64_t iw0, int64_t iw1) {
+      const int64_t od = id * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
+      const int64_t oh = ih * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
+      if (od < 0 || od >= out[0] || oh < 0 || oh >= out[1]) return;
+      const int64_t lo = std::clamp(w_ok.lo, iw0, iw1);
+      const int64_t hi = std::clamp(w_ok.hi, lo, iw1);
+      if (hi == lo) return;
+      const float* src = src_row + column + (lo - iw0);  // the column of pixel (id, ih, lo)
+      float* dst = y + ((m * out[0] + od) * out[1] + oh) * out[2] + (lo * sw - g.pad_begin[2] + kw * g.dilation[2]);
+      if (sw == 1) {
+        for (int64_t j = 0; j < hi - lo; ++j) dst[j] += src[j];
+      } else {
+        for (int64_t j = 0; j < hi - lo; ++j) dst[j * sw] += src[j];
+      }
+    });
+  }
+}
+
+}  // namespace mote::cpu

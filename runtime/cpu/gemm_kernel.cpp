@@ -1,0 +1,560 @@
+// SIMD part of the fp32 GEMM (see gemm.hpp, gemm_internal.hpp): micro-kernels,
+// packing and the skinny matrix-vector loops. Highway compiles this file once
+// per target and gemm.cpp reaches it through dynamic dispatch.
+
+// Targets: AVX-512 and AVX2 on x86, NEON on Arm, and the scalar fallback that
+// every build keeps. SSSE3/SSE4 would add build time for CPUs without AVX2
+// (they run the scalar code). Scalable targets (SVE, RVV) are left out because
+// the kernels keep their accumulators in arrays of vectors, which sizeless
+// vector types do not allow; 128-bit SVE machines lose little with NEON.
+#ifndef HWY_DISABLED_TARGETS
+#define HWY_DISABLED_TARGETS \
+  (HWY_SSSE3 | HWY_SSE4 | HWY_SVE | HWY_SVE2 | HWY_SVE_256 | HWY_SVE2_128 | HWY_RVV)
+#endif
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "runtime/cpu/gemm_internal.hpp"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "runtime/cpu/gemm_kernel.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/cache_control.h"
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace mote::cpu::gemm_detail::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+#if HWY_HAVE_SCALABLE
+#error "gemm_kernel.cpp needs fixed-size vectors: disable scalable targets"
+#endif
+
+using DF = hn::ScalableTag<float>;
+using VF = hn::Vec<DF>;
+
+// Register blocking: a micro-tile of kMR rows x kNV vectors is accumulated in
+// registers while streaming one A panel (broadcast, one scalar per row) and one
+// B panel (kNV vector loads) per step of k. It needs kMR * kNV accumulators,
+// kNV B vectors and one broadcast register. Two FMA ports with 4 cycles of
+// latency need >= 8 independent accumulators; more amortize the loads. On a
+// Xeon with AVX-512, 8x3, 12x2, 14x2 and 6x4 all run at 176 GFLOP/s (peak)
+// from L2; 8x3 has the fewest loads per FMA (11 per 24) and 8 rows divide the
+// channel counts of typical convolutions (M), so edge panels are rare.
+//
+// Cache blocking: kKC bounds the depth of a K block. The A panel (kMR x kKC,
+// 12 KiB for AVX-512) stays in L1 while the B block (kKC x nc) stays in L2
+// for all the A panels of a task; kL2Bytes is the share of L2 given to that
+// block, half of a 1 MiB L2 so that C and A still fit beside it. Depths of
+// 256 to 512 and budgets of 384 KiB to 1 MiB measured within noise (+-3%) on
+// the 2 MiB L2 of the reference Xeon.
+#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128  // 16 scalar accumulators
+constexpr size_t kMR = 4, kNV = 4, kKC = 256, kL2Bytes = 64 * 1024;
+#elif HWY_TARGET <= HWY_AVX3  // AVX-512 family: 32 x 512-bit registers
+constexpr size_t kMR = 8, kNV = 3, kKC = 384, kL2Bytes = 512 * 1024;
+#elif HWY_TARGET == HWY_NEON  // 32 x 128-bit registers
+constexpr size_t kMR = 8, kNV = 3, kKC = 256, kL2Bytes = 256 * 1024;
+#else  // AVX2 and other 16-register targets: 12 accumulators
+constexpr size_t kMR = 6, kNV = 2, kKC = 256, kL2Bytes = 192 * 1024;
+#endif
+
+KernelShape GetShape() {
+  const size_t lanes = hn::Lanes(DF());
+  const size_t nr = kNV * lanes;
+  const size_t nc_panels = std::max<size_t>(1, kL2Bytes / (kKC * nr * sizeof(float)));
+  return KernelShape{static_cast<int64_t>(kMR),
+                     static_cast<int64_t>(nr),
+                     static_cast<int64_t>(lanes),
+                     static_cast<int64_t>(kKC),
+                     static_cast<int64_t>(nc_panels * nr),
+                     static_cast<int64_t>(HWY_TARGET)};
+}
+
+// How a micro-tile is written back (see compute_tile).
+struct StoreParams {
+  float alpha;
+  float beta;
+  int beta_mode;   // 0: C is not read, 1: C += result, 2: C = beta * C + result
+  bool epilogue;   // last K block: add the biases and clamp
+  bool clamp;
+  float lo, hi;
+  const float* row_bias;  // at the tile's first row, or nullptr
+  const float* col_bias;  // at the tile's first column, or nullptr
+};
+
+// Write-back of a tile narrower than the kernel (right edge of C) from a
+// copy of the accumulators: scalar, so it never touches C past `cols` (a
+// masked vector store would on targets without native masking, racing with
+// the thread that writes the neighbouring tile).
+HWY_NOINLINE void WriteBackPartial(const float* tile, size_t rows, size_t stride, size_t cols,
+                                   float* c, size_t ldc, const StoreParams& sp) {
+  for (size_t r = 0; r < rows; ++r) {
+    for (size_t j = 0; j < cols; ++j) {
+      float x = sp.alpha * tile[r * stride + j];
+      float& out = c[r * ldc + j];
+      if (sp.beta_mode == 1) x += out;
+      if (sp.beta_mode == 2) x += sp.beta * out;
+      if (sp.epilogue) {
+        if (sp.row_bias) x += sp.row_bias[r];
+        if (sp.col_bias) x += sp.col_bias[j];
+        if (sp.clamp) x = std::min(std::max(x, sp.lo), sp.hi);
+      }
+      out = x;
+    }
+  }
+}
+
+HWY_INLINE void PrefetchForWrite(const float* p) {
+#if HWY_COMPILER_GCC  // also Clang
+  __builtin_prefetch(p, /*rw=*/1, /*locality=*/3);
+#else
+  hwy::Prefetch(p);
+#endif
+}
+
+// C[H x cols] (op)= A panel (H x kc) * B panel (kc x NV vectors). The loops
+// over rows and vectors are unrolled by force: GCC otherwise keeps acc in
+// memory, which costs 2.5x.
+template <size_t H, size_t NV>
+HWY_NOINLINE void MicroKernel(size_t kc, const float* HWY_RESTRICT a,
+                              const float* HWY_RESTRICT b, float* HWY_RESTRICT c,
+                              size_t ldc, size_t cols, const StoreParams& sp) {
+  const DF d;
+  const size_t L = hn::Lanes(d);
+  VF acc[H][NV];
+#pragma GCC unroll 16
+  for (size_t r = 0; r < H; ++r) {
+#pragma GCC unroll 4
+    for (size_t v = 0; v < NV; ++v) {
+      acc[r][v] = hn::Zero(d);
+      // The C tile is written at the end, and C is too big for L2: fetch it
+      // now so the write-back does not wait for L3 once per tile.
+      PrefetchForWrite(c + r * ldc + v * L);
+    }
+  }
+  for (size_t k = 0; k < kc; ++k) {
+    VF bv[NV];
+#pragma GCC unroll 4
+    for (size_t v = 0; v < NV; ++v) bv[v] = hn::LoadU(d, b + v * L);
+#pragma GCC unroll 16
+    for (size_t r = 0; r < H; ++r) {
+      const VF ar = hn::Set(d, a[r]);
+#pragma GCC unroll 4
+      for (size_t v = 0; v < NV; ++v) acc[r][v] = hn::MulAdd(ar, bv[v], acc[r][v]);
+    }
+    a += H;
+    b += NV * L;
+  }
+
+  if (cols < NV * L) {
+    HWY_ALIGN float tile[H * NV * HWY_LANES(float)];
+#pragma GCC unroll 16
+    for (size_t r = 0; r < H; ++r) {
+#pragma GCC unroll 4
+      for (size_t v = 0; v < NV; ++v) hn::Store(acc[r][v], d, tile + (r * NV + v) * L);
+    }
+    WriteBackPartial(tile, H, NV * L, cols, c, ldc, sp);
+    return;
+  }
+
+  // Write back a full tile. The branches are uniform over the tile and run
+  // once per kc * H * NV FMAs.
+  const bool scale = sp.alpha != 1.0f;
+  const VF alpha = hn::Set(d, sp.alpha);
+  const VF beta = hn::Set(d, sp.beta);
+  const VF lo = hn::Set(d, sp.lo);
+  const VF hi = hn::Set(d, sp.hi);
+  VF col_bias[NV];
+#pragma GCC unroll 4
+  for (size_t v = 0; v < NV; ++v) {
+    col_bias[v] = sp.epilogue && sp.col_bias ? hn::LoadU(d, sp.col_bias + v * L) : hn::Zero(d);
+  }
+#pragma GCC unroll 16
+  for (size_t r = 0; r < H; ++r) {
+    float* HWY_RESTRICT crow = c + r * ldc;
+    const VF row_bias = hn::Set(d, sp.epilogue && sp.row_bias ? sp.row_bias[r] : 0.0f);
+#pragma GCC unroll 4
+    for (size_t v = 0; v < NV; ++v) {
+      VF x = scale ? hn::Mul(acc[r][v], alpha) : acc[r][v];
+      if (sp.beta_mode == 1) x = hn::Add(x, hn::LoadU(d, crow + v * L));
+      if (sp.beta_mode == 2) x = hn::MulAdd(beta, hn::LoadU(d, crow + v * L), x);
+      if (sp.epilogue) {
+        x = hn::Add(hn::Add(x, row_bias), col_bias[v]);
+        if (sp.clamp) x = hn::Min(hn::Max(x, lo), hi);
+      }
+      hn::StoreU(x, d, crow + v * L);
+    }
+  }
+}
+
+using KernelFn = void (*)(size_t, const float*, const float*, float*, size_t, size_t,
+                          const StoreParams&);
+
+// Kernels for edge tiles: fewer rows at the bottom of M, fewer vectors at the
+// right of N. Only the last panel in each direction uses them.
+template <size_t H, size_t NV = kNV>
+KernelFn SelectVectors(size_t nv) {
+  if constexpr (NV == 1) {
+    return &MicroKernel<H, 1>;
+  } else {
+    return nv == NV ? &MicroKernel<H, NV> : SelectVectors<H, NV - 1>(nv);
+  }
+}
+template <size_t H = kMR>
+KernelFn SelectKernel(size_t h, size_t nv) {
+  if constexpr (H == 1) {
+    return SelectVectors<1>(nv);
+  } else {
+    return h == H ? SelectVectors<H>(nv) : SelectKernel<H - 1>(h, nv);
+  }
+}
+
+// dst[c * dst_ld + r] = src[r * src_ld + c] for r < rows, c < cols: the
+// packing of the operands whose rows run along k (A, or B transposed). Rows
+// are taken four at a time and transposed in 4x4 blocks of 128-bit vectors,
+// so both sides are accessed with vectors: 1.6x faster than scalar copies on
+// a 1024 x 1024 A, where reading A from L3 becomes the limit.
+HWY_NOINLINE void Transpose(const float* HWY_RESTRICT src, size_t src_ld, size_t rows, size_t cols,
+                            float* HWY_RESTRICT dst, size_t dst_ld) {
+  size_t r = 0;
+#if HWY_TARGET != HWY_SCALAR
+  const hn::FixedTag<float, 4> d4;
+  for (; r + 4 <= rows; r += 4) {
+    const float* s0 = src + r * src_ld;
+    const float* s1 = s0 + src_ld;
+    const float* s2 = s1 + src_ld;
+    const float* s3 = s2 + src_ld;
+    float* o = dst + r;
+    size_t c = 0;
+    for (; c + 4 <= cols; c += 4, o += 4 * dst_ld) {
+      const auto r0 = hn::LoadU(d4, s0 + c), r1 = hn::LoadU(d4, s1 + c);
+      const auto r2 = hn::LoadU(d4, s2 + c), r3 = hn::LoadU(d4, s3 + c);
+      const auto t0 = hn::InterleaveLower(d4, r0, r1);  // r0c0 r1c0 r0c1 r1c1
+      const auto t1 = hn::InterleaveLower(d4, r2, r3);  // r2c0 r3c0 r2c1 r3c1
+      const auto t2 = hn::InterleaveUpper(d4, r0, r1);  // r0c2 r1c2 r0c3 r1c3
+      const auto t3 = hn::InterleaveUpper(d4, r2, r3);
+      hn::StoreU(hn::ConcatLowerLower(d4, t1, t0), d4, o);
+      hn::StoreU(hn::ConcatUpperUpper(d4, t1, t0), d4, o + dst_ld);
+      hn::StoreU(hn::ConcatLowerLower(d4, t3, t2), d4, o + 2 * dst_ld);
+      hn::StoreU(hn::ConcatUpperUpper(d4, t3, t2), d4, o + 3 * dst_ld);
+    }
+    for (; c < cols; ++c, o += dst_ld) {
+      o[0] = s0[c];
+      o[1] = s1[c];
+      o[2] = s2[c];
+      o[3] = s3[c];
+    }
+  }
+#endif
+  for (; r < rows; ++r) {
+    for (size_t c = 0; c < cols; ++c) dst[c * dst_ld + r] = src[r * src_ld + c];
+  }
+}
+
+// Packs rows [k0, k0 + kc) and columns [j_begin, j_end) of op(B) (j_end <=
+// cols) as one K block: panels of NR columns from j_begin, the one holding
+// column j at (j - j_begin) * kc; the last is padded with zeros to a multiple
+// of L columns.
+void PackBBlock(bool trans, const float* B, size_t ldb, size_t k0, size_t kc, size_t j_begin,
+                size_t j_end, float* dst) {
+  const DF d;
+  const size_t L = hn::Lanes(d);
+  const size_t NR = kNV * L;
+  const size_t full = (j_end - j_begin) / NR;  // panels of NR valid columns
+  const size_t j_last = j_begin + full * NR;   // start of the narrower last panel
+  const size_t valid = j_end - j_last;
+  const size_t w = (valid + L - 1) / L * L;
+  float* last = dst + full * NR * kc;
+  if (!trans) {
+    // Rows of B run along j: sweep each row once across all panels, so the
+    // reads are sequential (row by row, panel by panel would stride by ldb
+    // every 3 cache lines and defeat the hardware prefetcher).
+    for (size_t k = 0; k < kc; ++k) {
+      const float* src = B + (k0 + k) * ldb + j_begin;
+      float* o = dst + k * NR;
+      for (size_t p = 0; p < full; ++p, src += NR, o += NR * kc) {
+#pragma GCC unroll 4
+        for (size_t v = 0; v < kNV; ++v) hn::StoreU(hn::LoadU(d, src + v * L), d, o + v * L);
+      }
+      if (valid) {
+        std::memcpy(last + k * w, src, valid * sizeof(float));
+        std::fill(last + k * w + valid, last + (k + 1) * w, 0.0f);
+      }
+    }
+  } else {  // rows of B run along k: transpose NR rows at a time
+    for (size_t p = 0; p < full; ++p) {
+      Transpose(B + (j_begin + p * NR) * ldb + k0, ldb, NR, kc, dst + p * NR * kc, NR);
+    }
+    if (valid) {
+      Transpose(B + j_last * ldb + k0, ldb, valid, kc, last, w);
+      for (size_t k = 0; k < kc; ++k) std::fill(last + k * w + valid, last + (k + 1) * w, 0.0f);
+    }
+  }
+}
+
+void ComputeTile(const TileJob& job) {
+  const DF d;
+  const size_t L = hn::Lanes(d);
+  const size_t NR = kNV * L;
+  const size_t nc = static_cast<size_t>(GetShape().nc);
+  const size_t rows = static_cast<size_t>(job.pa_rows);
+  const size_t cols = static_cast<size_t>(job.cols);
+  const size_t padded_cols = (cols + L - 1) / L * L;
+  const size_t ldc = static_cast<size_t>(job.ldc);
+  const KBlocks blocks(job.K, static_cast<int64_t>(kKC));
+  const bool clamp = job.clamp_min > -HUGE_VALF || job.clamp_max < HUGE_VALF;
+  // Unpacked B is packed here one block at a time into this thread's buffer,
+  // and used while it is still in L2.
+  float* b_buffer = job.pb ? nullptr : block_buffer(kKC * nc);
+
+  // Loop nest, outermost first: column slabs of at most nc (their B block
+  // stays in L2), K blocks, A panels (one stays in L1), B panels. C is
+  // revisited once per K block; the first visit applies beta, the last the
+  // epilogue. Slabs have equal widths: a narrow last slab would stream all
+  // of A for a few columns.
+  const size_t col_begin = static_cast<size_t>(job.col_begin);
+  const size_t col_end = static_cast<size_t>(job.col_end);
+  if (col_end <= col_begin || job.row_end <= job.row_begin) return;
+  const size_t slabs = (col_end - col_begin + nc - 1) / nc;
+  const size_t slab = (col_end - col_begin + slabs - 1) / slabs;
+  const size_t slab_width = (slab + NR - 1) / NR * NR;
+  for (size_t n0 = col_begin; n0 < col_end; n0 += slab_width) {
+    const size_t n1 = std::min(col_end, n0 + slab_width);
+    const size_t padded_n1 = (n1 + L - 1) / L * L;
+    for (int64_t blk = 0; blk < blocks.count; ++blk) {
+      const size_t k0 = static_cast<size_t>(blocks.begin(blk));
+      const size_t kc = static_cast<size_t>(blocks.begin(blk + 1)) - k0;
+      const float* a_block = job.pa + k0 * rows;
+      const float* b_block = b_buffer;
+      if (job.pb) {
+        b_block = job.pb + k0 * padded_cols + n0 * kc;
+      } else {
+        PackBBlock(job.b_trans, job.b, static_cast<size_t>(job.ldb), k0, kc, n0, n1, b_buffer);
+      }
+      StoreParams sp;
+      sp.alpha = job.alpha;
+      sp.beta = job.beta;
+      sp.beta_mode = blk > 0 ? 1 : job.beta == 0.0f ? 0 : job.beta == 1.0f ? 1 : 2;
+      sp.epilogue = blk + 1 == blocks.count;
+      sp.clamp = clamp;
+      sp.lo = job.clamp_min;
+      sp.hi = job.clamp_max;
+      for (size_t i0 = static_cast<size_t>(job.row_begin); i0 < static_cast<size_t>(job.row_end);
+           i0 += kMR) {
+        const size_t h = std::min(kMR, rows - i0);
+        const float* a_panel = a_block + i0 * kc;
+        sp.row_bias = job.row_bias ? job.row_bias + i0 : nullptr;
+        for (size_t j0 = n0; j0 < n1; j0 += NR) {
+          const size_t w = std::min(NR, padded_n1 - j0);
+          const KernelFn kernel =
+              (h == kMR && w == NR) ? &MicroKernel<kMR, kNV> : SelectKernel(h, w / L);
+          sp.col_bias = job.col_bias ? job.col_bias + j0 : nullptr;
+          kernel(kc, a_panel, b_block + (j0 - n0) * kc, job.C + i0 * ldc + j0, ldc,
+                 std::min(NR, cols - j0), sp);
+        }
+      }
+    }
+  }
+}
+
+void PackA(bool trans, const float* A, int64_t lda, int64_t rows, int64_t K, int64_t panel_begin,
+           int64_t panel_end, float* dst) {
+  const KBlocks blocks(K, static_cast<int64_t>(kKC));
+  const size_t ld = static_cast<size_t>(lda);
+  const size_t m = static_cast<size_t>(rows);
+  const size_t i_begin = static_cast<size_t>(panel_begin) * kMR;
+  const size_t i_end = std::min(m, static_cast<size_t>(panel_end) * kMR);
+  for (int64_t blk = 0; blk < blocks.count; ++blk) {
+    const size_t k0 = static_cast<size_t>(blocks.begin(blk));
+    const size_t kc = static_cast<size_t>(blocks.begin(blk + 1)) - k0;
+    float* block = dst + k0 * m;
+    if (trans) {
+      // Rows of A run along i. Copy a group of panels row by row: 512 source
+      // bytes per row keep the reads sequential enough for the prefetcher,
+      // while the group's panels (16 x kc x 8 floats) stay in L2. Panel by
+      // panel would read 32 bytes per row; all panels at once would scatter
+      // the writes over all of M.
+      constexpr size_t kGroup = std::max<size_t>(1, 512 / (kMR * sizeof(float))) * kMR;
+      for (size_t g0 = i_begin; g0 < i_end; g0 += kGroup) {
+        const size_t g1 = std::min(i_end, g0 + kGroup);
+        for (size_t k = 0; k < kc; ++k) {
+          const float* src = A + (k0 + k) * ld;
+          size_t i0 = g0;
+          for (; i0 + kMR <= g1; i0 += kMR) {
+            std::memcpy(block + i0 * kc + k * kMR, src + i0, kMR * sizeof(float));
+          }
+          if (i0 < g1) {
+            const size_t h = g1 - i0;
+            std::memcpy(block + i0 * kc + k * h, src + i0, h * sizeof(float));
+          }
+        }
+      }
+    } else {  // rows of A run along k: transpose each panel
+      for (size_t i0 = i_begin; i0 < i_end; i0 += kMR) {
+        const size_t h = std::min(kMR, i_end - i0);
+        Transpose(A + i0 * ld + k0, ld, h, kc, block + i0 * kc, h);
+      }
+    }
+  }
+}
+
+void PackB(bool trans, const float* B, int64_t ldb, int64_t K, int64_t cols, int64_t panel_begin,
+           int64_t panel_end, float* dst) {
+  const size_t L = hn::Lanes(DF());
+  const size_t NR = kNV * L;
+  const size_t n = static_cast<size_t>(cols);
+  const size_t padded_cols = (n + L - 1) / L * L;
+  const size_t j_begin = static_cast<size_t>(panel_begin) * NR;
+  const size_t j_end = std::min(n, static_cast<size_t>(panel_end) * NR);
+  const KBlocks blocks(K, static_cast<int64_t>(kKC));
+  for (int64_t blk = 0; blk < blocks.count; ++blk) {
+    const size_t k0 = static_cast<size_t>(blocks.begin(blk));
+    const size_t kc = static_cast<size_t>(blocks.begin(blk + 1)) - k0;
+    PackBBlock(trans, B, static_cast<size_t>(ldb), k0, kc, j_begin, j_end,
+               dst + k0 * padded_cols + j_begin * kc);
+  }
+}
+
+// out[j] = sum_k s[k] * X[k * ldx + j]. Four vectors of j are kept in
+// registers, with two sets of accumulators (even and odd k) so that eight FMA
+// chains are in flight.
+void GemvRows(int64_t n64, int64_t K64, const float* s, const float* X, int64_t ldx64,
+              float* out) {
+  const DF d;
+  const size_t L = hn::Lanes(d);
+  const size_t n = static_cast<size_t>(n64), K = static_cast<size_t>(K64);
+  const size_t ldx = static_cast<size_t>(ldx64);
+  size_t j = 0;
+  for (; j + 4 * L <= n; j += 4 * L) {
+    VF e0 = hn::Zero(d), e1 = e0, e2 = e0, e3 = e0, o0 = e0, o1 = e0, o2 = e0, o3 = e0;
+    const float* x = X + j;
+    size_t k = 0;
+    for (; k + 2 <= K; k += 2, x += 2 * ldx) {
+      const VF se = hn::Set(d, s[k]), so = hn::Set(d, s[k + 1]);
+      e0 = hn::MulAdd(se, hn::LoadU(d, x + 0 * L), e0);
+      e1 = hn::MulAdd(se, hn::LoadU(d, x + 1 * L), e1);
+      e2 = hn::MulAdd(se, hn::LoadU(d, x + 2 * L), e2);
+      e3 = hn::MulAdd(se, hn::LoadU(d, x + 3 * L), e3);
+      o0 = hn::MulAdd(so, hn::LoadU(d, x + ldx + 0 * L), o0);
+      o1 = hn::MulAdd(so, hn::LoadU(d, x + ldx + 1 * L), o1);
+      o2 = hn::MulAdd(so, hn::LoadU(d, x + ldx + 2 * L), o2);
+      o3 = hn::MulAdd(so, hn::LoadU(d, x + ldx + 3 * L), o3);
+    }
+    if (k < K) {
+      const VF se = hn::Set(d, s[k]);
+      e0 = hn::MulAdd(se, hn::LoadU(d, x + 0 * L), e0);
+      e1 = hn::MulAdd(se, hn::LoadU(d, x + 1 * L), e1);
+      e2 = hn::MulAdd(se, hn::LoadU(d, x + 2 * L), e2);
+      e3 = hn::MulAdd(se, hn::LoadU(d, x + 3 * L), e3);
+    }
+    hn::StoreU(hn::Add(e0, o0), d, out + j + 0 * L);
+    hn::StoreU(hn::Add(e1, o1), d, out + j + 1 * L);
+    hn::StoreU(hn::Add(e2, o2), d, out + j + 2 * L);
+    hn::StoreU(hn::Add(e3, o3), d, out + j + 3 * L);
+  }
+  for (; j + L <= n; j += L) {
+    VF acc = hn::Zero(d);
+    for (size_t k = 0; k < K; ++k) {
+      acc = hn::MulAdd(hn::Set(d, s[k]), hn::LoadU(d, X + k * ldx + j), acc);
+    }
+    hn::StoreU(acc, d, out + j);
+  }
+  for (; j < n; ++j) {
+    float acc = 0.0f;
+    for (size_t k = 0; k < K; ++k) acc += s[k] * X[k * ldx + j];
+    out[j] = acc;
+  }
+}
+
+// out[i] = dot(X row i, v), four rows at a time so each load of v feeds four
+// FMA chains.
+void GemvDots(int64_t m64, int64_t K64, const float* X, int64_t ldx64, const float* v,
+              float* out) {
+  const DF d;
+  const size_t L = hn::Lanes(d);
+  const size_t m = static_cast<size_t>(m64), K = static_cast<size_t>(K64);
+  const size_t ldx = static_cast<size_t>(ldx64);
+  const size_t kv = K / L * L;  // vectorized part of K
+  size_t i = 0;
+  for (; i + 4 <= m; i += 4) {
+    const float* x0 = X + i * ldx;
+    const float* x1 = x0 + ldx;
+    const float* x2 = x1 + ldx;
+    const float* x3 = x2 + ldx;
+    VF a0 = hn::Zero(d), a1 = a0, a2 = a0, a3 = a0;
+    for (size_t k = 0; k < kv; k += L) {
+      const VF vk = hn::LoadU(d, v + k);
+      a0 = hn::MulAdd(hn::LoadU(d, x0 + k), vk, a0);
+      a1 = hn::MulAdd(hn::LoadU(d, x1 + k), vk, a1);
+      a2 = hn::MulAdd(hn::LoadU(d, x2 + k), vk, a2);
+      a3 = hn::MulAdd(hn::LoadU(d, x3 + k), vk, a3);
+    }
+    float s0 = hn::GetLane(hn::SumOfLanes(d, a0)), s1 = hn::GetLane(hn::SumOfLanes(d, a1));
+    float s2 = hn::GetLane(hn::SumOfLanes(d, a2)), s3 = hn::GetLane(hn::SumOfLanes(d, a3));
+    for (size_t k = kv; k < K; ++k) {
+      s0 += x0[k] * v[k];
+      s1 += x1[k] * v[k];
+      s2 += x2[k] * v[k];
+      s3 += x3[k] * v[k];
+    }
+    out[i] = s0;
+    out[i + 1] = s1;
+    out[i + 2] = s2;
+    out[i + 3] = s3;
+  }
+  for (; i < m; ++i) {
+    const float* x = X + i * ldx;
+    VF a = hn::Zero(d);
+    for (size_t k = 0; k < kv; k += L) a = hn::MulAdd(hn::LoadU(d, x + k), hn::LoadU(d, v + k), a);
+    float s = hn::GetLane(hn::SumOfLanes(d, a));
+    for (size_t k = kv; k < K; ++k) s += x[k] * v[k];
+    out[i] = s;
+  }
+}
+
+}  // namespace mote::cpu::gemm_detail::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace mote::cpu::gemm_detail {
+
+HWY_EXPORT(GetShape);
+HWY_EXPORT(ComputeTile);
+HWY_EXPORT(PackA);
+HWY_EXPORT(PackB);
+HWY_EXPORT(GemvRows);
+HWY_EXPORT(GemvDots);
+
+KernelShape kernel_shape() { return HWY_DYNAMIC_DISPATCH(GetShape)(); }
+
+std::vector<int64_t> targets_for_test() { return hwy::SupportedAndGeneratedTargets(); }
+
+void force_target_for_test(int64_t target) { hwy::SetSupportedTargetsForTest(target); }
+
+void compute_tile(const TileJob& job) { HWY_DYNAMIC_DISPATCH(ComputeTile)(job); }
+
+void pack_a(bool trans, const float* A, int64_t lda, int64_t rows, int64_t K,
+            int64_t panel_begin, int64_t panel_end, float* dst) {
+  HWY_DYNAMIC_DISPATCH(PackA)(trans, A, lda, rows, K, panel_begin, panel_end, dst);
+}
+
+void pack_b(bool trans, const float* B, int64_t ldb, int64_t K, int64_t cols,
+            int64_t panel_begin, int64_t panel_end, float* dst) {
+  HWY_DYNAMIC_DISPATCH(PackB)(trans, B, ldb, K, cols, panel_begin, panel_end, dst);
+}
+
+void gemv_rows(int64_t n, int64_t K, const float* s, const float* X, int64_t ldx, float* out) {
+  HWY_DYNAMIC_DISPATCH(GemvRows)(n, K, s, X, ldx, out);
+}
+
+void gemv_dots(int64_t m, int64_t K, const float* X, int64_t ldx, const float* v, float* out) {
+  HWY_DYNAMIC_DISPATCH(GemvDots)(m, K, X, ldx, v, out);
+}
+
+}  // namespace mote::cpu::gemm_detail
+#endif  // HWY_ONCE

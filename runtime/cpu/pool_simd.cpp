@@ -1,0 +1,151 @@
+// SIMD bodies of pool_simd.hpp, compiled once per instruction set by
+// Highway's foreach_target.h; the HWY_ONCE section dispatches at run time.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "runtime/cpu/pool_simd.cpp"
+#include "hwy/foreach_target.h"  // must come before highway.h
+
+#include <cmath>
+#include <cstddef>
+#include <limits>
+
+#include "hwy/highway.h"
+#include "runtime/cpu/pool_simd.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace mote::cpu::simd {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using D = hn::ScalableTag<float>;
+using V = hn::Vec<D>;
+
+template <bool kMax>
+HWY_INLINE V Fold(V acc, V x) {
+  if constexpr (kMax) {
+    // a + b is NaN when either is: NaN wins whatever the instruction set's max does.
+    return hn::IfThenElse(hn::Or(hn::IsNaN(acc), hn::IsNaN(x)), hn::Add(acc, x), hn::Max(acc, x));
+  } else {
+    return hn::Add(acc, x);
+  }
+}
+
+template <bool kMax>
+inline float FoldScalar(float acc, float x) {
+  if constexpr (kMax) return std::isnan(acc) || std::isnan(x) ? acc + x : (x > acc ? x : acc);
+  return acc + x;
+}
+
+template <bool kMax>
+void CombineRowsT(const float* const* rows, size_t count, size_t n, float* HWY_RESTRICT out) {
+  const D d;
+  const size_t N = hn::Lanes(d);
+  const float identity = kMax ? -std::numeric_limits<float>::infinity() : 0.0f;
+  if (count == 0) {
+    for (size_t i = 0; i < n; ++i) out[i] = identity;
+    return;
+  }
+  size_t i = 0;
+  for (; i + N <= n; i += N) {
+    V acc = hn::LoadU(d, rows[0] + i);
+    for (size_t r = 1; r < count; ++r) acc = Fold<kMax>(acc, hn::LoadU(d, rows[r] + i));
+    hn::StoreU(acc, d, out + i);
+  }
+  for (; i < n; ++i) {
+    float acc = rows[0][i];
+    for (size_t r = 1; r < count; ++r) acc = FoldScalar<kMax>(acc, rows[r][i]);
+    out[i] = acc;
+  }
+}
+
+void CombineRows(bool is_max, const float* const* rows, int64_t count, int64_t n, float* out) {
+  if (is_max) {
+    CombineRowsT<true>(rows, static_cast<size_t>(count), static_cast<size_t>(n), out);
+  } else {
+    CombineRowsT<false>(rows, static_cast<size_t>(count), static_cast<size_t>(n), out);
+  }
+}
+
+// The taps of N consecutive outputs starting at x.
+template <bool kMax>
+HWY_INLINE V WindowVector(D d, const float* in, size_t x, size_t kernel, size_t stride, size_t dilation) {
+  if (stride == 1) {
+    V acc = hn::LoadU(d, in + x);
+    for (size_t k = 1; k < kernel; ++k) acc = Fold<kMax>(acc, hn::LoadU(d, in + x + k * dilation));
+    return acc;
+  }
+  // Stride 2: a de-interleaving load yields the even elements (this tap) and
+  // the odd ones, which are the next tap when taps are adjacent.
+  const float* base = in + 2 * x;
+  V even, odd;
+  hn::LoadInterleaved2(d, base, even, odd);
+  V acc = even;
+  size_t k = 1;
+  if (dilation == 1) {
+    if (kernel > 1) acc = Fold<kMax>(acc, odd);
+    for (k = 2; k < kernel; k += 2) {
+      hn::LoadInterleaved2(d, base + k, even, odd);
+      acc = Fold<kMax>(acc, even);
+      if (k + 1 < kernel) acc = Fold<kMax>(acc, odd);
+    }
+    return acc;
+  }
+  for (; k < kernel; ++k) {
+    hn::LoadInterleaved2(d, base + k * dilation, even, odd);
+    acc = Fold<kMax>(acc, even);
+  }
+  return acc;
+}
+
+template <bool kMax>
+void WindowRowT(const float* HWY_RESTRICT in, size_t out_n, size_t kernel, size_t stride, size_t dilation,
+                const float* HWY_RESTRICT scale, float* HWY_RESTRICT out) {
+  const D d;
+  const size_t N = hn::Lanes(d);
+  size_t x = 0;
+  if (stride <= 2) {
+    for (; x + N <= out_n; x += N) {
+      V acc = WindowVector<kMax>(d, in, x, kernel, stride, dilation);
+      if (!kMax) acc = hn::Mul(acc, hn::LoadU(d, scale + x));
+      hn::StoreU(acc, d, out + x);
+    }
+  }
+  for (; x < out_n; ++x) {
+    const float* tap = in + x * stride;
+    float acc = tap[0];
+    for (size_t k = 1; k < kernel; ++k) acc = FoldScalar<kMax>(acc, tap[k * dilation]);
+    out[x] = kMax ? acc : acc * scale[x];
+  }
+}
+
+void WindowRow(bool is_max, const float* in, int64_t out_n, int64_t kernel, int64_t stride, int64_t dilation,
+               const float* scale, float* out) {
+  const size_t n = static_cast<size_t>(out_n), k = static_cast<size_t>(kernel);
+  const size_t s = static_cast<size_t>(stride), dil = static_cast<size_t>(dilation);
+  if (is_max) {
+    WindowRowT<true>(in, n, k, s, dil, scale, out);
+  } else {
+    WindowRowT<false>(in, n, k, s, dil, scale, out);
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace mote::cpu::simd
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace mote::cpu::simd {
+
+HWY_EXPORT(CombineRows);
+HWY_EXPORT(WindowRow);
+
+void combine_rows(bool is_max, const float* const* rows, int64_t count, int64_t n, float* out) {
+  HWY_DYNAMIC_DISPATCH(CombineRows)(is_max, rows, count, n, out);
+}
+
+void window_row(bool is_max, const float* in, int64_t out_n, int64_t kernel, int64_t stride, int64_t dilation,
+                const float* scale, float* out) {
+  HWY_DYNAMIC_DISPATCH(WindowRow)(is_max, in, out_n, kernel, stride, dilation, scale, out);
+}
+
+}  // namespace mote::cpu::simd
+#endif  // HWY_ONCE

@@ -1,0 +1,132 @@
+// Float math for Highway kernels over the whole IEEE domain.
+//
+// hwy/contrib/math is fast but documents narrow valid ranges: Exp is wrong
+// above +104 and turns NaN into 0, Log is undefined for x <= 0 and +inf,
+// Sin/Cos lose accuracy past |x| = 39000. These wrappers add the missing
+// cases so every kernel gets what <cmath> gives (inf, NaN, -inf), and add the
+// functions hwy lacks (Erf, Sigmoid).
+//
+// A per-target -inl header: include it after hwy/highway.h in a file compiled
+// through hwy/foreach_target.h.
+#if defined(MOTE_CPU_SIMD_MATH_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef MOTE_CPU_SIMD_MATH_INL_H_
+#undef MOTE_CPU_SIMD_MATH_INL_H_
+#else
+#define MOTE_CPU_SIMD_MATH_INL_H_
+#endif
+
+#include <cmath>
+#include <limits>
+
+#include "hwy/contrib/math/math-inl.h"
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace mote::simd_math {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Applies the scalar f to each lane: the slow path for rare inputs.
+template <class D, class F>
+HWY_INLINE hn::Vec<D> MapLanes(D d, hn::Vec<D> x, F f) {
+  using T = hn::TFromD<D>;
+  HWY_ALIGN T lanes[hn::MaxLanes(d)];
+  hn::Store(x, d, lanes);
+  for (size_t i = 0; i < hn::Lanes(d); ++i) lanes[i] = f(lanes[i]);
+  return hn::Load(d, lanes);
+}
+
+// e^x. Past 89, e^x overflows float anyway, so clamping there keeps hn::Exp
+// in its valid range and still yields +inf.
+template <class D>
+HWY_INLINE hn::Vec<D> Exp(D d, hn::Vec<D> x) {
+  const auto y = hn::Exp(d, hn::Min(x, hn::Set(d, 89.0f)));
+  return hn::IfThenElse(hn::IsNaN(x), x, y);
+}
+
+// ln(x), with ln(0) = -inf, ln(+inf) = +inf and NaN for x < 0.
+template <class D>
+HWY_INLINE hn::Vec<D> Log(D d, hn::Vec<D> x) {
+  using T = hn::TFromD<D>;
+  const auto zero = hn::Zero(d);
+  const auto inf = hn::Set(d, std::numeric_limits<T>::infinity());
+  auto y = hn::Log(d, x);
+  y = hn::IfThenElse(hn::Eq(x, zero), hn::Neg(inf), y);
+  y = hn::IfThenElse(hn::Eq(x, inf), inf, y);
+  y = hn::IfThenElse(hn::Lt(x, zero), hn::Set(d, std::numeric_limits<T>::quiet_NaN()), y);
+  return hn::IfThenElse(hn::IsNaN(x), x, y);
+}
+
+// hn::Sin and hn::Cos reduce the argument accurately up to |x| = 39000;
+// vectors holding anything larger (or inf, NaN) take the scalar path.
+constexpr float kTrigRange = 39000.0f;
+
+template <class D>
+HWY_INLINE hn::Vec<D> Sin(D d, hn::Vec<D> x) {
+  if (HWY_LIKELY(hn::AllTrue(d, hn::Le(hn::Abs(x), hn::Set(d, kTrigRange))))) return hn::Sin(d, x);
+  return MapLanes(d, x, [](auto v) { return std::sin(v); });
+}
+
+template <class D>
+HWY_INLINE hn::Vec<D> Cos(D d, hn::Vec<D> x) {
+  if (HWY_LIKELY(hn::AllTrue(d, hn::Le(hn::Abs(x), hn::Set(d, kTrigRange))))) return hn::Cos(d, x);
+  return MapLanes(d, x, [](auto v) { return std::cos(v); });
+}
+
+// 1 / (1 + e^-x), built from e^-|x| (never overflows) so that it is accurate
+// for large negative x too: there it is e^x / (1 + e^x).
+template <class D>
+HWY_INLINE hn::Vec<D> Sigmoid(D d, hn::Vec<D> x) {
+  const auto one = hn::Set(d, 1.0f);
+  // Qualified: unqualified Exp would also find hn::Exp by argument lookup.
+  const auto e = HWY_NAMESPACE::Exp(d, hn::Neg(hn::Abs(x)));
+  const auto r = hn::Div(one, hn::Add(one, e));
+  return hn::IfThenElse(hn::Ge(x, hn::Zero(d)), r, hn::Mul(e, r));
+}
+
+// erf(x) for float lanes, within 2 ulp of the exact value (measured in
+// tests/ops/unary_test.cpp against std::erf). Two polynomials, fitted for
+// this file by weighted least squares (Lawson iterations) on Chebyshev nodes:
+//   |x| < 1:        erf(x) = x * P(x^2), degree 5 in x^2 (relative fit);
+//   1 <= |x| < 3.92: erf(|x|) = 1 - Q(u), u = (|x| - 2.46) / 1.46 in [-1, 1],
+//                   Q of degree 12 fits erfc within 3e-8 absolute.
+// From 3.92 on, erfc < 2e-8 and erf rounds to 1 in float.
+template <class D>
+HWY_INLINE hn::Vec<D> Erf(D d, hn::Vec<D> x) {
+  using V = hn::Vec<D>;
+  const V ax = hn::Min(hn::Abs(x), hn::Set(d, 3.92f));
+
+  const V t = hn::Mul(ax, ax);
+  V p = hn::Set(d, -5.631566164e-04f);
+  p = hn::MulAdd(p, t, hn::Set(d, 4.917591810e-03f));
+  p = hn::MulAdd(p, t, hn::Set(d, -2.671135217e-02f));
+  p = hn::MulAdd(p, t, hn::Set(d, 1.128018200e-01f));
+  p = hn::MulAdd(p, t, hn::Set(d, -3.761232793e-01f));
+  p = hn::MulAdd(p, t, hn::Set(d, 1.128379107e+00f));
+  const V small = hn::Mul(ax, p);
+
+  const V u = hn::Mul(hn::Sub(ax, hn::Set(d, 2.46f)), hn::Set(d, 1.0f / 1.46f));
+  V q = hn::Set(d, 8.559578564e-04f);
+  q = hn::MulAdd(q, u, hn::Set(d, -1.633298234e-03f));
+  q = hn::MulAdd(q, u, hn::Set(d, -2.273723017e-03f));
+  q = hn::MulAdd(q, u, hn::Set(d, 9.093175642e-03f));
+  q = hn::MulAdd(q, u, hn::Set(d, -8.075063117e-03f));
+  q = hn::MulAdd(q, u, hn::Set(d, -6.535345223e-03f));
+  q = hn::MulAdd(q, u, hn::Set(d, 2.870274894e-02f));
+  q = hn::MulAdd(q, u, hn::Set(d, -4.509447888e-02f));
+  q = hn::MulAdd(q, u, hn::Set(d, 4.500474781e-02f));
+  q = hn::MulAdd(q, u, hn::Set(d, -3.060161881e-02f));
+  q = hn::MulAdd(q, u, hn::Set(d, 1.393163297e-02f));
+  q = hn::MulAdd(q, u, hn::Set(d, -3.878042335e-03f));
+  q = hn::MulAdd(q, u, hn::Set(d, 5.033267662e-04f));
+  const V large = hn::Sub(hn::Set(d, 1.0f), q);
+
+  const V magnitude = hn::IfThenElse(hn::Lt(ax, hn::Set(d, 1.0f)), small, large);
+  return hn::IfThenElse(hn::IsNaN(x), x, hn::CopySign(magnitude, x));
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace mote::simd_math
+HWY_AFTER_NAMESPACE();
+
+#endif  // MOTE_CPU_SIMD_MATH_INL_H_

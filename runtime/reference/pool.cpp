@@ -1,0 +1,99 @@
+// Reference pooling: for every output element, visit every tap of its window.
+// A tap counts when it lands inside the input; for AveragePool with
+// count_include_pad, taps in the explicit/auto padding count too (as zeros),
+// but not the extra space a ceil_mode window may reach past the padding.
+#include <cmath>
+#include <limits>
+
+#include "runtime/core/kernel.hpp"
+#include "runtime/ops/axis_split.hpp"
+#include "runtime/ops/pool.hpp"
+
+namespace mote::reference {
+namespace {
+
+Status pool(KernelContext& ctx, bool is_max) {
+  const Tensor& x = ctx.in(0);
+  if (x.dtype() != DType::F32) return ctx.fail(std::string("unsupported dtype ") + dtype_name(x.dtype()));
+  const auto& a = attrs<fb::PoolAttrsT>(ctx.op);
+  auto geometry = pool_geometry(a, x.shape());
+  if (!geometry.ok()) return ctx.fail(geometry.status().message());
+  const PoolGeometry g = geometry->as_3d();
+  const int64_t planes = x.dim(0) * x.dim(1);
+  const int64_t plane_in = g.in[0] * g.in[1] * g.in[2];
+  const int64_t plane_out = g.out[0] * g.out[1] * g.out[2];
+  float* out = ctx.out(0).data<float>();
+  int64_t* indices = is_max && ctx.outputs.size() > 1 ? ctx.out(1).data<int64_t>() : nullptr;
+  for (int64_t p = 0; p < planes; ++p) {
+    const float* in = x.data<float>() + p * plane_in;
+    for (int64_t o = 0; o < plane_out; ++o) {
+      const int64_t o_at[3] = {o / (g.out[1] * g.out[2]), o / g.out[2] % g.out[1], o % g.out[2]};
+      double max = -std::numeric_limits<double>::infinity();
+      int64_t arg_max = -1;  // stays -1 when no tap lands in the input
+      double sum = 0.0;
+      int64_t inside = 0, padded = 0;
+      for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+        for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+          for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+            const int64_t k_at[3] = {kd, kh, kw};
+            bool is_inside = true, is_padded = true;
+            int64_t index = 0;
+            for (int d = 0; d < 3; ++d) {
+              const int64_t pos = o_at[d] * g.stride[d] - g.pad_begin[d] + k_at[d] * g.dilation[d];
+              is_inside = is_inside && pos >= 0 && pos < g.in[d];
+              is_padded = is_padded && pos >= -g.pad_begin[d] && pos < g.in[d] + g.pad_end[d];
+              index = index * g.in[d] + pos;
+            }
+            padded += is_padded;
+            if (!is_inside) continue;
+            ++inside;
+            sum += in[index];
+            // The first NaN or the first occurrence of the max wins.
+            if (std::isnan(in[index]) ? !std::isnan(max) : in[index] > max) {
+              max = in[index];
+              arg_max = p * plane_in + index;  // flat index into all of X, as onnxruntime
+            }
+          }
+        }
+      }
+      // A window with no tap in the input (possible with dilation) gives
+      // -inf for max and 0 for average rather than a division by zero.
+      const int64_t count = a.count_include_pad ? padded : inside;
+      out[p * plane_out + o] = static_cast<float>(is_max ? max : (count ? sum / static_cast<double>(count) : 0.0));
+      if (indices) indices[p * plane_out + o] = arg_max;
+    }
+  }
+  return {};
+}
+
+Status max_pool(KernelContext& ctx) { return pool(ctx, true); }
+Status average_pool(KernelContext& ctx) { return pool(ctx, false); }
+
+// One window over all spatial dims of each (n, c) plane.
+Status global_pool(KernelContext& ctx, bool is_max) {
+  const Tensor& x = ctx.in(0);
+  if (x.dtype() != DType::F32 || x.rank() < 3) return ctx.fail("expects an f32 input of rank >= 3");
+  const AxisSplit s = split_at_axis(x.shape(), 1);
+  for (int64_t p = 0; p < s.outer * s.axis; ++p) {
+    const float* in = x.data<float>() + p * s.inner;
+    double max = -std::numeric_limits<double>::infinity();
+    double sum = 0.0;
+    for (int64_t i = 0; i < s.inner; ++i) {
+      if (std::isnan(in[i]) || in[i] > max) max = in[i];  // NaN propagates, as in ReduceMax
+      sum += in[i];
+    }
+    ctx.out(0).data<float>()[p] = static_cast<float>(is_max ? max : sum / static_cast<double>(s.inner));
+  }
+  return {};
+}
+
+Status global_max_pool(KernelContext& ctx) { return global_pool(ctx, true); }
+Status global_average_pool(KernelContext& ctx) { return global_pool(ctx, false); }
+
+}  // namespace
+}  // namespace mote::reference
+
+MOTE_REF_KERNEL(MaxPool, mote::reference::max_pool);
+MOTE_REF_KERNEL(AveragePool, mote::reference::average_pool);
+MOTE_REF_KERNEL(GlobalMaxPool, mote::reference::global_max_pool);
+MOTE_REF_KERNEL(GlobalAveragePool, mote::reference::global_average_pool);

@@ -1,0 +1,125 @@
+// C API: sessions: create with options, plan for input shapes, run.
+#include <cstddef>
+
+#include "sdk/capi/capi_internal.hpp"
+
+using namespace mote::capi;  // NOLINT: this file only defines the C entry points
+
+namespace {
+
+// The size of the first version of mote_session_options: callers compiled
+// against it pass at least this much, and later fields are read only when
+// struct_size says the caller has them.
+constexpr size_t kOptionsV1Size = offsetof(mote_session_options, backend) + sizeof(const char*);
+
+mote::Result<mote::SessionOptions> convert_options(const mote_session_options* options) {
+  mote::SessionOptions converted;
+  if (options == nullptr) return converted;
+  if (options->struct_size < kOptionsV1Size) {
+    return mote::invalid_argument("options->struct_size is " + std::to_string(options->struct_size) +
+                                  "; call mote_session_options_init first");
+  }
+  converted.threads = options->threads;
+  if (options->backend != nullptr) {
+    MOTE_ASSIGN_OR_RETURN(converted.backend, mote::parse_backend(options->backend));
+  }
+  return converted;
+}
+
+}  // namespace
+
+extern "C" {
+
+mote_status mote_session_options_init(mote_session_options* options) {
+  const char* fn = __func__;  // inside the lambda __func__ would be "operator()"
+  return guarded(fn, [&] {
+    if (options == nullptr) return null_argument(fn, "options");
+    *options = mote_session_options{};
+    options->struct_size = sizeof(mote_session_options);
+    options->threads = 0;
+    options->backend = "cpu";
+    return MOTE_OK;
+  });
+}
+
+mote_status mote_session_create(const mote_model* model, const mote_session_options* options,
+                                mote_session** out_session) {
+  const char* fn = __func__;
+  return guarded(fn, [&] {
+    if (model == nullptr) return null_argument(fn, "model");
+    if (out_session == nullptr) return null_argument(fn, "out_session");
+    auto converted = convert_options(options);
+    if (!converted.ok()) return fail(fn, converted.status());
+    auto session = mote::Session::create(model->model, *converted);
+    if (!session.ok()) return fail(fn, session.status());
+    auto handle = std::make_unique<mote_session>();
+    handle->session = std::move(session).value();
+    *out_session = handle.release();
+    return MOTE_OK;
+  });
+}
+
+void mote_session_release(mote_session* session) { delete session; }
+
+mote_status mote_session_set_input_shape(mote_session* session, size_t index, const int64_t* dims, size_t rank) {
+  const char* fn = __func__;
+  return guarded(fn, [&] {
+    if (session == nullptr) return null_argument(fn, "session");
+    const mote::Model& model = session->session->model();
+    const auto& inputs = model.graph().inputs;
+    if (index >= inputs.size()) {
+      return fail(fn, MOTE_INVALID_ARGUMENT,
+                  "input index " + std::to_string(index) + " is out of range (the model has " +
+                      std::to_string(inputs.size()) + ")");
+    }
+    auto shape = to_shape(dims, rank, /*allow_dynamic=*/false);
+    if (!shape.ok()) return fail(fn, shape.status());
+    const std::string& name = model.graph().tensors[static_cast<size_t>(inputs[index])]->name;
+    session->input_shapes[name] = std::move(shape).value();
+    return MOTE_OK;
+  });
+}
+
+mote_status mote_session_prepare(mote_session* session) {
+  const char* fn = __func__;
+  return guarded(fn, [&] {
+    if (session == nullptr) return null_argument(fn, "session");
+    mote::Status status = session->session->prepare(session->input_shapes);
+    if (!status.ok()) return fail(fn, status);
+    return MOTE_OK;
+  });
+}
+
+mote_status mote_session_run(mote_session* session, mote_tensor* const* inputs, size_t num_inputs,
+                             mote_tensor** outputs, size_t num_outputs) {
+  const char* fn = __func__;
+  return guarded(fn, [&] {
+    if (session == nullptr) return null_argument(fn, "session");
+    if (inputs == nullptr && num_inputs > 0) return null_argument(fn, "inputs");
+    if (outputs == nullptr && num_outputs > 0) return null_argument(fn, "outputs");
+    size_t expected_outputs = session->session->model().graph().outputs.size();
+    if (num_outputs != expected_outputs) {
+      // Checked before running so a wrong count never leaks output handles.
+      return fail(fn, MOTE_INVALID_ARGUMENT,
+                  "num_outputs is " + std::to_string(num_outputs) + ", the model has " +
+                      std::to_string(expected_outputs) + " outputs");
+    }
+    std::vector<mote::Tensor> tensors;
+    tensors.reserve(num_inputs);
+    for (size_t i = 0; i < num_inputs; ++i) {
+      if (inputs[i] == nullptr) return fail(fn, MOTE_INVALID_ARGUMENT, "inputs[" + std::to_string(i) + "] is NULL");
+      tensors.push_back(inputs[i]->tensor);  // shares the data, no copy
+    }
+    auto result = session->session->run(tensors);
+    if (!result.ok()) return fail(fn, result.status());
+    // Build every handle first, then publish: on an allocation failure the
+    // caller's array is left untouched and nothing leaks.
+    std::vector<std::unique_ptr<mote_tensor>> handles;
+    handles.reserve(num_outputs);
+    for (mote::Tensor& t : *result) handles.push_back(std::make_unique<mote_tensor>(mote_tensor{std::move(t)}));
+    for (size_t i = 0; i < num_outputs; ++i) outputs[i] = handles[i].release();
+    return MOTE_OK;
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,266 @@
+#include <string>
+#include <vector>
+
+#include "runtime/cpu/thread_pool.hpp"
+#include "runtime/ops/conv_geometry.hpp"
+#include "tests/ops/fused_activation_util.hpp"
+#include "tests/support/op_test_util.hpp"
+
+namespace mote::test {
+namespace {
+
+// Sums of a few hundred float products: the optimised kernels round
+// differently from the double-precision reference.
+constexpr double kRtol = 1e-4;
+constexpr double kAtol = 1e-4;
+
+fb::ConvAttrsT conv_attrs(std::vector<int64_t> strides = {}, std::vector<int64_t> pads = {},
+                          std::vector<int64_t> dilations = {}, int64_t group = 1,
+                          fb::AutoPad auto_pad = fb::AutoPad::NotSet) {
+  fb::ConvAttrsT a;
+  a.strides = std::move(strides);
+  a.pads = std::move(pads);
+  a.dilations = std::move(dilations);
+  a.group = group;
+  a.auto_pad = auto_pad;
+  return a;
+}
+
+// Compares the optimised kernel with the reference on random X, W (and B),
+// when the geometry is valid; returns false (and checks nothing) otherwise.
+bool check_conv(const Shape& x, const Shape& w, bool bias, const fb::ConvAttrsT& a,
+                const fb::FusedActivationT* act = nullptr, uint32_t seed = 1) {
+  if (!resolve_conv(a, x, w).ok()) return false;
+  fb::OpT op = make_op(fb::OpType::Conv, a);
+  if (act) op = with_fused(std::move(op), *act);
+  Inputs inputs = {random_tensor(DType::F32, x, seed), random_tensor(DType::F32, w, seed + 1)};
+  if (bias) inputs.push_back(random_tensor(DType::F32, {w[0]}, seed + 2));
+  SCOPED_TRACE("X " + shape_to_string(x) + " W " + shape_to_string(w) + (bias ? " with bias" : "") +
+               (act ? " fused " + fused_name(*act) : ""));
+  expect_cpu_matches_reference(op, inputs, kRtol, kAtol);
+  return true;
+}
+
+TEST(ConvOps, GeneralCpuMatchesReference) {
+  struct Variant {
+    Shape kernel;
+    fb::ConvAttrsT attrs;
+    int64_t in_channels, out_channels;
+  };
+  const std::vector<Variant> variants = {
+      {{3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}), 3, 4},
+      {{3, 3}, conv_attrs({2, 2}, {0, 1, 2, 1}), 3, 5},          // asymmetric pads, stride 2
+      {{3, 3}, conv_attrs({1, 1}, {2, 2, 2, 2}, {2, 2}), 2, 3},  // dilation
+      {{3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1}, {}, 2), 4, 6},   // groups
+      {{2, 3}, conv_attrs({1, 2}, {1, 0, 0, 2}, {2, 1}), 3, 2},  // rectangular everything
+      {{5, 5}, conv_attrs({1, 1}, {2, 2, 2, 2}), 2, 3},
+      {{1, 1}, conv_attrs({2, 2}), 5, 7},                        // 1x1 with stride: im2col path
+      {{3, 3}, conv_attrs({3, 1}, {1, 1, 1, 1}, {1, 1}, 3), 6, 3},
+  };
+  int checked = 0;
+  for (size_t v = 0; v < variants.size(); ++v) {
+    const Variant& var = variants[v];
+    for (int64_t n : {1, 2}) {
+      for (int64_t h : {1, 3, 13}) {
+        for (int64_t w : odd_sizes()) {
+          Shape x = {n, var.in_channels, h, w};
+          Shape wt = {var.out_channels, var.in_channels / var.attrs.group, var.kernel[0], var.kernel[1]};
+          const bool bias = (h + w + v) % 2 == 0;
+          checked += check_conv(x, wt, bias, var.attrs, nullptr, static_cast<uint32_t>(v * 100 + h + w));
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 150);
+}
+
+TEST(ConvOps, PointwiseCpuMatchesReference) {
+  for (int64_t n : {1, 2}) {
+    for (int64_t size : odd_sizes()) {
+      check_conv({n, 5, 3, size}, {7, 5, 1, 1}, true, conv_attrs());
+      check_conv({n, 6, size, 1}, {4, 3, 1, 1}, false, conv_attrs({}, {}, {}, 2));
+      check_conv({n, 16, 1, size}, {33, 16, 1, 1}, true, conv_attrs({1, 1}, {0, 0, 0, 0}, {1, 1}));
+    }
+  }
+}
+
+TEST(ConvOps, OneDimensionalCpuMatchesReference) {
+  for (int64_t length : odd_sizes()) {
+    EXPECT_TRUE(check_conv({2, 3, length}, {4, 3, 3}, true, conv_attrs({1}, {1, 1})));
+    EXPECT_TRUE(check_conv({1, 4, length}, {6, 2, 3}, false, conv_attrs({2}, {2, 2}, {2}, 2)));
+    EXPECT_TRUE(check_conv({1, 4, length}, {8, 4, 1}, true, conv_attrs()));
+    check_conv({1, 3, length}, {2, 3, 5}, true, conv_attrs({3}, {0, 0}));
+  }
+}
+
+TEST(ConvOps, ThreeDimensionalCpuMatchesReference) {
+  EXPECT_TRUE(check_conv({1, 4, 5, 6, 7}, {6, 2, 3, 2, 3}, true,
+                         conv_attrs({1, 2, 1}, {1, 0, 1, 1, 1, 0}, {2, 1, 1}, 2)));
+  EXPECT_TRUE(check_conv({2, 3, 3, 4, 13}, {2, 3, 1, 1, 1}, false, conv_attrs()));
+  EXPECT_TRUE(check_conv({1, 2, 4, 4, 4}, {3, 2, 3, 3, 3}, true, conv_attrs({}, {}, {}, 1, fb::AutoPad::SameUpper)));
+}
+
+TEST(ConvOps, DepthwiseCpuMatchesReference) {
+  int checked = 0;
+  for (int64_t k : {3, 5}) {
+    for (int64_t stride : {1, 2}) {
+      for (int64_t dilation : {1, 2}) {
+        for (int64_t h : {1, 3, 13}) {
+          for (int64_t w : {1, 3, 13, 40, 127}) {
+            const int64_t p = k / 2 * dilation;
+            fb::ConvAttrsT a = conv_attrs({stride, stride}, {p, p, p, p}, {dilation, dilation}, 5);
+            checked += check_conv({2, 5, h, w}, {5, 1, k, k}, (h + w) % 2 == 1, a, nullptr,
+                                  static_cast<uint32_t>(k * 1000 + h * 10 + w));
+            // Asymmetric padding, different strides per dimension.
+            fb::ConvAttrsT b = conv_attrs({3, stride}, {0, p, p + 1, 0}, {1, dilation}, 5);
+            checked += check_conv({1, 5, h, w}, {5, 1, k, k}, true, b);
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 150);
+  // 1-D depthwise, and a width stride the depthwise path leaves to im2col.
+  for (int64_t length : odd_sizes()) {
+    EXPECT_TRUE(check_conv({1, 8, length}, {8, 1, 3}, true, conv_attrs({1}, {1, 1}, {}, 8)));
+    EXPECT_TRUE(check_conv({1, 8, length}, {8, 1, 5}, false, conv_attrs({2}, {2, 2}, {}, 8)));
+    EXPECT_TRUE(check_conv({1, 4, 9, length}, {4, 1, 3, 3}, true, conv_attrs({3, 3}, {1, 1, 1, 1}, {}, 4)));
+  }
+}
+
+TEST(ConvOps, AutoPadModesCpuMatchReference) {
+  for (fb::AutoPad mode : {fb::AutoPad::NotSet, fb::AutoPad::SameUpper, fb::AutoPad::SameLower, fb::AutoPad::Valid}) {
+    for (int64_t stride : {1, 2, 3}) {
+      for (int64_t k : {1, 3, 4}) {
+        for (int64_t size : {1, 12, 13}) {
+          SCOPED_TRACE(std::string("auto_pad ") + fb::EnumNameAutoPad(mode));
+          check_conv({1, 3, size, size + 1}, {4, 3, k, k}, true, conv_attrs({stride, stride}, {}, {}, 1, mode));
+          check_conv({1, 4, size, size}, {4, 1, k, k}, false, conv_attrs({stride, stride}, {}, {1, 2}, 4, mode));
+        }
+      }
+    }
+  }
+}
+
+TEST(ConvOps, FusedActivationsCpuMatchReference) {
+  for (const auto& act : all_fused_activations()) {
+    EXPECT_TRUE(check_conv({1, 3, 13, 13}, {5, 3, 3, 3}, true, conv_attrs({1, 1}, {1, 1, 1, 1}), &act));
+    EXPECT_TRUE(check_conv({2, 6, 5, 13}, {6, 3, 3, 3}, false, conv_attrs({2, 2}, {1, 1, 1, 1}, {}, 2), &act));
+    EXPECT_TRUE(check_conv({1, 8, 7, 9}, {12, 8, 1, 1}, true, conv_attrs(), &act));
+    EXPECT_TRUE(check_conv({1, 7, 13, 35}, {7, 1, 3, 3}, true, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 7), &act));
+    EXPECT_TRUE(check_conv({1, 7, 13, 35}, {7, 1, 5, 5}, true, conv_attrs({2, 2}, {2, 2, 2, 2}, {}, 7), &act));
+    EXPECT_TRUE(check_conv({1, 4, 127}, {4, 4, 3}, true, conv_attrs({1}, {1, 1}), &act));
+  }
+}
+
+// Large enough for several column tiles per image, run as parallel tasks.
+TEST(ConvOps, ManyColumnTilesCpuMatchesReference) {
+  EXPECT_TRUE(check_conv({1, 64, 30, 34}, {32, 64, 3, 3}, true, conv_attrs({1, 1}, {1, 1, 1, 1})));
+  EXPECT_TRUE(check_conv({2, 32, 17, 19}, {16, 16, 3, 3}, false, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 2)));
+}
+
+// Without prepare() (W not constant) the kernel packs the weights per run.
+TEST(ConvOps, CpuKernelWithoutPreparedStateMatchesReference) {
+  fb::OpT op = make_op(fb::OpType::Conv, conv_attrs({1, 1}, {1, 1, 1, 1}));
+  Tensor x = random_tensor(DType::F32, {1, 3, 9, 11}, 5);
+  Tensor w = random_tensor(DType::F32, {4, 3, 3, 3}, 6);
+  Tensor b = random_tensor(DType::F32, {4}, 7);
+  auto expected = run_op(op, {x, w, b}, Impl::kReference);
+  ASSERT_TRUE(expected.ok()) << expected.status().to_string();
+  Tensor y = Tensor::zeros(DType::F32, (*expected)[0].shape());
+  ThreadPool pool(2);
+  KernelContext ctx{op, {&x, &w, &b}, {&y}, &pool, nullptr};
+  const CpuKernel* kernel = find_cpu_kernel(fb::OpType::Conv);
+  ASSERT_NE(kernel, nullptr);
+  ASSERT_TRUE(kernel->run(ctx).ok());
+  expect_tensors_near(y, (*expected)[0], kRtol, kAtol);
+}
+
+// Expected values from numpy (direct definition, padded input windows):
+//   x = ((np.arange(80) % 7) - 3).reshape(1, 4, 4, 5) * 0.5
+//   w = ((np.arange(48) % 5) - 2).reshape(4, 2, 3, 2) * 0.25
+//   b = [0.5, -1.0, 0.25, 2.0]; strides [2, 1], pads [1, 0, 2, 1],
+//   dilations [1, 2], group 2; xp = np.pad(x, ((0,0),(0,0),(1,2),(0,1)))
+//   y[0, m, i, j] = np.sum(xp[0, g*2:(g+1)*2, 2*i:2*i+3, j:j+3:2] * w[m]) + b[m], g = m // 2
+TEST(ConvOps, ReferenceMatchesNumpy) {
+  std::vector<float> xv(80), wv(48);
+  for (int i = 0; i < 80; ++i) xv[i] = static_cast<float>((i % 7) - 3) * 0.5f;
+  for (int i = 0; i < 48; ++i) wv[i] = static_cast<float>((i % 5) - 2) * 0.25f;
+  Tensor x = Tensor::from_vector<float>({1, 4, 4, 5}, xv);
+  Tensor w = Tensor::from_vector<float>({4, 2, 3, 2}, wv);
+  Tensor b = Tensor::from_vector<float>({4}, {0.5f, -1.0f, 0.25f, 2.0f});
+  auto y = run_op(make_op(fb::OpType::Conv, conv_attrs({2, 1}, {1, 0, 2, 1}, {1, 2}, 2)), {x, w, b}, Impl::kReference);
+  ASSERT_TRUE(y.ok()) << y.status().to_string();
+  Tensor expected = Tensor::from_vector<float>(
+      {1, 4, 3, 4},
+      {0.875f, 1.0f,   -0.625f, 0.625f,  1.0f,   0.625f,  1.125f,  1.875f, 1.375f, 0.875f,  0.375f,  0.25f,
+       -1.875f, -1.375f, -0.875f, -0.5f, -0.75f, -2.375f, -0.5f,   -1.25f, -1.625f, -1.125f, -0.625f, -1.0f,
+       0.375f, -0.125f, -0.625f, 1.375f, 1.125f, 0.25f,   0.25f,   -0.25f, 1.375f, -0.75f,  0.625f,  0.5f,
+       0.875f, 2.5f,    2.375f,  0.0f,   0.625f, 2.25f,   3.0f,    2.25f,  1.25f,  2.125f,  2.125f,  2.125f});
+  expect_tensors_near((*y)[0], expected, 1e-6, 1e-6);
+}
+
+// ONNX SAME_UPPER puts the odd padding unit at the end, SAME_LOWER at the
+// beginning: 13 with kernel 4, stride 2 needs 3 (out = 7, (7-1)*2+4-13).
+TEST(ConvOps, AutoPadSplitsPaddingAsOnnx) {
+  auto upper = resolve_conv(conv_attrs({2}, {}, {}, 1, fb::AutoPad::SameUpper), {1, 1, 13}, {1, 1, 4});
+  ASSERT_TRUE(upper.ok());
+  EXPECT_EQ(upper->out_size[2], 7);
+  EXPECT_EQ(upper->pad_begin[2], 1);
+  EXPECT_EQ(upper->pad_end[2], 2);
+  auto lower = resolve_conv(conv_attrs({2}, {}, {}, 1, fb::AutoPad::SameLower), {1, 1, 13}, {1, 1, 4});
+  ASSERT_TRUE(lower.ok());
+  EXPECT_EQ(lower->pad_begin[2], 2);
+  EXPECT_EQ(lower->pad_end[2], 1);
+  auto valid = resolve_conv(conv_attrs({2}, {5, 5}, {}, 1, fb::AutoPad::Valid), {1, 1, 13}, {1, 1, 4});
+  ASSERT_TRUE(valid.ok());
+  EXPECT_EQ(valid->out_size[2], 5);
+  EXPECT_EQ(valid->pad_begin[2], 0);
+}
+
+void expect_shape_error(const Shape& x, const Shape& w, const fb::ConvAttrsT& a, const std::string& words,
+                        std::optional<Shape> bias = std::nullopt, DType x_dtype = DType::F32,
+                        DType w_dtype = DType::F32) {
+  Inputs inputs = {Tensor::zeros(x_dtype, x), Tensor::zeros(w_dtype, w)};
+  if (bias) inputs.push_back(Tensor::zeros(DType::F32, *bias));
+  auto result = run_op(make_op(fb::OpType::Conv, a), inputs, Impl::kReference);
+  ASSERT_FALSE(result.ok()) << "X " << shape_to_string(x) << " W " << shape_to_string(w);
+  EXPECT_NE(result.status().message().find(words), std::string::npos) << result.status().message();
+}
+
+TEST(ConvOps, ShapeFunctionRejectsBadModels) {
+  expect_shape_error({1, 3}, {4, 3}, conv_attrs(), "rank 3 to 5");
+  expect_shape_error({1, 3, 2, 2, 2, 2}, {4, 3, 1, 1, 1, 1}, conv_attrs(), "rank 3 to 5");
+  expect_shape_error({1, 3, 5, 5}, {4, 3, 3}, conv_attrs(), "same rank");
+  expect_shape_error({1, 3, 5, 5}, {4, 2, 3, 3}, conv_attrs(), "input channels per group");
+  expect_shape_error({1, 3, 5, 5}, {4, 1, 3, 3}, conv_attrs({}, {}, {}, 2), "group 2");
+  expect_shape_error({1, 3, 5, 5}, {4, 3, 3, 3}, conv_attrs({}, {}, {}, 0), "group 0");
+  expect_shape_error({1, 4, 5, 5}, {3, 2, 3, 3}, conv_attrs({}, {}, {}, 2), "not a multiple of group");
+  expect_shape_error({1, 3, 5, 5}, {4, 3, 3, 3}, conv_attrs(), "bias B", Shape{3});
+  fb::ConvAttrsT wrong_kernel = conv_attrs();
+  wrong_kernel.kernel_shape = {3, 2};
+  expect_shape_error({1, 3, 5, 5}, {4, 3, 3, 3}, wrong_kernel, "kernel_shape");
+  expect_shape_error({1, 3, 5, 5}, {4, 3, 3, 3}, conv_attrs({1}), "strides");
+  expect_shape_error({1, 3, 5, 5}, {4, 3, 3, 3}, conv_attrs({1, 0}), "strides");
+  expect_shape_error({1, 3, 5, 5}, {4, 3, 3, 3}, conv_attrs({}, {}, {0, 1}), "dilations");
+  expect_shape_error({1, 3, 5, 5}, {4, 3, 3, 3}, conv_attrs({}, {1, 1, 1}), "pads");
+  expect_shape_error({1, 3, 5, 5}, {4, 3, 3, 3}, conv_attrs({}, {-1, 0, 0, 0}), "pads");
+  expect_shape_error({1, 3, 2, 5}, {4, 3, 3, 3}, conv_attrs(), "smaller than the dilated kernel");
+  expect_shape_error({1, 3, 5, 5}, {4, 3, 3, 3}, conv_attrs({}, {}, {3, 3}), "smaller than the dilated kernel");
+  expect_shape_error({1, 3, 0, 5}, {4, 3, 1, 1}, conv_attrs(), "invalid dimension");
+  expect_shape_error({1, 3, 5, 5}, {4, 3, 3, 3}, conv_attrs(), "dtype", std::nullopt, DType::I32, DType::I32);
+  expect_shape_error({1, 3, 5, 5}, {4, 3, 3, 3}, conv_attrs(), "must match", std::nullopt, DType::F32, DType::F16);
+}
+
+// A float dtype the shape function accepts but the CPU kernels do not
+// implement is an error, not a crash.
+TEST(ConvOps, KernelsRejectUnsupportedDtypes) {
+  Inputs inputs = {Tensor::zeros(DType::F64, {1, 2, 3, 3}), Tensor::zeros(DType::F64, {2, 2, 1, 1})};
+  for (Impl impl : {Impl::kReference, Impl::kCpu}) {
+    auto result = run_op(make_op(fb::OpType::Conv, conv_attrs()), inputs, impl);
+    EXPECT_FALSE(result.ok()) << impl_name(impl);
+  }
+}
+
+}  // namespace
+}  // namespace mote::test

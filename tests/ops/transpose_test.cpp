@@ -1,0 +1,88 @@
+#include <algorithm>
+#include <numeric>
+
+#include "tests/ops/data_movement_test_util.hpp"
+
+namespace mote::test {
+namespace {
+
+fb::OpT transpose_op(std::vector<int64_t> perm) {
+  fb::TransposeAttrsT a;
+  a.perm = std::move(perm);
+  return make_op(fb::OpType::Transpose, a);
+}
+
+Tensor iota_i64(Shape shape) {
+  Tensor t = Tensor::zeros(DType::I64, std::move(shape));
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<int64_t>()[i] = i;
+  return t;
+}
+
+TEST(TransposeOps, EveryPermutationOfRank4MatchesReference) {
+  std::vector<int64_t> perm = {0, 1, 2, 3};
+  uint32_t seed = 1;
+  do {
+    expect_cpu_matches_reference_exactly(transpose_op(perm), {distinct_tensor(DType::F32, {3, 5, 2, 7}, seed++)});
+  } while (std::next_permutation(perm.begin(), perm.end()));
+}
+
+TEST(TransposeOps, CpuMatchesReferenceOnOddSizes) {
+  uint32_t seed = 100;
+  for (int64_t n : odd_sizes()) {
+    for (DType dtype : copy_dtypes()) {
+      Tensor x = distinct_tensor(dtype, {n, 3, n + 2}, seed++);
+      expect_cpu_matches_reference_exactly(make_op(fb::OpType::Transpose), {x});  // reversed axes
+      expect_cpu_matches_reference_exactly(transpose_op({0, 2, 1}), {x});
+      expect_cpu_matches_reference_exactly(transpose_op({1, 0, 2}), {x});
+      expect_cpu_matches_reference_exactly(transpose_op({2, 0, 1}), {x});
+      expect_cpu_matches_reference_exactly(transpose_op({0, 1, 2}), {x});
+    }
+  }
+}
+
+// Large enough for several tiles in both directions and for both threads.
+TEST(TransposeOps, LargeTiledTransposesMatchReference) {
+  uint32_t seed = 200;
+  for (DType dtype : copy_dtypes()) {
+    expect_cpu_matches_reference_exactly(transpose_op({1, 0}), {distinct_tensor(dtype, {301, 257}, seed++)});
+    expect_cpu_matches_reference_exactly(transpose_op({0, 2, 1}), {distinct_tensor(dtype, {5, 67, 129}, seed++)});
+    expect_cpu_matches_reference_exactly(transpose_op({2, 1, 0}), {distinct_tensor(dtype, {33, 3, 65}, seed++)});
+  }
+  // NCHW -> NHWC and back, with size-1 axes that collapse away.
+  Tensor nchw = distinct_tensor(DType::F32, {1, 64, 28, 29}, 7);
+  expect_cpu_matches_reference_exactly(transpose_op({0, 2, 3, 1}), {nchw});
+  expect_cpu_matches_reference_exactly(transpose_op({0, 3, 1, 2}), {nchw});
+  expect_cpu_matches_reference_exactly(transpose_op({1, 0, 2, 3}), {nchw});
+}
+
+TEST(TransposeOps, ScalarsAndEmptyTensors) {
+  expect_cpu_matches_reference_exactly(make_op(fb::OpType::Transpose), {Tensor::from_vector<float>({}, {2.5f})});
+  expect_cpu_matches_reference_exactly(transpose_op({1, 0}), {Tensor::zeros(DType::F32, {0, 4})});
+}
+
+// numpy: np.transpose(np.arange(24).reshape(2, 3, 4), (1, 2, 0)) and np.transpose(x)
+TEST(TransposeOps, ReferenceMatchesNumpy) {
+  auto y = run_reference(transpose_op({1, 2, 0}), {iota_i64({2, 3, 4})});
+  ASSERT_EQ(y.size(), 1u);
+  expect_tensors_near(y[0],
+                      Tensor::from_vector<int64_t>({3, 4, 2}, {0, 12, 1, 13, 2, 14, 3, 15, 4, 16, 5, 17, 6, 18, 7, 19,
+                                                               8, 20, 9, 21, 10, 22, 11, 23}),
+                      0, 0);
+  auto z = run_reference(make_op(fb::OpType::Transpose), {iota_i64({2, 3, 4})});
+  ASSERT_EQ(z.size(), 1u);
+  expect_tensors_near(z[0],
+                      Tensor::from_vector<int64_t>({4, 3, 2}, {0, 12, 4, 16, 8, 20, 1, 13, 5, 17, 9, 21, 2, 14, 6, 18,
+                                                               10, 22, 3, 15, 7, 19, 11, 23}),
+                      0, 0);
+}
+
+TEST(TransposeOps, ShapeErrorsAreReported) {
+  Tensor x = iota_i64({2, 3, 4});
+  expect_rejected(transpose_op({1, 0}), {x}, "'perm' has 2 entries");
+  expect_rejected(transpose_op({0, 0, 1}), {x}, "not a permutation");
+  expect_rejected(transpose_op({0, 1, 3}), {x}, "not a permutation");
+  expect_rejected(transpose_op({0, -1, 1}), {x}, "not a permutation");
+}
+
+}  // namespace
+}  // namespace mote::test

@@ -1,0 +1,327 @@
+#!/usr/bin/env python3
+"""Runs mote-info, mote-run and the examples as a user would, one CTest case
+per invocation of this script:
+
+    check_tools.py CASE --info BIN --run BIN --models DIR --work DIR [...]
+
+Exit 0 on success, 1 on failure (with the reason), 77 when the case cannot run
+here (numpy missing, no op without a kernel in this build); CTest maps 77 to
+"skipped". Standard library only, numpy optional.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+SKIP = 77
+CASES = {}
+
+
+def case(fn):
+    CASES[fn.__name__] = fn
+    return fn
+
+
+class Failure(Exception):
+    pass
+
+
+def run(cmd, **kwargs):
+    """Runs cmd; returns (returncode, stdout, stderr). Never raises on failure."""
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, **kwargs)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def expect_ok(cmd, contains=()):
+    code, out, err = run(cmd)
+    if code != 0:
+        raise Failure(f"{cmd} exited {code}\nstdout:\n{out}\nstderr:\n{err}")
+    for text in contains:
+        if text not in out:
+            raise Failure(f"{cmd}: expected {text!r} in stdout:\n{out}")
+    return out
+
+
+def expect_clean_failure(cmd, tool, contains=()):
+    """The tools' error contract: a non-zero exit (not a signal: Python reports
+    those as negative codes, shells as 128+N), and exactly one stderr line
+    "<tool>: <message>"."""
+    code, out, err = run(cmd)
+    if code == 0:
+        raise Failure(f"{cmd} should have failed; stdout:\n{out}")
+    if code < 0 or code >= 128:
+        raise Failure(f"{cmd} crashed (exit {code}); stderr:\n{err}")
+    lines = err.splitlines()
+    if len(lines) != 1 or not lines[0].startswith(tool + ": "):
+        raise Failure(f"{cmd}: expected one line '{tool}: ...' on stderr, got:\n{err}")
+    for text in contains:
+        if text not in lines[0]:
+            raise Failure(f"{cmd}: expected {text!r} in the error: {lines[0]}")
+    return lines[0]
+
+
+def model(args, name):
+    return os.path.join(args.models, name)
+
+
+def write_file(args, name, data):
+    path = os.path.join(args.work, name)
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+def npy_bytes(header, data=b""):
+    """A .npy v1 image with a hand-written header, for malformed-file cases."""
+    head = header.encode("latin1")
+    return b"\x93NUMPY\x01\x00" + len(head).to_bytes(2, "little") + head + data
+
+
+# ---- fixture -----------------------------------------------------------------
+
+@case
+def make_models(args):
+    shutil.rmtree(args.models, ignore_errors=True)  # no stale nokernel.mote
+    os.makedirs(args.models)
+    expect_ok([args.generator, args.models])
+
+
+# ---- mote-info ---------------------------------------------------------------
+
+@case
+def info_help(args):
+    expect_ok([args.info, "--help"], contains=["Usage", "--ops", "--plan", "--json"])
+
+
+@case
+def info_ops_json(args):
+    out = expect_ok([args.info, "--ops", "--json"])
+    try:
+        table = json.loads(out)
+    except json.JSONDecodeError as e:
+        raise Failure(f"mote-info --ops --json is not JSON: {e}\n{out}")
+    if not isinstance(table, list) or not table:
+        raise Failure("expected a non-empty JSON list")
+    seen = set()
+    for entry in table:
+        if not isinstance(entry, dict) or set(entry) != {"op", "backends"}:
+            raise Failure(f"entry must have exactly 'op' and 'backends': {entry!r}")
+        if not isinstance(entry["op"], str) or entry["op"] in seen:
+            raise Failure(f"bad or repeated op name: {entry!r}")
+        seen.add(entry["op"])
+        backends = entry["backends"]
+        if not isinstance(backends, list) or not all(isinstance(b, str) for b in backends):
+            raise Failure(f"backends must be a list of strings: {entry!r}")
+        if len(set(backends)) != len(backends) or not set(backends) <= {"cpu", "vulkan", "grad"}:
+            raise Failure(f"unexpected backends: {entry!r}")
+    relu = next((e for e in table if e["op"] == "Relu"), None)
+    if relu is None or "cpu" not in relu["backends"]:
+        raise Failure("Relu has a CPU kernel and must list 'cpu'")
+    if "Invalid" in seen:
+        raise Failure("the Invalid op type must not be listed")
+
+
+@case
+def info_ops_text(args):
+    out = expect_ok([args.info, "--ops"], contains=["optimised", "reference", "op types run"])
+    if not any(line.split()[:1] == ["Relu"] and line.rstrip().endswith("cpu") for line in out.splitlines()):
+        raise Failure(f"no 'Relu ... cpu' row:\n{out}")
+
+
+@case
+def info_model(args):
+    out = expect_ok([args.info, model(args, "relu.mote")],
+                    contains=["file size", "schema        version 1", "producer      mote tools test",
+                              "data/x", "f32   2x3", "head/relu:0", "purpose = tools test", "weight bytes",
+                              "parameters"])
+    ops = out.split("ops (", 1)[1].splitlines()
+    if not ops[0].startswith("1, 1 types)") or ops[1].split() != ["Relu", "1"]:
+        raise Failure(f"unexpected op histogram:\n{out}")
+    expect_ok([args.info, model(args, "weights.mote")],
+              contains=["parameters    16", "weight bytes  64 bytes", "w     f32   4x4"])
+
+
+@case
+def info_plan(args):
+    expect_ok([args.info, "--plan", model(args, "relu.mote")],
+              contains=["plan (cpu)", "arena", "unshared", "folded at prepare", "prepare"])
+    expect_ok([args.info, "--plan", "--shape", "x=5x4", model(args, "dynamic.mote")], contains=["arena"])
+    expect_clean_failure([args.info, "--plan", model(args, "dynamic.mote")], "mote-info", contains=["dynamic"])
+
+
+@case
+def info_errors(args):
+    expect_clean_failure([args.info], "mote-info", contains=["MODEL"])
+    expect_clean_failure([args.info, model(args, "missing.mote")], "mote-info", contains=["missing.mote"])
+    expect_clean_failure([args.info, "--json", model(args, "relu.mote")], "mote-info", contains=["--ops"])
+    expect_clean_failure([args.info, "--no-such-flag"], "mote-info")
+    garbage = write_file(args, "garbage.mote", b"MOTE" * 100)
+    expect_clean_failure([args.info, garbage], "mote-info", contains=["garbage.mote"])
+
+
+# ---- mote-run ----------------------------------------------------------------
+
+@case
+def run_help(args):
+    expect_ok([args.run, "--help"], contains=["Usage", "--input", "--output-dir", "--repeat", "--warmup",
+                                              "--backend", "--shape", "--threads"])
+
+
+@case
+def run_random(args):
+    out = expect_ok([args.run, model(args, "relu.mote"), "--repeat", "3", "--warmup", "1", "--threads", "1"],
+                    contains=["backend  cpu, 1 thread", "data/x  f32  2x3  from random", "head/relu:0  f32  2x3",
+                              "prepare", "first run", "3 runs", "min", "median", "mean"])
+    # Seeded: the same seed prints the same values, another seed others.
+    again = expect_ok([args.run, model(args, "relu.mote"), "--repeat", "0"])
+    other = expect_ok([args.run, model(args, "relu.mote"), "--repeat", "0", "--seed", "7"])
+    values = lambda text: [l for l in text.splitlines() if "head/relu:0" in l]
+    if values(out) != values(again) or values(out) == values(other):
+        raise Failure(f"random inputs are not seeded:\n{out}\n{again}\n{other}")
+
+
+@case
+def run_npy_roundtrip(args):
+    try:
+        import numpy as np
+    except ImportError:
+        print("numpy is not installed: skipping")
+        return SKIP
+    x = np.array([[-1.5, 2.0, -0.0], [0.25, -3.0, 7.5]], dtype=np.float32)
+    np.save(os.path.join(args.work, "x.npy"), x)
+    for backend in ("cpu", "reference"):
+        out_dir = os.path.join(args.work, "out_" + backend)
+        expect_ok([args.run, model(args, "relu.mote"), "--input", "data/x=" + os.path.join(args.work, "x.npy"),
+                   "--output-dir", out_dir, "--backend", backend, "--repeat", "1"],
+                  contains=["from " + os.path.join(args.work, "x.npy"), "head_relu_0.npy"])
+        # '/' and ':' of "head/relu:0" are replaced in the file name.
+        y = np.load(os.path.join(out_dir, "head_relu_0.npy"))
+        if y.dtype != np.float32 or y.shape != (2, 3) or not np.array_equal(y, np.maximum(x, 0)):
+            raise Failure(f"{backend}: got {y!r}, expected {np.maximum(x, 0)!r}")
+    # Every dtype numpy writes and mote-run reads survives a round trip
+    # through the reader: a wrong dtype is refused with a hint, not misread.
+    np.save(os.path.join(args.work, "x64.npy"), x.astype(np.float64))
+    expect_clean_failure([args.run, model(args, "relu.mote"), "--input",
+                          "data/x=" + os.path.join(args.work, "x64.npy")], "mote-run", contains=["f64", "astype"])
+    np.save(os.path.join(args.work, "xf.npy"), np.asfortranarray(np.ones((2, 3), np.float32)))
+    expect_clean_failure([args.run, model(args, "relu.mote"), "--input",
+                          "data/x=" + os.path.join(args.work, "xf.npy")], "mote-run", contains=["Fortran"])
+
+
+@case
+def run_dynamic(args):
+    expect_clean_failure([args.run, model(args, "dynamic.mote")], "mote-run", contains=["dynamic", "--shape x="])
+    expect_ok([args.run, model(args, "dynamic.mote"), "--shape", "x=3x4", "--repeat", "1"],
+              contains=["x  f32  3x4", "y  f32  3x4"])
+    expect_clean_failure([args.run, model(args, "dynamic.mote"), "--shape", "x=3x5"], "mote-run",
+                         contains=["does not match"])
+    expect_clean_failure([args.run, model(args, "dynamic.mote"), "--shape", "x=3by4"], "mote-run",
+                         contains=["3by4"])
+
+
+@case
+def run_errors(args):
+    relu = model(args, "relu.mote")
+    tool = "mote-run"
+    expect_clean_failure([args.run], tool, contains=["MODEL"])
+    expect_clean_failure([args.run, model(args, "missing.mote")], tool, contains=["missing.mote"])
+    for name, data in [("empty.mote", b""), ("garbage.mote", os.urandom(4096)),
+                       ("fake.mote", b"\x10\x00\x00\x00MOTE" + b"\xff" * 200)]:
+        expect_clean_failure([args.run, write_file(args, name, data)], tool, contains=[name])
+    # An op type this runtime does not know (a model from a newer Mote).
+    expect_clean_failure([args.run, model(args, "newer.mote")], tool, contains=["newer.mote", "4000"])
+    expect_clean_failure([args.info, model(args, "newer.mote")], "mote-info", contains=["4000"])
+    # Truncated real models: inside the flatbuffer, and (for a model with
+    # weights) one byte short of the weight segment's end.
+    with open(relu, "rb") as f:
+        whole = f.read()
+    for cut in (9, len(whole) // 2):
+        expect_clean_failure([args.run, write_file(args, f"cut{cut}.mote", whole[:cut])], tool)
+    with open(model(args, "weights.mote"), "rb") as f:
+        whole = f.read()
+    expect_clean_failure([args.run, write_file(args, "cutw.mote", whole[:-1])], tool, contains=["truncated"])
+    # Malformed .npy files.
+    good_header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }"
+    bad_npys = {
+        "notnpy.npy": b"hello",
+        "short.npy": npy_bytes(good_header, b"\x00" * 8),
+        "header.npy": npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3", b"\x00" * 24),
+        "dtype.npy": npy_bytes("{'descr': '<c8', 'fortran_order': False, 'shape': (2, 3), }", b"\x00" * 48),
+        "bigend.npy": npy_bytes("{'descr': '>f4', 'fortran_order': False, 'shape': (2, 3), }", b"\x00" * 24),
+        "shape.npy": npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 2), }", b"\x00" * 24),
+    }
+    for name, data in bad_npys.items():
+        expect_clean_failure([args.run, relu, "--input", "data/x=" + write_file(args, name, data)], tool,
+                             contains=[name])
+    expect_clean_failure([args.run, relu, "--input", "data/x=" + os.path.join(args.work, "none.npy")], tool,
+                         contains=["none.npy"])
+    expect_clean_failure([args.run, relu, "--input", "nosuch=x.npy"], tool, contains=["nosuch", "data/x"])
+    expect_clean_failure([args.run, relu, "--input", "data/x"], tool, contains=["NAME=VALUE"])
+    expect_clean_failure([args.run, relu, "--backend", "quantum"], tool, contains=["quantum"])
+    expect_clean_failure([args.run, relu, "--threads", "-1"], tool)
+    expect_clean_failure([args.run, relu, "--repeat", "many"], tool)
+    blocker = write_file(args, "blocker", b"a file where a directory should be")
+    expect_clean_failure([args.run, relu, "--output-dir", os.path.join(blocker, "out")], tool)
+
+
+@case
+def run_no_kernel(args):
+    path = model(args, "nokernel.mote")
+    if not os.path.exists(path):
+        print("every defined op type has a kernel in this build: skipping")
+        return SKIP
+    expect_clean_failure([args.run, path, "--repeat", "0"], "mote-run", contains=["no CPU kernel"])
+
+
+# ---- examples ----------------------------------------------------------------
+
+@case
+def example_cpp(args):
+    if not args.example_cpp:
+        return SKIP
+    expect_ok([args.example_cpp], contains=["y f32 2x3: 0 0 0 0 0.5 1"])
+    saved = os.path.join(args.work, "saved.mote")
+    expect_ok([args.example_cpp, "--save", saved], contains=["y f32 2x3: 0 0 0 0 0.5 1"])
+    expect_ok([args.example_cpp, model(args, "relu.mote")], contains=["head/relu:0 f32 2x3: 0 0 0 0 0.5 1"])
+
+
+@case
+def example_c(args):
+    if not args.example_c:
+        return SKIP
+    expect_ok([args.example_c, model(args, "relu.mote")], contains=["head/relu:0 f32 2x3: 0 0 0 0 0.5 1"])
+    expect_ok([args.example_c, model(args, "dynamic.mote")], contains=["y f32 1x4: 0 0 0 0"])
+    code, _, err = run([args.example_c, model(args, "missing.mote")])
+    if code != 1 or "missing.mote" not in err:
+        raise Failure(f"expected a clean failure naming the file, got exit {code}: {err}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("case", choices=sorted(CASES))
+    parser.add_argument("--info")
+    parser.add_argument("--run")
+    parser.add_argument("--generator")
+    parser.add_argument("--example-cpp", default="")
+    parser.add_argument("--example-c", default="")
+    parser.add_argument("--models", required=True)
+    parser.add_argument("--work", required=True)
+    args = parser.parse_args()
+    shutil.rmtree(args.work, ignore_errors=True)
+    os.makedirs(args.work)
+    try:
+        code = CASES[args.case](args) or 0
+    except Failure as e:
+        print(f"FAILED {args.case}: {e}")
+        return 1
+    except subprocess.TimeoutExpired as e:
+        print(f"FAILED {args.case}: timed out: {e.cmd}")
+        return 1
+    print(f"{args.case}: {'skipped' if code == SKIP else 'ok'}")
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

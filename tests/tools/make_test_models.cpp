@@ -1,0 +1,85 @@
+// Writes the small models the tool tests run, into the directory given:
+//   relu.mote     input "data/x" f32 2x3 -> Relu -> output "head/relu:0"
+//                 (names with '/' and ':' as converted models have them)
+//   dynamic.mote  input "x" f32 ?x4 -> Relu -> output "y"
+//   weights.mote  as relu.mote, plus a 4x4 f32 constant "w" (values 0..15)
+//                 passed straight to a second output: a file with a weight
+//                 segment, for parameter counts and truncation tests
+//   newer.mote    one op of type 4000, unknown to this schema (as if written
+//                 by a newer Mote)
+//   nokernel.mote one op whose type has a definition but no kernel in this
+//                 build; only written when such an op type exists
+#include <cstdio>
+#include <string>
+
+#include "mote/mote.hpp"
+#include "runtime/core/registry.hpp"
+
+namespace {
+
+mote::Status write_relu(const std::string& dir) {
+  mote::GraphBuilder b;
+  int x = b.add_input("data/x", mote::DType::F32, {2, 3});
+  b.mark_output(b.add_op(mote::fb::OpType::Relu, {x})[0], "head/relu:0");
+  b.set_producer("mote tools test");
+  b.set_metadata("purpose", "tools test");
+  return b.save(dir + "/relu.mote");
+}
+
+mote::Status write_dynamic(const std::string& dir) {
+  mote::GraphBuilder b;
+  int x = b.add_input("x", mote::DType::F32, {-1, 4});
+  b.mark_output(b.add_op(mote::fb::OpType::Relu, {x})[0], "y");
+  return b.save(dir + "/dynamic.mote");
+}
+
+mote::Status write_weights(const std::string& dir) {
+  mote::GraphBuilder b;
+  int x = b.add_input("x", mote::DType::F32, {2, 3});
+  b.mark_output(b.add_op(mote::fb::OpType::Relu, {x})[0], "y");
+  std::vector<float> values(16);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i);
+  b.mark_output(b.add_constant("w", mote::Tensor::from_vector<float>({4, 4}, values)));
+  return b.save(dir + "/weights.mote");
+}
+
+mote::Status write_newer(const std::string& dir) {
+  mote::GraphBuilder b;
+  int x = b.add_input("x", mote::DType::F32, {2, 3});
+  b.mark_output(b.add_op(static_cast<mote::fb::OpType>(4000), {x}, 1, "from_the_future")[0], "y");
+  return b.save(dir + "/newer.mote");
+}
+
+mote::Status write_no_kernel(const std::string& dir) {
+  for (mote::fb::OpType type : mote::all_op_types()) {
+    const mote::OpDef* def = mote::find_op_def(type);
+    if (!def || mote::find_cpu_kernel(type) || mote::find_reference_kernel(type)) continue;
+    mote::GraphBuilder b;
+    std::vector<int> inputs;
+    for (int i = 0; i < def->min_inputs; ++i) {
+      inputs.push_back(b.add_input("in" + std::to_string(i), mote::DType::F32, {2, 3}));
+    }
+    for (int out : b.add_op(type, inputs, def->min_outputs)) b.mark_output(out);
+    std::printf("nokernel.mote uses %s\n", mote::op_type_name(type));
+    return b.save(dir + "/nokernel.mote");
+  }
+  std::printf("every defined op type has a kernel: no nokernel.mote\n");
+  return {};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s OUTPUT_DIR\n", argv[0]);
+    return 2;
+  }
+  for (auto* write : {write_relu, write_dynamic, write_weights, write_newer, write_no_kernel}) {
+    mote::Status st = write(argv[1]);
+    if (!st.ok()) {
+      std::fprintf(stderr, "make_test_models: %s\n", st.to_string().c_str());
+      return 1;
+    }
+  }
+  return 0;
+}
