@@ -1,0 +1,138 @@
+#include "converters/common/graph.hpp"
+
+#include <algorithm>
+
+#include "runtime/core/registry.hpp"
+
+namespace mote::convert {
+
+bool Value::shape_static() const {
+  if (!rank_known) return false;
+  return std::all_of(shape.begin(), shape.end(), [](int64_t d) { return d >= 0; });
+}
+
+std::string Graph::unique_name(const std::string& base) {
+  std::string name = base.empty() ? "t" : base;
+  for (int k = 2; names_.count(name); ++k) name = base + "_" + std::to_string(k);
+  names_.insert(name);
+  return name;
+}
+
+int Graph::add_value(const std::string& name) {
+  Value v;
+  v.name = unique_name(name);
+  values.push_back(std::move(v));
+  return static_cast<int>(values.size()) - 1;
+}
+
+int Graph::add_input(const std::string& name, DType dtype, std::optional<Shape> shape) {
+  int index = add_value(name);
+  Value& v = values.back();
+  v.dtype_known = true;
+  v.dtype = dtype;
+  if (shape) {
+    v.rank_known = true;
+    v.shape = std::move(*shape);
+  }
+  inputs.push_back(index);
+  return index;
+}
+
+int Graph::add_constant(const std::string& name, Tensor data) {
+  int index = add_value(name);
+  Value& v = values.back();
+  v.set_info(data.dtype(), data.shape());
+  v.data = std::move(data);
+  return index;
+}
+
+fb::OpT& Graph::add_op(fb::OpType type, const std::string& name, std::vector<int> in, std::vector<int> out) {
+  auto op = std::make_unique<fb::OpT>();
+  op->type = type;
+  op->name = unique_name(name.empty() ? std::string(op_type_name(type)) : name);
+  op->inputs = std::move(in);
+  op->outputs = std::move(out);
+  ops.push_back(std::move(op));
+  return *ops.back();
+}
+
+std::vector<int> Graph::producers() const {
+  std::vector<int> result(values.size(), -1);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (!ops[i]) continue;
+    for (int out : ops[i]->outputs) {
+      if (out >= 0) result[static_cast<size_t>(out)] = static_cast<int>(i);
+    }
+  }
+  return result;
+}
+
+std::vector<std::vector<int>> Graph::consumers() const {
+  std::vector<std::vector<int>> result(values.size());
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (!ops[i]) continue;
+    for (int in : ops[i]->inputs) {
+      if (in >= 0) result[static_cast<size_t>(in)].push_back(static_cast<int>(i));
+    }
+  }
+  return result;
+}
+
+bool Graph::is_output(int value) const { return std::find(outputs.begin(), outputs.end(), value) != outputs.end(); }
+bool Graph::is_input(int value) const { return std::find(inputs.begin(), inputs.end(), value) != inputs.end(); }
+
+size_t Graph::op_count() const {
+  return static_cast<size_t>(std::count_if(ops.begin(), ops.end(), [](const auto& op) { return op != nullptr; }));
+}
+
+void Graph::replace_uses(int from, int to) {
+  for (auto& op : ops) {
+    if (!op) continue;
+    for (int& in : op->inputs) {
+      if (in == from) in = to;
+    }
+  }
+}
+
+void Graph::compact() {
+  ops.erase(std::remove(ops.begin(), ops.end(), nullptr), ops.end());
+  std::vector<char> used(values.size(), 0);
+  for (int v : inputs) used[static_cast<size_t>(v)] = 1;
+  for (int v : outputs) used[static_cast<size_t>(v)] = 1;
+  for (const auto& op : ops) {
+    for (int v : op->inputs) {
+      if (v >= 0) used[static_cast<size_t>(v)] = 1;
+    }
+    for (int v : op->outputs) {
+      if (v >= 0) used[static_cast<size_t>(v)] = 1;
+    }
+  }
+  std::vector<int> remap(values.size(), -1);
+  std::vector<Value> kept;
+  names_.clear();
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!used[i]) continue;
+    remap[i] = static_cast<int>(kept.size());
+    names_.insert(values[i].name);
+    kept.push_back(std::move(values[i]));
+  }
+  values = std::move(kept);
+  auto fix = [&](std::vector<int>& list) {
+    for (int& v : list) {
+      if (v >= 0) v = remap[static_cast<size_t>(v)];
+    }
+  };
+  fix(inputs);
+  fix(outputs);
+  for (auto& op : ops) {
+    names_.insert(op->name);
+    fix(op->inputs);
+    fix(op->outputs);
+  }
+}
+
+std::string Graph::op_label(const fb::OpT& op) {
+  return std::string(op_type_name(op.type)) + " '" + op.name + "'";
+}
+
+}  // namespace mote::convert

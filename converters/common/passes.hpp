@@ -1,0 +1,85 @@
+// Graph passes run between import and writing, each in its own file. Every
+// pass reports what it changed to a PassLog, which mote-convert prints.
+//
+// Order matters and is fixed by run_passes() (pipeline.cpp): copies go first
+// so patterns are adjacent, shapes are propagated and constants folded
+// together (folding needs shapes, and folded shape chains give more shapes),
+// then BatchNormalization folding before activation fusion (Conv-BN-Relu
+// becomes Conv+Relu), dead ops last.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "converters/common/graph.hpp"
+
+namespace mote::convert {
+
+class PassLog {
+ public:
+  // Adds `n` to the counter `what` of `pass` ("fold_constants", "ops folded").
+  void count(const std::string& pass, const std::string& what, int64_t n = 1);
+  // A detail line, printed with --verbose.
+  void note(const std::string& pass, const std::string& line);
+
+  struct Entry {
+    std::string pass;
+    std::map<std::string, int64_t> counters;
+    std::vector<std::string> notes;
+  };
+  const std::vector<Entry>& entries() const { return entries_; }
+
+ private:
+  Entry& entry(const std::string& pass);
+  std::vector<Entry> entries_;
+};
+
+// Identity ops (ONNX Identity, inference-time Dropout) are removed by
+// rewiring their readers to their input.
+Status remove_identities(Graph& graph, PassLog& log);
+
+// Forward shape and dtype inference with the runtime's shape functions;
+// dynamic dimensions stay -1 where a simple rule keeps them (elementwise,
+// broadcasting).
+Status propagate_shapes(Graph& graph, PassLog& log);
+// The same for one op (fold_constants walks with it); true when the runtime's
+// shape function gave static shapes.
+bool infer_and_record(Graph& graph, const fb::OpT& op);
+
+struct FoldOptions {
+  // A folded result larger than this, and larger than its inputs together,
+  // stays an op: it would only grow the file.
+  uint64_t max_growth_bytes = 1 << 20;
+};
+// Runs ops whose inputs are all known at conversion time (weights, Shape of a
+// static shape, Gather/Slice of the static part of a Shape) with the
+// reference kernels and replaces them by constants. Infers shapes as it goes.
+Status fold_constants(Graph& graph, PassLog& log, const FoldOptions& options = {});
+
+// BatchNormalization after a Conv or Gemm with constant weights is folded
+// into the weights and bias, when nothing else reads the Conv's output.
+Status fold_batchnorm(Graph& graph, PassLog& log);
+
+// Relu, Clip (constant bounds), HardSwish, Sigmoid, LeakyRelu and
+// x*Sigmoid(x) (SiLU) after Conv, ConvTranspose, Gemm or MatMul become the
+// op's fused activation.
+Status fuse_activations(Graph& graph, PassLog& log);
+
+// Removes ops whose outputs nobody reads, then unreferenced values.
+Status remove_dead(Graph& graph, PassLog& log);
+
+// Stores float weights as f16 (the runtime widens them at load). Skips
+// tensors read as shape-deciding values, small ones (epsilons, bounds) and
+// those with values beyond f16's range.
+Status convert_weights_to_f16(Graph& graph, PassLog& log);
+
+struct PipelineOptions {
+  bool optimize = true;  // folding, BN folding, fusion
+  bool fp16 = false;
+  FoldOptions fold;
+};
+Status run_passes(Graph& graph, const PipelineOptions& options, PassLog& log);
+
+}  // namespace mote::convert

@@ -1,0 +1,310 @@
+#include "converters/onnx/importer.hpp"
+
+#include <filesystem>
+#include <unordered_set>
+
+#include "converters/common/dtype_rules.hpp"
+#include "converters/onnx/onnx_file.hpp"
+#include "converters/onnx/op_table.hpp"
+#include "converters/onnx/tensor_proto.hpp"
+#include "onnx.pb.h"
+#include "runtime/core/registry.hpp"
+
+namespace mote::convert {
+namespace {
+
+// Calls `progress` at every 10% step of `total`.
+class ProgressTicker {
+ public:
+  ProgressTicker(const ImportOptions& options, const char* stage, size_t total)
+      : options_(options), stage_(stage), total_(total) {}
+  void tick(size_t done) {
+    if (!options_.progress || total_ == 0) return;
+    size_t decile = done * 10 / total_;
+    if (decile > last_) {
+      last_ = decile;
+      options_.progress(stage_, done, total_);
+    }
+  }
+
+ private:
+  const ImportOptions& options_;
+  const char* stage_;
+  size_t total_;
+  size_t last_ = 0;
+};
+
+// The declared type of a graph input or output: dtype and shape (-1 for a
+// symbolic or missing dimension), or no shape at all.
+struct DeclaredType {
+  int32_t elem_type = 0;
+  bool has_shape = false;
+  Shape shape;
+};
+
+DeclaredType declared_type(const onnx::ValueInfoProto& info) {
+  DeclaredType d;
+  if (!info.type().has_tensor_type()) return d;
+  const auto& tt = info.type().tensor_type();
+  d.elem_type = tt.elem_type();
+  if (tt.has_shape()) {
+    d.has_shape = true;
+    for (const auto& dim : tt.shape().dim()) d.shape.push_back(dim.has_dim_value() && dim.dim_value() >= 0 ? dim.dim_value() : -1);
+  }
+  return d;
+}
+
+class Importer {
+ public:
+  Importer(const onnx::ModelProto& model, const std::string& file, const std::string& model_dir,
+           const ImportOptions& options)
+      : model_(model), options_(options) {
+    state_.file = file;
+    state_.model_dir = model_dir;
+  }
+
+  Result<OnnxImport> run() {
+    MOTE_RETURN_IF_ERROR(read_opset());
+    const onnx::GraphProto& g = model_.graph();
+    result_.ir_version = model_.ir_version();
+    result_.opset = state_.opset;
+    result_.producer = model_.producer_name() + (model_.producer_version().empty() ? "" : " " + model_.producer_version());
+    result_.node_count = static_cast<size_t>(g.node_size());
+    result_.initializer_count = static_cast<size_t>(g.initializer_size());
+    state_.graph.producer = "mote-convert (from ONNX";
+    state_.graph.producer += result_.producer.empty() ? ")" : ", " + result_.producer + ")";
+    state_.graph.metadata.emplace_back("source_format", "onnx");
+    state_.graph.metadata.emplace_back("onnx_opset", std::to_string(state_.opset));
+    for (const auto& p : model_.metadata_props()) state_.graph.metadata.emplace_back("onnx." + p.key(), p.value());
+
+    if (g.sparse_initializer_size() > 0) {
+      return unsupported(state_.file + ": sparse initializers are not supported");
+    }
+    MOTE_RETURN_IF_ERROR(read_initializers(g));
+    MOTE_RETURN_IF_ERROR(read_inputs(g));
+    MOTE_RETURN_IF_ERROR(read_nodes(g));
+    MOTE_RETURN_IF_ERROR(read_outputs(g));
+    for (const auto& [name, shape] : options_.input_shapes) {
+      if (!used_shapes_.count(name)) {
+        return not_found(state_.file + ": --input-shape names '" + name + "', which is not a graph input");
+      }
+    }
+    result_.graph = std::move(state_.graph);
+    return std::move(result_);
+  }
+
+ private:
+  Status read_opset() {
+    bool found = false;
+    for (const auto& id : model_.opset_import()) {
+      if (id.domain().empty() || id.domain() == "ai.onnx") {
+        state_.opset = static_cast<int>(id.version());
+        found = true;
+      }
+    }
+    // IR version 1 and 2 files predate opset_import and mean opset 1.
+    if (!found && model_.ir_version() < 3) {
+      state_.opset = 1;
+      found = true;
+    }
+    if (!found) return invalid_model(state_.file + ": no opset_import for the default ONNX domain");
+    if (state_.opset < kMinOnnxOpset || state_.opset > kMaxOnnxOpset) {
+      return unsupported(state_.file + ": ONNX opset " + std::to_string(state_.opset) + " (mote-convert reads " +
+                         std::to_string(kMinOnnxOpset) + " to " + std::to_string(kMaxOnnxOpset) + ")");
+    }
+    return {};
+  }
+
+  Status define(const std::string& name, int value, const std::string& what) {
+    if (name.empty()) return invalid_model(state_.file + ": " + what + " has an empty name");
+    if (!state_.by_name.emplace(name, value).second) {
+      return invalid_model(state_.file + ": " + what + " '" + name + "' is defined twice");
+    }
+    return {};
+  }
+
+  Status read_initializers(const onnx::GraphProto& g) {
+    ProgressTicker ticker(options_, "initializers", static_cast<size_t>(g.initializer_size()));
+    for (int i = 0; i < g.initializer_size(); ++i) {
+      const onnx::TensorProto& t = g.initializer(i);
+      auto data = tensor_from_proto(t, state_.model_dir, "initializer '" + t.name() + "'");
+      if (!data.ok()) return data.status().with_context(state_.file);
+      int v = state_.graph.add_constant(t.name(), std::move(data).value());
+      MOTE_RETURN_IF_ERROR(define(t.name(), v, "initializer"));
+      ticker.tick(static_cast<size_t>(i) + 1);
+    }
+    return {};
+  }
+
+  Status read_inputs(const onnx::GraphProto& g) {
+    for (const auto& info : g.input()) {
+      // Before IR version 4 every initializer is also listed as an input;
+      // since then, an input with an initializer is one with a default
+      // value. Either way the converted model uses the value.
+      if (state_.by_name.count(info.name())) continue;
+      DeclaredType d = declared_type(info);
+      std::string what = state_.file + ": graph input '" + info.name() + "'";
+      if (!info.type().has_tensor_type()) return unsupported(what + " is not a tensor (sequences, maps and optionals are not supported)");
+      auto dtype = dtype_from_onnx(d.elem_type);
+      if (!dtype.ok()) return unsupported(what + ": " + dtype.status().message());
+      std::optional<Shape> shape;
+      if (d.has_shape) shape = d.shape;
+      auto given = options_.input_shapes.find(info.name());
+      if (given != options_.input_shapes.end()) {
+        if (shape && shape->size() != given->second.size()) {
+          return invalid_argument(what + " has rank " + std::to_string(shape->size()) + " (" + shape_to_string(*shape) +
+                                  "), --input-shape gives " + shape_to_string(given->second));
+        }
+        for (size_t k = 0; shape && k < shape->size(); ++k) {
+          if ((*shape)[k] >= 0 && (*shape)[k] != given->second[k]) {
+            return invalid_argument(what + " is declared " + shape_to_string(*shape) + ", --input-shape gives " +
+                                    shape_to_string(given->second));
+          }
+        }
+        shape = given->second;
+        used_shapes_.insert(info.name());
+      }
+      if (!shape) {
+        return invalid_argument(what + " has no declared shape; give one with --input-shape " + info.name() + ":DIMS");
+      }
+      int v = state_.graph.add_input(info.name(), *dtype, shape);
+      MOTE_RETURN_IF_ERROR(define(info.name(), v, "graph input"));
+    }
+    return {};
+  }
+
+  Status read_nodes(const onnx::GraphProto& g) {
+    ProgressTicker ticker(options_, "nodes", static_cast<size_t>(g.node_size()));
+    std::vector<std::string> unsupported_nodes;
+    for (int n = 0; n < g.node_size(); ++n) {
+      const onnx::NodeProto& node = g.node(n);
+      ++result_.op_histogram[node.op_type()];
+      std::string name = node.name().empty() ? node.op_type() + "_" + std::to_string(n) : node.name();
+      std::string label = node.op_type() + " '" + name + "' (opset " + std::to_string(state_.opset) + ")";
+
+      for (const std::string& in : node.input()) {
+        if (!in.empty() && !state_.by_name.count(in)) {
+          return invalid_model(state_.file + ": node " + label + ": input '" + in +
+                               "' is not a graph input, an initializer or an output of an earlier node");
+        }
+      }
+      for (const std::string& out : node.output()) {
+        if (!out.empty() && state_.by_name.count(out)) {
+          return invalid_model(state_.file + ": node " + label + ": output '" + out + "' is already defined");
+        }
+      }
+      Status st;
+      const OnnxMapper* mapper = nullptr;
+      if (!node.domain().empty() && node.domain() != "ai.onnx") {
+        st = unsupported("domain '" + node.domain() + "' is not supported");
+      } else if (!(mapper = find_onnx_mapper(node.op_type()))) {
+        st = unsupported("no mapper for this op type");
+      } else {
+        size_t first_op = state_.graph.ops.size();
+        NodeContext ctx(state_, node, name);
+        st = (*mapper)(ctx);
+        if (st.ok()) st = ctx.status();
+        if (st.ok()) st = check_emitted(first_op, ctx);
+      }
+      if (!st.ok()) {
+        if (st.code() != StatusCode::kUnsupported) return st;
+        // Keep going so the user sees every unsupported node at once; the
+        // node's outputs get placeholder values so later nodes resolve.
+        // Mapper messages start with the node's location; the list has its own.
+        std::string reason = st.message();
+        std::string prefix = state_.file + ": node '" + name + "' (" + node.op_type() + ", opset " +
+                             std::to_string(state_.opset) + "): ";
+        if (reason.rfind(prefix, 0) == 0) reason = reason.substr(prefix.size());
+        unsupported_nodes.push_back(label + ": " + reason);
+        for (const std::string& out : node.output()) {
+          if (!out.empty() && !state_.by_name.count(out)) state_.by_name[out] = state_.graph.add_value(out);
+        }
+      }
+      ticker.tick(static_cast<size_t>(n) + 1);
+    }
+    if (!unsupported_nodes.empty()) {
+      std::string msg = state_.file + ": " + std::to_string(unsupported_nodes.size()) + " unsupported node" +
+                        (unsupported_nodes.size() == 1 ? "" : "s") + ":";
+      for (const auto& line : unsupported_nodes) msg += "\n  " + line;
+      return unsupported(msg);
+    }
+    return {};
+  }
+
+  // After a mapper: fills dtypes of what it emitted, checks the op arity the
+  // runtime accepts, and checks every named output of the node got a value
+  // that some op writes.
+  Status check_emitted(size_t first_op, NodeContext& ctx) {
+    auto& ops = state_.graph.ops;
+    for (size_t i = first_op; i < ops.size(); ++i) {
+      const fb::OpT& op = *ops[i];
+      apply_dtype_rules(state_.graph, op);
+      if (const OpDef* def = find_op_def(op.type)) {
+        int n_in = static_cast<int>(op.inputs.size()), n_out = static_cast<int>(op.outputs.size());
+        if (n_out > def->max_outputs) {
+          return ctx.unsupported("Mote's " + std::string(op_type_name(op.type)) + " has at most " +
+                                 std::to_string(def->max_outputs) + " outputs, the node asks for " +
+                                 std::to_string(n_out));
+        }
+        if (n_in < def->min_inputs || n_in > def->max_inputs) {
+          return ctx.invalid("has " + std::to_string(n_in) + " inputs; Mote's " + op_type_name(op.type) + " takes " +
+                             std::to_string(def->min_inputs) + " to " + std::to_string(def->max_inputs));
+        }
+      }
+    }
+    for (size_t i = 0; i < ctx.output_count(); ++i) {
+      if (!ctx.has_output(i)) continue;
+      auto it = state_.by_name.find(ctx.node().output(static_cast<int>(i)));
+      bool written = it != state_.by_name.end() && state_.graph.values[static_cast<size_t>(it->second)].is_constant();
+      for (size_t k = first_op; it != state_.by_name.end() && !written && k < ops.size(); ++k) {
+        for (int v : ops[k]->outputs) written = written || v == it->second;
+      }
+      if (!written) {
+        return ctx.unsupported("output " + std::to_string(i) + " ('" + ctx.node().output(static_cast<int>(i)) +
+                               "') is not supported");
+      }
+    }
+    return {};
+  }
+
+  Status read_outputs(const onnx::GraphProto& g) {
+    for (const auto& info : g.output()) {
+      auto it = state_.by_name.find(info.name());
+      if (it == state_.by_name.end()) {
+        return invalid_model(state_.file + ": graph output '" + info.name() + "' is not produced by any node");
+      }
+      int v = it->second;
+      Value& value = state_.graph.values[static_cast<size_t>(v)];
+      DeclaredType d = declared_type(info);
+      if (!value.dtype_known && d.elem_type) {
+        if (auto dtype = dtype_from_onnx(d.elem_type); dtype.ok()) {
+          value.dtype = *dtype;
+          value.dtype_known = true;
+        }
+      }
+      state_.graph.outputs.push_back(v);
+    }
+    return {};
+  }
+
+  const onnx::ModelProto& model_;
+  const ImportOptions& options_;
+  ImportState state_;
+  OnnxImport result_;
+  std::unordered_set<std::string> used_shapes_;
+};
+
+}  // namespace
+
+Result<OnnxImport> import_onnx(const onnx::ModelProto& model, const std::string& file, const std::string& model_dir,
+                               const ImportOptions& options) {
+  return Importer(model, file, model_dir, options).run();
+}
+
+Result<OnnxImport> import_onnx_file(const std::string& path, const ImportOptions& options) {
+  MOTE_ASSIGN_OR_RETURN(std::unique_ptr<onnx::ModelProto> model, read_onnx_file(path));
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  return import_onnx(*model, path, dir.empty() ? "." : dir, options);
+}
+
+}  // namespace mote::convert

@@ -1,0 +1,52 @@
+// The ONNX front end: ModelProto -> Graph, before any pass runs.
+//
+// Initializers become constants, graph inputs become inputs (an input that
+// also has an initializer is a constant: its default value is folded in),
+// each node goes to the mapper its op type registered (op_table.hpp). Every
+// node no mapper can take is collected, and the import fails once with the
+// full list.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "converters/common/graph.hpp"
+#include "mote/status.hpp"
+
+namespace onnx {
+class ModelProto;
+}
+
+namespace mote::convert {
+
+struct ImportOptions {
+  // Replaces the declared shape of these inputs (--input-shape).
+  std::map<std::string, Shape> input_shapes;
+  // Called as work advances: stage ("initializers", "nodes"), done, total.
+  std::function<void(const char* stage, size_t done, size_t total)> progress;
+};
+
+struct OnnxImport {
+  Graph graph;
+  int64_t ir_version = 0;
+  int opset = 0;
+  std::string producer;  // producer_name and version of the ONNX file
+  // ONNX op types of the source graph and how often each occurs.
+  std::map<std::string, int> op_histogram;
+  size_t node_count = 0;
+  size_t initializer_count = 0;
+};
+
+// `file` names the model in messages; `model_dir` is where external data
+// files are looked up.
+Result<OnnxImport> import_onnx(const onnx::ModelProto& model, const std::string& file, const std::string& model_dir,
+                               const ImportOptions& options = {});
+Result<OnnxImport> import_onnx_file(const std::string& path, const ImportOptions& options = {});
+
+// The opsets of the default domain this importer is written against.
+inline constexpr int kMinOnnxOpset = 1;
+inline constexpr int kMaxOnnxOpset = 27;
+
+}  // namespace mote::convert

@@ -1,0 +1,71 @@
+#include "converters/onnx/mapper_util.hpp"
+
+namespace mote::convert {
+
+fb::AutoPad parse_auto_pad(NodeContext& ctx) {
+  std::string s = ctx.attr_string("auto_pad", "NOTSET");
+  if (s == "NOTSET" || s.empty()) return fb::AutoPad::NotSet;
+  if (s == "SAME_UPPER") return fb::AutoPad::SameUpper;
+  if (s == "SAME_LOWER") return fb::AutoPad::SameLower;
+  if (s == "VALID") return fb::AutoPad::Valid;
+  ctx.fail(ctx.invalid("unknown auto_pad '" + s + "'"));
+  return fb::AutoPad::NotSet;
+}
+
+Status map_direct(NodeContext& ctx, fb::OpType type) {
+  std::vector<int> inputs;
+  for (size_t i = 0; i < ctx.input_count(); ++i) inputs.push_back(ctx.optional_input(i));
+  // Trailing omitted inputs are dropped, as Mote ops count present inputs.
+  while (!inputs.empty() && inputs.back() < 0) inputs.pop_back();
+  ctx.emit(type, std::move(inputs), used_outputs(ctx));
+  return ctx.status();
+}
+
+namespace {
+
+// Opsets 1-6 broadcast only when asked (broadcast=1), aligning B with A from
+// `axis`. Without an axis that is numpy's trailing alignment; with one, B
+// gets trailing 1-dims so numpy aligns it the same way.
+int legacy_broadcast_operand(NodeContext& ctx, int b) {
+  if (ctx.opset() >= 7 || !ctx.attr_int("broadcast", 0) || !ctx.has_attr("axis")) return b;
+  auto rank_a = ctx.input_rank(0);
+  auto rank_b = ctx.input_rank(1);
+  if (!rank_a || !rank_b) {
+    ctx.fail(ctx.unsupported("legacy broadcast with 'axis' needs the ranks of both inputs"));
+    return b;
+  }
+  int64_t axis = ctx.attr_int("axis", 0);
+  if (axis < 0) axis += *rank_a;
+  int64_t trailing = *rank_a - axis - *rank_b;
+  if (trailing < 0) {
+    ctx.fail(ctx.invalid("broadcast axis " + std::to_string(axis) + " does not fit input ranks"));
+    return b;
+  }
+  if (trailing == 0) return b;
+  std::vector<int64_t> axes;
+  for (int64_t k = 0; k < trailing; ++k) axes.push_back(*rank_b + k);
+  int out = ctx.temp("broadcast_b");
+  ctx.emit(fb::OpType::Unsqueeze, {b, ctx.constant_i64(axes, "broadcast_axes")}, {out});
+  return out;
+}
+
+}  // namespace
+
+Status map_broadcasting_binary(NodeContext& ctx, fb::OpType type) {
+  int a = ctx.input(0);
+  int b = ctx.input(1);
+  if (!ctx.status().ok()) return ctx.status();
+  b = legacy_broadcast_operand(ctx, b);
+  ctx.emit(type, {a, b}, {ctx.output(0)});
+  return ctx.status();
+}
+
+std::vector<int> used_outputs(NodeContext& ctx) {
+  size_t n = ctx.output_count();
+  while (n > 1 && !ctx.has_output(n - 1)) --n;
+  std::vector<int> outs;
+  for (size_t i = 0; i < n; ++i) outs.push_back(ctx.output(i));
+  return outs;
+}
+
+}  // namespace mote::convert

@@ -1,0 +1,28 @@
+// Small helpers several op mappers share.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "converters/onnx/node_context.hpp"
+
+namespace mote::convert {
+
+// ONNX auto_pad strings; records an error for an unknown one.
+fb::AutoPad parse_auto_pad(NodeContext& ctx);
+
+// Emits `type` reading the node's inputs in order (omitted ones as -1) and
+// writing its used outputs: the mapping of ops whose Mote form is the ONNX one.
+Status map_direct(NodeContext& ctx, fb::OpType type);
+
+// A two-input op with numpy broadcasting (Add, Equal, And...). Opsets 1-6
+// broadcast only on request (broadcast=1), aligning B with A from 'axis';
+// that is rewritten to numpy's trailing alignment by giving B trailing
+// 1-dims.
+Status map_broadcasting_binary(NodeContext& ctx, fb::OpType type);
+
+// The node's outputs up to its last named one: trailing omitted optional
+// outputs are left off, so the Mote op does not compute them.
+std::vector<int> used_outputs(NodeContext& ctx);
+
+}  // namespace mote::convert

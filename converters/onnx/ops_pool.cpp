@@ -1,0 +1,77 @@
+// MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool.
+#include "converters/onnx/mapper_util.hpp"
+
+namespace mote::convert {
+namespace {
+
+fb::PoolAttrsT pool_attrs(NodeContext& ctx) {
+  fb::PoolAttrsT a;
+  a.kernel_shape = ctx.attr_ints("kernel_shape");
+  a.strides = ctx.attr_ints("strides");
+  a.pads = ctx.attr_ints("pads");
+  a.dilations = ctx.attr_ints("dilations");
+  a.auto_pad = parse_auto_pad(ctx);
+  a.ceil_mode = ctx.attr_int("ceil_mode", 0) != 0;
+  if (a.kernel_shape.empty()) ctx.fail(ctx.invalid("kernel_shape is required"));
+  return a;
+}
+
+// storage_order=1 asks for column-major Indices; Mote's are row-major
+// (offset = plane * H*W + h*W + w). For 2-D pooling with static H and W the
+// converter turns them into plane * H*W + w*H + h with integer ops.
+Status column_major_indices(NodeContext& ctx, int row_major, int column_major) {
+  const Value& x = ctx.value(ctx.input(0));
+  if (!x.shape_static() || x.shape.size() != 4) {
+    return ctx.unsupported("storage_order=1 needs a 2-D pooling with a static input shape");
+  }
+  const int64_t h = x.shape[2], w = x.shape[3];
+  auto i64 = [&](int64_t v, const char* name) { return ctx.scalar(DType::I64, static_cast<double>(v), name); };
+  int plane_size = i64(h * w, "plane_size"), width = i64(w, "width"), height = i64(h, "height");
+  int plane = ctx.temp("plane"), base = ctx.temp("plane_start"), offset = ctx.temp("offset_in_plane");
+  int row = ctx.temp("row"), row_start = ctx.temp("row_start"), col = ctx.temp("col");
+  int col_offset = ctx.temp("col_offset"), transposed = ctx.temp("transposed_offset");
+  // Indices are non-negative, so integer Div is floor division here.
+  ctx.emit(fb::OpType::Div, {row_major, plane_size}, {plane});
+  ctx.emit(fb::OpType::Mul, {plane, plane_size}, {base});
+  ctx.emit(fb::OpType::Sub, {row_major, base}, {offset});
+  ctx.emit(fb::OpType::Div, {offset, width}, {row});
+  ctx.emit(fb::OpType::Mul, {row, width}, {row_start});
+  ctx.emit(fb::OpType::Sub, {offset, row_start}, {col});
+  ctx.emit(fb::OpType::Mul, {col, height}, {col_offset});
+  ctx.emit(fb::OpType::Add, {col_offset, row}, {transposed});
+  ctx.emit(fb::OpType::Add, {base, transposed}, {column_major});
+  return ctx.status();
+}
+
+Status map_max_pool(NodeContext& ctx) {
+  fb::PoolAttrsT a = pool_attrs(ctx);
+  if (!ctx.has_output(1) || ctx.attr_int("storage_order", 0) == 0) {
+    ctx.emit(fb::OpType::MaxPool, {ctx.input(0)}, used_outputs(ctx), std::move(a));
+    return ctx.status();
+  }
+  int row_major = ctx.temp("row_major_indices");
+  ctx.emit(fb::OpType::MaxPool, {ctx.input(0)}, {ctx.output(0), row_major}, std::move(a));
+  return column_major_indices(ctx, row_major, ctx.output(1));
+}
+
+Status map_average_pool(NodeContext& ctx) {
+  fb::PoolAttrsT a = pool_attrs(ctx);
+  a.count_include_pad = ctx.attr_int("count_include_pad", 0) != 0;
+  ctx.emit(fb::OpType::AveragePool, {ctx.input(0)}, {ctx.output(0)}, std::move(a));
+  return ctx.status();
+}
+
+template <fb::OpType kType>
+Status map_global_pool(NodeContext& ctx) {
+  ctx.emit(kType, {ctx.input(0)}, {ctx.output(0)});
+  return ctx.status();
+}
+
+}  // namespace
+
+MOTE_ONNX_OP(MaxPool, map_max_pool);
+MOTE_ONNX_OP(AveragePool, map_average_pool);
+MOTE_ONNX_OP(GlobalAveragePool, map_global_pool<fb::OpType::GlobalAveragePool>);
+MOTE_ONNX_OP(GlobalMaxPool, map_global_pool<fb::OpType::GlobalMaxPool>);
+
+}  // namespace mote::convert

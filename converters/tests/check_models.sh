@@ -1,0 +1,29 @@
+#!/bin/sh
+# Converts the models of make_models.py with mote-convert --check, which runs
+# each in Mote and in onnxruntime and compares the outputs.
+# Usage: check_models.sh MOTE_CONVERT WORKDIR
+# Exit 77 (CTest: skipped) when python3 lacks onnx, numpy or onnxruntime.
+set -eu
+convert=$1
+work=$2
+here=$(dirname "$0")
+python=${MOTE_PYTHON:-python3}
+if ! "$python" -c "import onnx, numpy, onnxruntime" 2>/dev/null; then
+  echo "check_models: $python has no onnx/numpy/onnxruntime; skipped"
+  exit 77
+fi
+rm -rf "$work"
+mkdir -p "$work"
+"$python" "$here/make_models.py" "$work"
+
+run() {
+  echo "== mote-convert $*"
+  "$convert" "$@"
+}
+run "$work/cnn.onnx" "$work/cnn.mote" --check
+run "$work/cnn.onnx" "$work/cnn_fp16.mote" --check --fp16
+run "$work/transformer.onnx" "$work/transformer.mote" --check
+run "$work/transformer.onnx" "$work/transformer_b3.mote" --check --input-shape x:3x8x16
+run "$work/legacy9.onnx" "$work/legacy9.mote" --check
+run "$work/external/model.onnx" "$work/external.mote" --check
+run "$work/long_chain.onnx" "$work/long_chain.mote" --check

@@ -1,0 +1,43 @@
+// Converts an OnnxBuilder model in memory and runs it in a Session, for the
+// converter's tests.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "converters/onnx/onnx_converter.hpp"
+#include "converters/tests/onnx_builder.hpp"
+#include "mote/model.hpp"
+#include "mote/session.hpp"
+
+namespace mote::convert::test {
+
+struct Converted {
+  ConvertResult result;
+  Tensor file;  // 64-byte aligned copy of the .mote bytes
+  std::shared_ptr<const Model> model;
+
+  int count(fb::OpType type) const;
+  // A counter of the pass log, 0 when absent.
+  int64_t counter(const std::string& pass, const std::string& what) const;
+  // Runs on the reference backend.
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs) const;
+};
+
+struct Options {
+  bool optimize = true;
+  bool fp16 = false;
+  std::map<std::string, Shape> input_shapes;
+};
+
+// Fails the test (and returns an empty Converted) on errors.
+Converted convert(OnnxBuilder& b, const Options& options = {});
+Status try_convert(OnnxBuilder& b, const Options& options = {});
+
+void expect_near(const Tensor& a, const Tensor& b, double tol);
+
+}  // namespace mote::convert::test

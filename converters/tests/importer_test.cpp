@@ -1,0 +1,252 @@
+// The ONNX front end: error reporting, external data, opset rewrites.
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "converters/onnx/importer.hpp"
+#include "converters/onnx/onnx_file.hpp"
+#include "converters/tests/convert_test_util.hpp"
+
+namespace mote::convert::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(Import, ListsEveryUnsupportedNodeAtOnce) {
+  OnnxBuilder b(13);
+  b.input("x", DType::F32, {3}).output("y");
+  b.node("Frobnicate", {"x"}, {"a"}, "first");
+  b.node("Relu", {"a"}, {"b"});
+  b.node("Defenestrate", {"b"}, {"y"}, "second");
+  Status st = try_convert(b);
+  ASSERT_EQ(st.code(), StatusCode::kUnsupported);
+  EXPECT_NE(st.message().find("2 unsupported nodes"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("Frobnicate 'first' (opset 13)"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("Defenestrate 'second' (opset 13)"), std::string::npos) << st.message();
+}
+
+TEST(Import, AnUndefinedInputNamesTheNode) {
+  OnnxBuilder b(13);
+  b.input("x", DType::F32, {3}).output("y");
+  b.node("Add", {"x", "nowhere"}, {"y"}, "adder");
+  Status st = try_convert(b);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidModel);
+  EXPECT_NE(st.message().find("'adder'"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("'nowhere'"), std::string::npos) << st.message();
+}
+
+TEST(Import, WrongAttributeTypeIsAnErrorNotACrash) {
+  OnnxBuilder b(13);
+  b.input("x", DType::F32, {1, 1, 4, 4}).output("y");
+  b.initializer("w", random_f32({1, 1, 3, 3}, 1));
+  set_attr(b.node("Conv", {"x", "w"}, {"y"}, "conv"), "group", 2.5f);
+  Status st = try_convert(b);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidModel);
+  EXPECT_NE(st.message().find("attribute 'group' must be INT"), std::string::npos) << st.message();
+}
+
+TEST(Import, GarbageAndTruncatedFilesAreErrors) {
+  std::string junk = "this is not a protobuf \xff\xff\xff\xff\x0f";
+  EXPECT_FALSE(parse_onnx(junk.data(), junk.size(), "junk.onnx").ok());
+  OnnxBuilder b(13);
+  b.input("x", DType::F32, {3}).output("y");
+  b.initializer("w", random_f32({64}, 1));
+  b.node("Relu", {"x"}, {"y"});
+  std::string bytes = b.bytes();
+  for (size_t cut : {bytes.size() / 3, bytes.size() / 2, bytes.size() - 1}) {
+    auto model = parse_onnx(bytes.data(), cut, "cut.onnx");
+    if (!model.ok()) continue;  // rejected while parsing: fine
+    // Parsed (protobuf allows some cuts): the importer must then refuse or
+    // succeed cleanly.
+    auto imported = import_onnx(**model, "cut.onnx", ".");
+    (void)imported;
+  }
+}
+
+class ExternalData : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("mote-external-" + std::to_string(getpid()));
+    fs::create_directories(dir_ / "model");
+    std::vector<float> w = {1, 2, 3, 4};
+    std::ofstream(dir_ / "model" / "weights.bin", std::ios::binary)
+        .write("padding!", 8)
+        .write(reinterpret_cast<const char*>(w.data()), 16);
+    std::ofstream(dir_ / "secret.bin", std::ios::binary).write(reinterpret_cast<const char*>(w.data()), 16);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Writes model/model.onnx whose initializer 'w' lives at `location`.
+  std::string write_model(const std::string& location, int64_t offset) {
+    OnnxBuilder b(13);
+    b.input("x", DType::F32, {4}).output("y");
+    auto* t = b.model().mutable_graph()->add_initializer();
+    t->set_name("w");
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    t->add_dims(4);
+    t->set_data_location(onnx::TensorProto::EXTERNAL);
+    auto* e = t->add_external_data();
+    e->set_key("location");
+    e->set_value(location);
+    e = t->add_external_data();
+    e->set_key("offset");
+    e->set_value(std::to_string(offset));
+    e = t->add_external_data();
+    e->set_key("length");
+    e->set_value("16");
+    b.node("Add", {"x", "w"}, {"y"});
+    std::string path = (dir_ / "model" / "model.onnx").string();
+    std::ofstream(path, std::ios::binary) << b.bytes();
+    return path;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(ExternalData, WeightsAreReadRelativeToTheModel) {
+  auto imported = import_onnx_file(write_model("weights.bin", 8));
+  ASSERT_TRUE(imported.ok()) << imported.status().to_string();
+  bool found = false;
+  for (const Value& v : imported->graph.values) {
+    if (v.name != "w") continue;
+    found = true;
+    ASSERT_TRUE(v.is_constant());
+    EXPECT_EQ(v.data->to_doubles(), (std::vector<double>{1, 2, 3, 4}));
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST_F(ExternalData, PathsLeavingTheModelDirectoryAreRefused) {
+  for (const std::string& location :
+       std::vector<std::string>{"../secret.bin", (dir_ / "secret.bin").string(), "sub/../../secret.bin"}) {
+    auto imported = import_onnx_file(write_model(location, 0));
+    ASSERT_FALSE(imported.ok()) << location;
+    EXPECT_EQ(imported.status().code(), StatusCode::kInvalidModel) << imported.status().to_string();
+  }
+}
+
+TEST_F(ExternalData, RangesOutsideTheFileAreRefused) {
+  auto imported = import_onnx_file(write_model("weights.bin", 16));
+  ASSERT_FALSE(imported.ok());
+  EXPECT_NE(imported.status().message().find("lies outside"), std::string::npos) << imported.status().message();
+}
+
+// Opset 11 Softmax normalises over everything from `axis` on.
+TEST(Opsets, Softmax11CoercesTo2D) {
+  OnnxBuilder b(11);
+  b.input("x", DType::F32, {2, 3, 4}).output("y");
+  set_attr(b.node("Softmax", {"x"}, {"y"}), "axis", int64_t{1});
+  Converted c = convert(b);
+  ASSERT_TRUE(c.model);
+  Tensor x = random_f32({2, 3, 4}, 1, -2, 2);
+  std::vector<Tensor> out = c.run({x});
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_EQ(out[0].shape(), (Shape{2, 3, 4}));
+  for (int n = 0; n < 2; ++n) {
+    double sum = 0;
+    for (int k = 0; k < 12; ++k) sum += std::exp(x.data<float>()[n * 12 + k]);
+    for (int k = 0; k < 12; ++k) {
+      EXPECT_NEAR(out[0].data<float>()[n * 12 + k], std::exp(x.data<float>()[n * 12 + k]) / sum, 1e-6);
+    }
+  }
+}
+
+TEST(Opsets, Slice9TakesAttributes) {
+  OnnxBuilder b(9);
+  b.input("x", DType::F32, {4, 5}).output("y");
+  auto& slice = b.node("Slice", {"x"}, {"y"});
+  set_attr(slice, "starts", std::vector<int64_t>{1, -3});
+  set_attr(slice, "ends", std::vector<int64_t>{3, 1000});
+  set_attr(slice, "axes", std::vector<int64_t>{0, 1});
+  Converted c = convert(b);
+  ASSERT_TRUE(c.model);
+  Tensor x = random_f32({4, 5}, 1);
+  std::vector<Tensor> out = c.run({x});
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_EQ(out[0].shape(), (Shape{2, 3}));
+  EXPECT_EQ(out[0].data<float>()[0], x.data<float>()[1 * 5 + 2]);
+}
+
+TEST(Opsets, ReduceMean13TakesAxesAsAttribute) {
+  OnnxBuilder b(13);
+  b.input("x", DType::F32, {2, 3}).output("y");
+  auto& r = b.node("ReduceMean", {"x"}, {"y"});
+  set_attr(r, "axes", std::vector<int64_t>{1});
+  set_attr(r, "keepdims", int64_t{0});
+  Converted c = convert(b);
+  ASSERT_TRUE(c.model);
+  Tensor x = Tensor::from_vector<float>({2, 3}, {1, 2, 3, 4, 5, 6});
+  std::vector<Tensor> out = c.run({x});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].to_doubles(), (std::vector<double>{2, 5}));
+}
+
+// Opset 6: B of shape [3] added along axis 1 of A [2, 3, 4].
+TEST(Opsets, LegacyBroadcastWithAxis) {
+  OnnxBuilder b(6);
+  b.input("a", DType::F32, {2, 3, 4}).input("b", DType::F32, {3}).output("y");
+  auto& add = b.node("Add", {"a", "b"}, {"y"});
+  set_attr(add, "broadcast", int64_t{1});
+  set_attr(add, "axis", int64_t{1});
+  Converted c = convert(b);
+  ASSERT_TRUE(c.model);
+  Tensor a = Tensor::zeros(DType::F32, {2, 3, 4});
+  std::vector<Tensor> out = c.run({a, Tensor::from_vector<float>({3}, {10, 20, 30})});
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_EQ(out[0].shape(), (Shape{2, 3, 4}));
+  EXPECT_EQ(out[0].data<float>()[0], 10);
+  EXPECT_EQ(out[0].data<float>()[4], 20);
+  EXPECT_EQ(out[0].data<float>()[23], 30);
+}
+
+TEST(Rewrites, SumBecomesAChainOfAdds) {
+  OnnxBuilder b(13);
+  b.input("a", DType::F32, {2}).input("b", DType::F32, {2}).input("c", DType::F32, {2}).output("y");
+  b.node("Sum", {"a", "b", "c"}, {"y"});
+  Converted c = convert(b);
+  ASSERT_TRUE(c.model);
+  EXPECT_EQ(c.count(fb::OpType::Add), 2);
+  std::vector<Tensor> out = c.run({Tensor::from_vector<float>({2}, {1, 2}), Tensor::from_vector<float>({2}, {3, 4}),
+                                   Tensor::from_vector<float>({2}, {5, 6})});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].to_doubles(), (std::vector<double>{9, 12}));
+}
+
+TEST(Rewrites, CastLikeBecomesCast) {
+  OnnxBuilder b(15);
+  b.input("x", DType::F32, {2}).input("like", DType::I64, {1}).output("y", DType::I64);
+  b.node("CastLike", {"x", "like"}, {"y"});
+  Converted c = convert(b);
+  ASSERT_TRUE(c.model);
+  EXPECT_EQ(c.count(fb::OpType::Cast), 1);
+  EXPECT_EQ(c.model->outputs()[0].dtype, DType::I64);
+}
+
+TEST(Rewrites, UpsampleBecomesResize) {
+  OnnxBuilder b(7);
+  b.input("x", DType::F32, {1, 1, 2, 2}).output("y");
+  auto& up = b.node("Upsample", {"x"}, {"y"});
+  auto* a = up.add_attribute();
+  a->set_name("scales");
+  a->set_type(onnx::AttributeProto::FLOATS);
+  for (float s : {1.0f, 1.0f, 2.0f, 2.0f}) a->add_floats(s);
+  Converted c = convert(b);
+  ASSERT_TRUE(c.model);
+  EXPECT_EQ(c.count(fb::OpType::Resize), 1);
+  std::vector<Tensor> out = c.run({Tensor::from_vector<float>({1, 1, 2, 2}, {1, 2, 3, 4})});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].to_doubles(), (std::vector<double>{1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4}));
+}
+
+TEST(InputShapes, AMismatchWithTheDeclarationIsAnError) {
+  OnnxBuilder b(13);
+  b.input("x", DType::F32, {-1, 4}).output("y");
+  b.node("Relu", {"x"}, {"y"});
+  EXPECT_EQ(try_convert(b, {.input_shapes = {{"x", {2, 5}}}}).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(try_convert(b, {.input_shapes = {{"nope", {2, 4}}}}).code(), StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace mote::convert::test

@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""Writes small ONNX models that exercise mote-convert end to end.
+
+Each model is built with onnx.helper and random weights (fixed seed), so the
+test needs no downloads. Used by check_models.sh, which converts each with
+--check against onnxruntime.
+
+  cnn.onnx          Conv-BN-Relu blocks, residual Add, pooling, Gemm, Softmax
+  transformer.onnx  dynamic batch; LayerNorm, attention with Shape->Gather->
+                    Concat->Reshape chains, Erf-GELU, SiLU
+  legacy9.onnx      opset 9 forms: Upsample, Slice/Pad/Clip attributes,
+                    2-D Softmax, BatchNormalization-9
+  external/model.onnx  weights in an external data file
+  long_chain.onnx   1500 nodes, to show progress output
+
+Usage: make_models.py OUTDIR
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+RNG = np.random.default_rng(0)
+
+
+def weight(name, *shape, scale=0.3):
+    return numpy_helper.from_array((RNG.standard_normal(shape) * scale).astype(np.float32), name)
+
+
+def positive(name, *shape):
+    return numpy_helper.from_array(RNG.uniform(0.5, 1.5, shape).astype(np.float32), name)
+
+
+def ints(name, values):
+    return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
+
+
+def save(model, path, **kwargs):
+    onnx.checker.check_model(model)
+    onnx.save(model, path, **kwargs)
+
+
+def conv_bn_relu(nodes, inits, x, cin, cout, name, stride=1, act="Relu"):
+    inits += [weight(f"{name}_w", cout, cin, 3, 3), weight(f"{name}_b", cout),
+              positive(f"{name}_gamma", cout), weight(f"{name}_beta", cout),
+              weight(f"{name}_mean", cout), positive(f"{name}_var", cout)]
+    nodes.append(helper.make_node("Conv", [x, f"{name}_w", f"{name}_b"], [f"{name}_c"], name=f"{name}_conv",
+                                  pads=[1, 1, 1, 1], strides=[stride, stride]))
+    nodes.append(helper.make_node("BatchNormalization",
+                                  [f"{name}_c", f"{name}_gamma", f"{name}_beta", f"{name}_mean", f"{name}_var"],
+                                  [f"{name}_n"], name=f"{name}_bn", epsilon=1e-3))
+    if act is None:
+        return f"{name}_n"
+    nodes.append(helper.make_node(act, [f"{name}_n"], [f"{name}_y"], name=f"{name}_act"))
+    return f"{name}_y"
+
+
+def cnn():
+    nodes, inits = [], []
+    x = conv_bn_relu(nodes, inits, "image", 3, 8, "stem", stride=2)
+    y = conv_bn_relu(nodes, inits, x, 8, 8, "block1a")
+    y = conv_bn_relu(nodes, inits, y, 8, 8, "block1b", act=None)
+    nodes.append(helper.make_node("Add", [x, y], ["res"], name="residual"))
+    nodes.append(helper.make_node("HardSwish", ["res"], ["res_act"], name="res_act"))
+    nodes.append(helper.make_node("MaxPool", ["res_act"], ["pooled"], kernel_shape=[2, 2], strides=[2, 2]))
+    z = conv_bn_relu(nodes, inits, "pooled", 8, 16, "block2")
+    nodes.append(helper.make_node("GlobalAveragePool", [z], ["gap"]))
+    nodes.append(helper.make_node("Flatten", ["gap"], ["flat"], axis=1))
+    inits += [weight("fc_w", 10, 16), weight("fc_b", 10)]
+    nodes.append(helper.make_node("Gemm", ["flat", "fc_w", "fc_b"], ["logits"], transB=1))
+    nodes.append(helper.make_node("Softmax", ["logits"], ["probs"], axis=-1))
+    graph = helper.make_graph(nodes, "cnn", [helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 3, 32, 32])],
+                              [helper.make_tensor_value_info("probs", TensorProto.FLOAT, [1, 10])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
+
+
+def transformer():
+    d, heads = 16, 2
+    nodes, inits = [], []
+    inits += [positive("ln_scale", d), weight("ln_bias", d), ints("zero", [0]), ints("one", [1]),
+              ints("heads_dims", [heads, d // heads]), ints("model_dim", [d]),
+              numpy_helper.from_array(np.array(np.sqrt(d // heads), dtype=np.float32), "sqrt_dk"),
+              numpy_helper.from_array(np.array(0.5, dtype=np.float32), "half"),
+              numpy_helper.from_array(np.array(1.0, dtype=np.float32), "one_f"),
+              numpy_helper.from_array(np.array(1 / np.sqrt(2), dtype=np.float32), "inv_sqrt2")]
+    nodes.append(helper.make_node("LayerNormalization", ["x", "ln_scale", "ln_bias"], ["ln"], axis=-1, epsilon=1e-5))
+    # [B, T] of the input, computed from its shape: the batch is dynamic.
+    nodes.append(helper.make_node("Shape", ["x"], ["x_shape"]))
+    nodes.append(helper.make_node("Gather", ["x_shape", "zero"], ["batch"], axis=0))
+    nodes.append(helper.make_node("Gather", ["x_shape", "one"], ["time"], axis=0))
+    nodes.append(helper.make_node("Concat", ["batch", "time", "heads_dims"], ["split_shape"], axis=0))
+    nodes.append(helper.make_node("Concat", ["batch", "time", "model_dim"], ["merge_shape"], axis=0))
+    for p in "qkv":
+        inits.append(weight(f"w{p}", d, d))
+        nodes.append(helper.make_node("MatMul", ["ln", f"w{p}"], [f"{p}_flat"]))
+        nodes.append(helper.make_node("Reshape", [f"{p}_flat", "split_shape"], [f"{p}_split"]))
+        perm = [0, 2, 3, 1] if p == "k" else [0, 2, 1, 3]
+        nodes.append(helper.make_node("Transpose", [f"{p}_split"], [f"{p}_heads"], perm=perm))
+    nodes.append(helper.make_node("MatMul", ["q_heads", "k_heads"], ["scores_raw"]))
+    nodes.append(helper.make_node("Div", ["scores_raw", "sqrt_dk"], ["scores"]))
+    nodes.append(helper.make_node("Softmax", ["scores"], ["attn"], axis=-1))
+    nodes.append(helper.make_node("MatMul", ["attn", "v_heads"], ["ctx_heads"]))
+    nodes.append(helper.make_node("Transpose", ["ctx_heads"], ["ctx_t"], perm=[0, 2, 1, 3]))
+    nodes.append(helper.make_node("Reshape", ["ctx_t", "merge_shape"], ["ctx"]))
+    nodes.append(helper.make_node("Add", ["x", "ctx"], ["h"]))
+    # MLP: GELU written with Erf (as exporters do before opset 20), then SiLU.
+    inits += [weight("w1", d, 2 * d), weight("b1", 2 * d), weight("w2", 2 * d, d), weight("b2", d)]
+    nodes.append(helper.make_node("MatMul", ["h", "w1"], ["m1"]))
+    nodes.append(helper.make_node("Add", ["m1", "b1"], ["m1b"]))
+    nodes.append(helper.make_node("Mul", ["m1b", "inv_sqrt2"], ["g0"]))
+    nodes.append(helper.make_node("Erf", ["g0"], ["g1"]))
+    nodes.append(helper.make_node("Add", ["g1", "one_f"], ["g2"]))
+    nodes.append(helper.make_node("Mul", ["m1b", "g2"], ["g3"]))
+    nodes.append(helper.make_node("Mul", ["g3", "half"], ["gelu"]))
+    nodes.append(helper.make_node("MatMul", ["gelu", "w2"], ["m2"]))
+    nodes.append(helper.make_node("Sigmoid", ["m2"], ["m2_sig"]))
+    nodes.append(helper.make_node("Mul", ["m2", "m2_sig"], ["silu"]))
+    nodes.append(helper.make_node("Add", ["silu", "b2"], ["mlp"]))
+    nodes.append(helper.make_node("Add", ["h", "mlp"], ["out"]))
+    graph = helper.make_graph(nodes, "transformer",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 8, d])],
+                              [helper.make_tensor_value_info("out", TensorProto.FLOAT, ["batch", 8, d])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def legacy9():
+    nodes, inits = [], []
+    inits += [positive("gamma", 4), weight("beta", 4), weight("mean", 4), positive("var", 4),
+              numpy_helper.from_array(np.array([1, 1, 2, 2], dtype=np.float32), "scales")]
+    nodes.append(helper.make_node("Upsample", ["x", "scales"], ["up"], mode="nearest"))
+    nodes.append(helper.make_node("BatchNormalization", ["up", "gamma", "beta", "mean", "var"], ["bn"], epsilon=1e-5))
+    nodes.append(helper.make_node("Clip", ["bn"], ["clipped"], min=-0.5, max=0.8))
+    nodes.append(helper.make_node("Pad", ["clipped"], ["padded"], pads=[0, 0, 1, 1, 0, 0, 1, 1], value=0.25))
+    nodes.append(helper.make_node("Slice", ["padded"], ["sliced"], starts=[1, 1], ends=[9, 7], axes=[2, 3]))
+    nodes.append(helper.make_node("Softmax", ["sliced"], ["y"], axis=1))
+    graph = helper.make_graph(nodes, "legacy9", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 4, 3])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 8, 6])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 9)])
+
+
+def external():
+    inits = [weight("w", 64, 64), weight("b", 64)]
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["m"]), helper.make_node("Add", ["m", "b"], ["a"]),
+             helper.make_node("Relu", ["a"], ["y"])]
+    graph = helper.make_graph(nodes, "external", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 64])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 64])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def long_chain(n=1500):
+    inits = [weight("c", 8)]
+    nodes, prev = [], "x"
+    for i in range(n):
+        op = ["Add", "Mul", "Relu"][i % 3]
+        inputs = [prev] if op == "Relu" else [prev, "c"]
+        nodes.append(helper.make_node(op, inputs, [f"t{i}"]))
+        prev = f"t{i}"
+    nodes.append(helper.make_node("Identity", [prev], ["y"]))
+    graph = helper.make_graph(nodes, "long_chain", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 8])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(os.path.join(out, "external"), exist_ok=True)
+    for name, build in [("cnn", cnn), ("transformer", transformer), ("legacy9", legacy9), ("long_chain", long_chain)]:
+        m = build()
+        m.ir_version = 8
+        save(m, os.path.join(out, f"{name}.onnx"))
+    m = external()
+    m.ir_version = 8
+    save(m, os.path.join(out, "external", "model.onnx"), save_as_external_data=True, all_tensors_to_one_file=True,
+         location="weights.bin", size_threshold=0)
+
+
+if __name__ == "__main__":
+    main()

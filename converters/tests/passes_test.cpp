@@ -1,0 +1,243 @@
+// Graph passes: each test builds a small ONNX model, converts it with and
+// without the passes, checks what the passes changed and that both versions
+// compute the same outputs.
+#include "converters/tests/convert_test_util.hpp"
+
+namespace mote::convert::test {
+namespace {
+
+Tensor positive_f32(const Shape& shape, uint32_t seed) { return random_f32(shape, seed, 0.5f, 1.5f); }
+
+// Conv -> BatchNormalization -> Relu, the pattern of most CNNs.
+OnnxBuilder conv_bn_relu(bool share_conv_output = false) {
+  OnnxBuilder b(13);
+  b.input("x", DType::F32, {1, 3, 8, 8}).output("y");
+  b.initializer("w", random_f32({4, 3, 3, 3}, 1)).initializer("bias", random_f32({4}, 2));
+  b.initializer("gamma", random_f32({4}, 3)).initializer("beta", random_f32({4}, 4));
+  b.initializer("mean", random_f32({4}, 5)).initializer("var", positive_f32({4}, 6));
+  set_attr(b.node("Conv", {"x", "w", "bias"}, {"c"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
+  set_attr(b.node("BatchNormalization", {"c", "gamma", "beta", "mean", "var"}, {"n"}), "epsilon", 1e-3f);
+  b.node("Relu", {"n"}, {"y"});
+  if (share_conv_output) {
+    b.node("Neg", {"c"}, {"z"});
+    b.output("z");
+  }
+  return b;
+}
+
+void expect_same_outputs(OnnxBuilder& b, const std::vector<Tensor>& inputs, double tol = 1e-4,
+                         const Options& optimized = {}) {
+  Converted plain = convert(b, {.optimize = false});
+  Converted opt = convert(b, optimized);
+  ASSERT_TRUE(plain.model && opt.model);
+  std::vector<Tensor> want = plain.run(inputs), got = opt.run(inputs);
+  ASSERT_EQ(want.size(), got.size());
+  for (size_t i = 0; i < want.size(); ++i) expect_near(got[i], want[i], tol);
+}
+
+TEST(FoldBatchnorm, ConvBnReluBecomesOneConvWithFusedRelu) {
+  OnnxBuilder b = conv_bn_relu();
+  Converted c = convert(b);
+  ASSERT_TRUE(c.model);
+  EXPECT_EQ(c.model->graph().ops.size(), 1u);
+  EXPECT_EQ(c.count(fb::OpType::Conv), 1);
+  ASSERT_TRUE(c.model->graph().ops[0]->fused);
+  EXPECT_EQ(c.model->graph().ops[0]->fused->kind, fb::ActivationKind::Relu);
+  EXPECT_EQ(c.counter("fold_batchnorm", "Conv+BatchNormalization"), 1);
+  EXPECT_EQ(c.counter("fuse_activations", "Conv+Relu"), 1);
+  // The output keeps its ONNX name.
+  EXPECT_EQ(c.model->outputs()[0].name, "y");
+  expect_same_outputs(b, {random_f32({1, 3, 8, 8}, 7)});
+}
+
+TEST(FoldBatchnorm, LeftAloneWhenTheConvOutputHasAnotherReader) {
+  OnnxBuilder b = conv_bn_relu(/*share_conv_output=*/true);
+  Converted c = convert(b);
+  ASSERT_TRUE(c.model);
+  EXPECT_EQ(c.count(fb::OpType::BatchNormalization), 1);
+  expect_same_outputs(b, {random_f32({1, 3, 8, 8}, 7)});
+}
+
+TEST(FoldBatchnorm, GemmWithAlphaBetaAndTransB) {
+  OnnxBuilder b(13);
+  b.input("x", DType::F32, {2, 5}).output("y");
+  b.initializer("B", random_f32({6, 5}, 1)).initializer("C", random_f32({6}, 2));
+  b.initializer("gamma", random_f32({6}, 3)).initializer("beta", random_f32({6}, 4));
+  b.initializer("mean", random_f32({6}, 5)).initializer("var", positive_f32({6}, 6));
+  auto& gemm = b.node("Gemm", {"x", "B", "C"}, {"g"});
+  set_attr(gemm, "transB", int64_t{1});
+  set_attr(gemm, "alpha", 0.5f);
+  set_attr(gemm, "beta", 2.0f);
+  b.node("BatchNormalization", {"g", "gamma", "beta", "mean", "var"}, {"y"});
+  Converted c = convert(b);
+  ASSERT_TRUE(c.model);
+  EXPECT_EQ(c.count(fb::OpType::BatchNormalization), 0);
+  EXPECT_EQ(c.counter("fold_batchnorm", "Gemm+BatchNormalization"), 1);
+  expect_same_outputs(b, {random_f32({2, 5}, 7)});
+}
+
+TEST(FuseActivations, SigmoidTimesInputBecomesSiLU) {
+  OnnxBuilder b(13);
+  b.input("x", DType::F32, {1, 2, 5, 5}).output("y");
+  b.initializer("w", random_f32({3, 2, 1, 1}, 1));
+  b.node("Conv", {"x", "w"}, {"c"});
+  b.node("Sigmoid", {"c"}, {"s"});
+  b.node("Mul", {"s", "c"}, {"y"});
+  Converted c = convert(b);
+  ASSERT_TRUE(c.model);
+  ASSERT_EQ(c.model->graph().ops.size(), 1u);
+  EXPECT_EQ(c.model->graph().ops[0]->fused->kind, fb::ActivationKind::SiLU);
+  expect_same_outputs(b, {random_f32({1, 2, 5, 5}, 2)});
+}
+
+TEST(FuseActivations, ClipWithConstantBoundsOnMatMul) {
+  OnnxBuilder b(13);
+  b.input("x", DType::F32, {3, 4}).output("y");
+  b.initializer("w", random_f32({4, 5}, 1, -3, 3));
+  b.initializer("lo", Tensor::from_vector<float>({}, {0.0f})).initializer("hi", Tensor::from_vector<float>({}, {1.0f}));
+  b.node("MatMul", {"x", "w"}, {"m"});
+  b.node("Clip", {"m", "lo", "hi"}, {"y"});
+  Converted c = convert(b);
+  ASSERT_TRUE(c.model);
+  ASSERT_EQ(c.model->graph().ops.size(), 1u);
+  const auto& fused = *c.model->graph().ops[0]->fused;
+  EXPECT_EQ(fused.kind, fb::ActivationKind::Clip);
+  EXPECT_EQ(fused.min, 0.0f);
+  EXPECT_EQ(fused.max, 1.0f);
+  expect_same_outputs(b, {random_f32({3, 4}, 2)});
+}
+
+TEST(FuseActivations, LeakyReluKeepsItsAlpha) {
+  OnnxBuilder b(13);
+  b.input("x", DType::F32, {2, 4}).output("y");
+  b.initializer("w", random_f32({4, 3}, 1));
+  b.node("Gemm", {"x", "w"}, {"g"});
+  set_attr(b.node("LeakyRelu", {"g"}, {"y"}), "alpha", 0.3f);
+  Converted c = convert(b);
+  ASSERT_TRUE(c.model);
+  ASSERT_EQ(c.model->graph().ops.size(), 1u);
+  EXPECT_FLOAT_EQ(c.model->graph().ops[0]->fused->alpha, 0.3f);
+  expect_same_outputs(b, {random_f32({2, 4}, 2)});
+}
+
+TEST(FuseActivations, NotWhenTheUnactivatedValueIsAGraphOutput) {
+  OnnxBuilder b(13);
+  b.input("x", DType::F32, {2, 4}).output("m").output("y");
+  b.initializer("w", random_f32({4, 3}, 1));
+  b.node("MatMul", {"x", "w"}, {"m"});
+  b.node("Relu", {"m"}, {"y"});
+  Converted c = convert(b);
+  ASSERT_TRUE(c.model);
+  EXPECT_EQ(c.count(fb::OpType::Relu), 1);
+  expect_same_outputs(b, {random_f32({2, 4}, 2)});
+}
+
+// Shape -> Gather -> ReduceProd -> Concat -> Reshape with a dynamic batch:
+// the channel and spatial sizes are static, so the whole shape computation
+// folds to a constant and only the Reshape is left.
+TEST(FoldConstants, ShapeChainWithDynamicBatchFoldsToAConstantShape) {
+  OnnxBuilder b(13);
+  b.input("x", DType::F32, {-1, 3, 4, 4}).output("y");
+  b.initializer("dims", Tensor::from_vector<int64_t>({3}, {1, 2, 3}));
+  b.initializer("minus_one", Tensor::from_vector<int64_t>({1}, {-1}));
+  b.node("Shape", {"x"}, {"s"});
+  b.node("Gather", {"s", "dims"}, {"d"});
+  set_attr(b.node("ReduceProd", {"d"}, {"p"}), "keepdims", int64_t{1});
+  set_attr(b.node("Concat", {"minus_one", "p"}, {"shape"}), "axis", int64_t{0});
+  b.node("Reshape", {"x", "shape"}, {"y"});
+  Converted c = convert(b);
+  ASSERT_TRUE(c.model);
+  EXPECT_EQ(c.model->graph().ops.size(), 1u);
+  EXPECT_EQ(c.count(fb::OpType::Reshape), 1);
+  EXPECT_EQ(c.counter("fold_constants", "shape queries folded"), 1);
+  // The inferred output shape keeps the batch dynamic.
+  const auto& g = c.model->graph();
+  EXPECT_EQ(g.tensors[static_cast<size_t>(g.outputs[0])]->shape, (Shape{-1, 48}));
+  std::vector<Tensor> out = c.run({random_f32({2, 3, 4, 4}, 1)});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].shape(), (Shape{2, 48}));
+}
+
+TEST(FoldConstants, InputShapeSpecialisesAndFoldsEveryShapeOp) {
+  OnnxBuilder b(13);
+  b.input("x", DType::F32, {-1, 6}).output("y");
+  b.node("Shape", {"x"}, {"s"});
+  b.node("Reshape", {"x", "s"}, {"r"});
+  b.node("Relu", {"r"}, {"y"});
+  Converted c = convert(b, {.input_shapes = {{"x", {2, 6}}}});
+  ASSERT_TRUE(c.model);
+  EXPECT_EQ(c.model->inputs()[0].shape, (Shape{2, 6}));
+  EXPECT_EQ(c.count(fb::OpType::Shape), 0);
+  EXPECT_GE(c.counter("fold_constants", "ops folded"), 1);
+}
+
+TEST(FoldConstants, ConstantSubgraphsBecomeOneConstant) {
+  OnnxBuilder b(13);
+  b.input("x", DType::F32, {4}).output("y");
+  b.initializer("a", random_f32({4}, 1)).initializer("c", random_f32({4}, 2));
+  b.node("Exp", {"a"}, {"e"});
+  b.node("Mul", {"e", "c"}, {"k"});
+  b.node("Add", {"x", "k"}, {"y"});
+  Converted c = convert(b);
+  ASSERT_TRUE(c.model);
+  EXPECT_EQ(c.model->graph().ops.size(), 1u);
+  EXPECT_EQ(c.counter("fold_constants", "ops folded"), 2);
+  expect_same_outputs(b, {random_f32({4}, 3)});
+}
+
+TEST(RemoveIdentities, TheInputTakesTheGraphOutputsName) {
+  OnnxBuilder b(13);
+  b.input("x", DType::F32, {3}).output("y");
+  b.node("Relu", {"x"}, {"r"});
+  b.node("Identity", {"r"}, {"i"});
+  b.node("Dropout", {"i"}, {"y"});
+  Converted c = convert(b);
+  ASSERT_TRUE(c.model);
+  EXPECT_EQ(c.model->graph().ops.size(), 1u);
+  EXPECT_EQ(c.counter("remove_identities", "Identity removed"), 2);
+  EXPECT_EQ(c.model->outputs()[0].name, "y");
+}
+
+TEST(RemoveIdentities, AnInputPassedStraightToAnOutputKeepsBothNames) {
+  OnnxBuilder b(13);
+  b.input("x", DType::F32, {3}).output("y");
+  b.node("Identity", {"x"}, {"y"});
+  Converted c = convert(b);
+  ASSERT_TRUE(c.model);
+  EXPECT_EQ(c.model->inputs()[0].name, "x");
+  EXPECT_EQ(c.model->outputs()[0].name, "y");
+  Tensor x = random_f32({3}, 1);
+  std::vector<Tensor> out = c.run({x});
+  ASSERT_EQ(out.size(), 1u);
+  expect_near(out[0], x, 0);
+}
+
+TEST(RemoveDead, UnusedBranchesAndWeightsAreDropped) {
+  OnnxBuilder b(13);
+  b.input("x", DType::F32, {4}).output("y");
+  b.initializer("unused_w", random_f32({64}, 1));
+  b.node("Relu", {"x"}, {"y"});
+  b.node("Neg", {"x"}, {"dead"});
+  Converted c = convert(b);
+  ASSERT_TRUE(c.model);
+  EXPECT_EQ(c.model->graph().ops.size(), 1u);
+  EXPECT_EQ(c.model->weight_bytes(), 0u);
+}
+
+TEST(Fp16, LargeWeightsBecomeHalfSmallOnesStayFloat) {
+  OnnxBuilder b = conv_bn_relu();
+  Converted c = convert(b, {.fp16 = true});
+  ASSERT_TRUE(c.model);
+  int half = 0, single = 0;
+  for (const auto& t : c.model->graph().tensors) {
+    if (t->buffer == 0) continue;
+    half += t->dtype == DType::F16;
+    single += t->dtype == DType::F32;
+  }
+  EXPECT_EQ(half, 1);    // the folded 4x3x3x3 weight
+  EXPECT_EQ(single, 1);  // the 4-element bias
+  expect_same_outputs(b, {random_f32({1, 3, 8, 8}, 7)}, 1e-2, {.fp16 = true});
+}
+
+}  // namespace
+}  // namespace mote::convert::test

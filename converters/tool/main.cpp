@@ -1,0 +1,133 @@
+// mote-convert IN.onnx OUT.mote [--input-shape NAME:1x3x224x224] [--fp16]
+//              [--check] [--inputs NAME=FILE.npy] [--verbose]
+//
+// Converts an ONNX model to a .mote model: imports it (converters/onnx),
+// runs the graph passes (converters/common), writes the file, prints a
+// report. Exit status: 0 converted (and --check passed), 1 conversion
+// failed or unsupported ops (all listed), 2 bad command line, 3 --check
+// found differences or could not run.
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cstdio>
+
+#include "converters/common/mote_writer.hpp"
+#include "converters/onnx/onnx_converter.hpp"
+#include "converters/onnx/op_table.hpp"
+#include "converters/tool/check.hpp"
+#include "converters/tool/report.hpp"
+
+namespace {
+
+using namespace mote;
+using namespace mote::convert;
+
+// "1x3x224x224" -> {1, 3, 224, 224}.
+Result<Shape> parse_dims(const std::string& text) {
+  Shape shape;
+  size_t at = 0;
+  while (at <= text.size()) {
+    size_t x = text.find('x', at);
+    std::string part = text.substr(at, x == std::string::npos ? std::string::npos : x - at);
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos) {
+      return invalid_argument("bad dimensions '" + text + "' (expected e.g. 1x3x224x224)");
+    }
+    shape.push_back(std::stoll(part));
+    if (x == std::string::npos) break;
+    at = x + 1;
+  }
+  return shape;
+}
+
+// Splits "NAME<sep>VALUE" at the last separator (tensor names may hold ':').
+Result<std::pair<std::string, std::string>> split_arg(const std::string& arg, char sep, const char* flag) {
+  size_t at = arg.rfind(sep);
+  if (at == std::string::npos || at == 0 || at + 1 == arg.size()) {
+    return invalid_argument(std::string(flag) + " expects NAME" + sep + "VALUE, got '" + arg + "'");
+  }
+  return std::make_pair(arg.substr(0, at), arg.substr(at + 1));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Converts an ONNX model (opsets 7 to 21; later ones where the ops did not change) to Mote's .mote format."};
+  std::string in_path, out_path;
+  std::vector<std::string> shape_args, input_args;
+  bool fp16 = false, check = false, verbose = false, no_optimize = false, list_ops = false;
+  double rtol = -1, atol = -1;
+  app.add_option("input", in_path, "the ONNX model (.onnx); external data files are read from its directory");
+  app.add_option("output", out_path, "the .mote file to write");
+  app.add_option("--input-shape", shape_args, "NAME:DIMS, e.g. data:1x3x224x224: a static shape for an input (repeatable)");
+  app.add_flag("--fp16", fp16, "store float weights as f16 (the runtime widens them at load)");
+  app.add_flag("--check", check, "run the result in Mote and the original in onnxruntime and compare the outputs");
+  app.add_option("--inputs", input_args, "NAME=FILE.npy: an input for --check (others are random; repeatable)");
+  app.add_option("--rtol", rtol, "--check relative tolerance (default 1e-3, 1e-2 with --fp16)");
+  app.add_option("--atol", atol, "--check absolute tolerance (default 1e-4, 1e-2 with --fp16)");
+  app.add_flag("--no-optimize", no_optimize, "skip constant folding, BatchNormalization folding and fusion");
+  app.add_flag("--list-ops", list_ops, "list the ONNX op types this build converts and exit");
+  app.add_flag("-v,--verbose", verbose, "print every fold and fusion, and progress on any model");
+  CLI11_PARSE(app, argc, argv);
+
+  if (list_ops) {
+    for (const OnnxOpEntry& e : onnx_op_table()) std::printf("%.*s\n", static_cast<int>(e.op_type.size()), e.op_type.data());
+    return 0;
+  }
+  if (in_path.empty() || out_path.empty()) {
+    std::fprintf(stderr, "mote-convert: expected IN.onnx OUT.mote (see --help)\n");
+    return 2;
+  }
+  ConvertOptions options;
+  for (const std::string& arg : shape_args) {
+    auto kv = split_arg(arg, ':', "--input-shape");
+    auto dims = kv.ok() ? parse_dims(kv->second) : Result<Shape>(kv.status());
+    if (!dims.ok()) {
+      std::fprintf(stderr, "mote-convert: %s\n", dims.status().message().c_str());
+      return 2;
+    }
+    options.import.input_shapes[kv->first] = *dims;
+  }
+  CheckOptions check_options;
+  for (const std::string& arg : input_args) {
+    auto kv = split_arg(arg, '=', "--inputs");
+    if (!kv.ok()) {
+      std::fprintf(stderr, "mote-convert: %s\n", kv.status().message().c_str());
+      return 2;
+    }
+    check_options.input_files[kv->first] = kv->second;
+  }
+  options.passes.fp16 = fp16;
+  options.passes.optimize = !no_optimize;
+  // Progress only where it helps: large models, or when asked.
+  options.import.progress = [verbose](const char* stage, size_t done, size_t total) {
+    if (verbose || total >= 1000) print_progress(stage, done, total);
+  };
+
+  auto start = std::chrono::steady_clock::now();
+  auto result = convert_onnx_file(in_path, options);
+  if (!result.ok()) {
+    std::fprintf(stderr, "mote-convert: %s\n", result.status().to_string().c_str());
+    return 1;
+  }
+  if (Status st = save_file(out_path, result->mote); !st.ok()) {
+    std::fprintf(stderr, "mote-convert: %s\n", st.to_string().c_str());
+    return 1;
+  }
+  double total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  print_report(stdout, in_path, out_path, *result, verbose, total_ms);
+
+  if (check) {
+    check_options.onnx_path = in_path;
+    check_options.mote_path = out_path;
+    check_options.input_shapes = options.import.input_shapes;
+    check_options.rtol = rtol >= 0 ? rtol : fp16 ? 1e-2 : 1e-3;
+    check_options.atol = atol >= 0 ? atol : fp16 ? 1e-2 : 1e-4;
+    check_options.verbose = verbose;
+    std::fflush(stdout);
+    if (Status st = run_check(check_options, stdout); !st.ok()) {
+      std::fprintf(stderr, "mote-convert: %s\n", st.to_string().c_str());
+      return 3;
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,75 @@
+#include "converters/tool/report.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace mote::convert {
+namespace {
+
+std::string human_bytes(uint64_t bytes) {
+  char buf[32];
+  if (bytes >= (uint64_t{1} << 30)) {
+    std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / (1 << 30));
+  } else if (bytes >= (1 << 20)) {
+    std::snprintf(buf, sizeof buf, "%.2f MiB", static_cast<double>(bytes) / (1 << 20));
+  } else if (bytes >= (1 << 10)) {
+    std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(bytes) / (1 << 10));
+  } else {
+    std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
+  }
+  return buf;
+}
+
+// "Conv 53, Relu 49, ..." most frequent first, wrapped.
+void print_histogram(FILE* out, const char* title, const std::map<std::string, int>& h) {
+  std::vector<std::pair<std::string, int>> items(h.begin(), h.end());
+  std::stable_sort(items.begin(), items.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  int total = 0;
+  for (const auto& [_, n] : items) total += n;
+  std::fprintf(out, "  %s (%d):\n   ", title, total);
+  size_t col = 3;
+  for (size_t i = 0; i < items.size(); ++i) {
+    std::string item = " " + items[i].first + " " + std::to_string(items[i].second) + (i + 1 < items.size() ? "," : "");
+    if (col + item.size() > 100) {
+      std::fprintf(out, "\n   ");
+      col = 3;
+    }
+    std::fputs(item.c_str(), out);
+    col += item.size();
+  }
+  std::fputc('\n', out);
+}
+
+}  // namespace
+
+void print_progress(const char* stage, size_t done, size_t total) {
+  std::fprintf(stderr, "mote-convert: %s %3zu%% (%zu/%zu)\n", stage, done * 100 / total, done, total);
+}
+
+void print_report(FILE* out, const std::string& in_path, const std::string& out_path, const ConvertResult& r,
+                  bool verbose, double total_ms) {
+  std::fprintf(out, "mote-convert: %s -> %s\n", in_path.c_str(), out_path.c_str());
+  std::fprintf(out, "  source: ONNX IR %lld, opset %d%s%s; %zu nodes, %zu initializers\n",
+               static_cast<long long>(r.ir_version), r.opset, r.producer.empty() ? "" : ", producer ",
+               r.producer.c_str(), r.node_count, r.initializer_count);
+  if (verbose) print_histogram(out, "ONNX nodes", r.onnx_ops);
+  print_histogram(out, "Mote ops as imported", r.ops_before);
+  print_histogram(out, "Mote ops after passes", r.ops_after);
+  std::fprintf(out, "  passes:\n");
+  for (const auto& entry : r.log.entries()) {
+    std::string line;
+    for (const auto& [what, n] : entry.counters) {
+      line += (line.empty() ? "" : ", ") + std::to_string(n) + " " + what;
+    }
+    if (!line.empty()) std::fprintf(out, "    %-18s %s\n", entry.pass.c_str(), line.c_str());
+    if (verbose) {
+      for (const auto& note : entry.notes) std::fprintf(out, "      %s\n", note.c_str());
+    }
+  }
+  std::fprintf(out, "  weights: %s in %zu tensors; file %s\n", human_bytes(r.weight_bytes).c_str(), r.weight_tensors,
+               human_bytes(r.mote.size()).c_str());
+  std::fprintf(out, "  time: %.1f ms (read %.1f, import %.1f, passes %.1f, write %.1f)\n", total_ms, r.read_ms,
+               r.import_ms, r.passes_ms, r.write_ms);
+}
+
+}  // namespace mote::convert

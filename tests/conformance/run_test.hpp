@@ -1,0 +1,21 @@
+// Converts one test's model in memory (the same path mote-convert takes),
+// runs every data set on a Mote backend and compares the outputs.
+#pragma once
+
+#include <string>
+
+#include "mote/session.hpp"
+#include "tests/conformance/test_case.hpp"
+#include "tests/conformance/tolerance.hpp"
+
+namespace mote::conformance {
+
+struct Outcome {
+  bool passed = false;
+  // Why it failed: "convert: ...", "run: ...", "output 0 'y': ...".
+  std::string reason;
+};
+
+Outcome run_test(const TestCase& test, Backend backend, const Tolerance& tolerance);
+
+}  // namespace mote::conformance
