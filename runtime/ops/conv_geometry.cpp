@@ -111,7 +111,10 @@ int64_t dilated_kernel(const ConvGeometry& g, size_t i) { return (g.kernel[i] - 
 // when `extra_at_end`. C++ division truncates, as in ONNX's own shape
 // inference, which matters for the negative totals of ConvTranspose.
 void split_padding(int64_t total, bool extra_at_end, int64_t& begin, int64_t& end) {
-  int64_t small = total / 2;
+  // Floor division, as ONNX's reference computes it: an output_shape larger
+  // than the natural size gives a negative total, and the extra row or
+  // column must then land at the end (test_convtranspose_output_shape).
+  int64_t small = total >= 0 ? total / 2 : -((-total + 1) / 2);
   begin = extra_at_end ? small : total - small;
   end = total - begin;
 }
