@@ -156,6 +156,10 @@ Status ExecutionPlan::plan_op(int op_index, ThreadPool& pool) {
     s.dtype = infos[i].dtype;
     s.shape = infos[i].shape;
     s.shape_known = true;
+    // A data-less view until folding (below) or allocate_arena gives it
+    // storage: a Shape or Size op folded later in this walk reads the shape
+    // from it, as it does from a graph input's view.
+    s.value = Tensor::borrow(s.dtype, s.shape, static_cast<const void*>(nullptr));
   }
 
   // Shape and Size read only their input's shape, which is known here.

@@ -266,7 +266,11 @@ void packed_product(const Problem& p, ThreadPool* pool) {
   const KernelShape s = kernel_shape();
   const int64_t M = p.M, N = p.N, K = p.K;
   const bool own_a = p.a.packed == nullptr, own_b = p.b.packed == nullptr;
-  const int64_t threads = threads_for(pool, 2 * M * N * K, kMinFlopsPerThread);
+  // Work in flop-equivalents: reading an operand element costs about as much
+  // time as 32 flops (memory bandwidth vs FMA throughput), which matters when
+  // M or N is small, e.g. a batch-1 fully connected layer reading its weights.
+  const int64_t work = 2 * M * N * K + 32 * (M * K + K * N);
+  const int64_t threads = threads_for(pool, work, kMinFlopsPerThread);
   const int64_t np = (N + s.nr - 1) / s.nr;
 
   int64_t chunk_m = M;
