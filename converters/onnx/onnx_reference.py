@@ -39,7 +39,9 @@ def main():
     session = ort.InferenceSession(model_path, options, providers=["CPUExecutionProvider"])
     results = session.run([name for name, _ in outputs], feeds)
     for (name, path), value in zip(outputs, results):
-        np.save(path, np.ascontiguousarray(value))
+        # np.asarray, not np.ascontiguousarray: the latter turns a scalar into
+        # shape [1] (it returns at least one dimension).
+        np.save(path, np.asarray(value))
 
 
 if __name__ == "__main__":

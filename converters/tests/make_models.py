@@ -12,6 +12,9 @@ test needs no downloads. Used by check_models.sh, which converts each with
                     2-D Softmax, BatchNormalization-9
   external/model.onnx  weights in an external data file
   long_chain.onnx   1500 nodes, to show progress output
+  shape_chain.onnx  dynamic batch; Shape and Size of an intermediate tensor
+                    (not a graph input) feeding a Reshape, and int64 scalar
+                    outputs; shape_chain_x3.npy is a batch-3 input for it
 
 Usage: make_models.py OUTDIR
 """
@@ -163,13 +166,36 @@ def long_chain(n=1500):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
 
 
+def shape_chain():
+    # The runtime folds Shape/Size once their input's shape is known; here
+    # that input is an intermediate tensor, not a graph input.
+    inits = [ints("one", 1), ints("two", 2), ints("axis0", [0]), ints("four", [4]), ints("three", [3])]
+    nodes = [helper.make_node("Relu", ["x"], ["r"]),
+             helper.make_node("Transpose", ["r"], ["t"], perm=[1, 0, 2]),
+             helper.make_node("Shape", ["t"], ["t_shape"]),
+             helper.make_node("Gather", ["t_shape", "one"], ["batch"], axis=0),
+             helper.make_node("Size", ["t"], ["count"]),
+             helper.make_node("Mul", ["batch", "two"], ["batch2"]),
+             helper.make_node("Unsqueeze", ["batch2", "axis0"], ["batch2_1d"]),
+             helper.make_node("Concat", ["four", "batch2_1d", "three"], ["new_shape"], axis=0),
+             helper.make_node("Reshape", ["t", "new_shape"], ["y"])]
+    graph = helper.make_graph(nodes, "shape_chain",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4, 6])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, None, 3]),
+                               helper.make_tensor_value_info("batch", TensorProto.INT64, []),
+                               helper.make_tensor_value_info("count", TensorProto.INT64, [])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(os.path.join(out, "external"), exist_ok=True)
-    for name, build in [("cnn", cnn), ("transformer", transformer), ("legacy9", legacy9), ("long_chain", long_chain)]:
+    for name, build in [("cnn", cnn), ("transformer", transformer), ("legacy9", legacy9), ("long_chain", long_chain),
+                        ("shape_chain", shape_chain)]:
         m = build()
         m.ir_version = 8
         save(m, os.path.join(out, f"{name}.onnx"))
+    np.save(os.path.join(out, "shape_chain_x3.npy"), RNG.standard_normal((3, 4, 6)).astype(np.float32))
     m = external()
     m.ir_version = 8
     save(m, os.path.join(out, "external", "model.onnx"), save_as_external_data=True, all_tensors_to_one_file=True,

@@ -11,6 +11,9 @@ APT_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev  # tests and micro-benchmarks
   libprotobuf-dev protobuf-compiler libonnx-dev  # mote-convert reads ONNX with onnx.proto
   libonnx-testdata                          # ONNX 1.12 backend tests (conformance)
+  # model_onnx tests (tests/models/onnx): Debian's /usr/bin/python3 exports
+  # torchvision models to ONNX and decodes the MNIST JPEGs
+  python3-torch python3-torchvision python3-pil
 )
 # Python (the pyenv `python3` on PATH, where pip works): numpy for the tools'
 # .npy tests; onnx and onnxruntime for mote-convert --check and model tests.
