@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/ops/float_inputs.hpp"
+
 namespace mote {
 namespace {
 
@@ -219,6 +221,18 @@ Result<ConvGeometry> resolve_conv_transpose(const fb::ConvAttrsT& attrs, const S
     }
   }
   return checked_size(g);
+}
+
+Status infer_conv_output(ShapeContext& ctx, ConvResolver resolve) {
+  MOTE_RETURN_IF_ERROR(require_same_float_dtype(ctx, {"X", "W", "B"}));
+  auto g = resolve(attrs<fb::ConvAttrsT>(ctx.op), ctx.shape(0), ctx.shape(1));
+  if (!g.ok()) return ctx.fail(g.status().message());
+  if (ctx.has_input(2) && ctx.shape(2) != Shape{g->out_channels}) {
+    return ctx.fail("bias B has shape " + shape_to_string(ctx.shape(2)) + ", expected [" +
+                    std::to_string(g->out_channels) + "] (one value per output channel)");
+  }
+  ctx.set_output(0, ctx.dtype(0), g->output_shape());
+  return {};
 }
 
 }  // namespace mote

@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "runtime/core/attrs.hpp"
+#include "runtime/core/op_def.hpp"
 #include "mote/status.hpp"
 #include "mote/tensor.hpp"
 
@@ -55,5 +56,11 @@ Result<ConvGeometry> resolve_conv(const fb::ConvAttrsT& attrs, const Shape& x, c
 // with output_padding and output_shape as in ONNX.
 Result<ConvGeometry> resolve_conv_transpose(const fb::ConvAttrsT& attrs, const Shape& x,
                                             const Shape& w);
+
+// The shape function of Conv and ConvTranspose, which differ only in how the
+// geometry is resolved: float dtypes, geometry, bias of one value per output
+// channel.
+using ConvResolver = Result<ConvGeometry> (*)(const fb::ConvAttrsT&, const Shape&, const Shape&);
+Status infer_conv_output(ShapeContext& ctx, ConvResolver resolve);
 
 }  // namespace mote
