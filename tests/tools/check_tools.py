@@ -83,7 +83,7 @@ def npy_bytes(header, data=b""):
 
 @case
 def make_models(args):
-    shutil.rmtree(args.models, ignore_errors=True)  # no stale nokernel.mote
+    shutil.rmtree(args.models, ignore_errors=True)  # no stale models from an older build
     os.makedirs(args.models)
     expect_ok([args.generator, args.models])
 
@@ -264,15 +264,6 @@ def run_errors(args):
     expect_clean_failure([args.run, relu, "--repeat", "many"], tool)
     blocker = write_file(args, "blocker", b"a file where a directory should be")
     expect_clean_failure([args.run, relu, "--output-dir", os.path.join(blocker, "out")], tool)
-
-
-@case
-def run_no_kernel(args):
-    path = model(args, "nokernel.mote")
-    if not os.path.exists(path):
-        print("every defined op type has a kernel in this build: skipping")
-        return SKIP
-    expect_clean_failure([args.run, path, "--repeat", "0"], "mote-run", contains=["no CPU kernel"])
 
 
 # ---- examples ----------------------------------------------------------------

@@ -7,13 +7,10 @@
 //                 segment, for parameter counts and truncation tests
 //   newer.mote    one op of type 4000, unknown to this schema (as if written
 //                 by a newer Mote)
-//   nokernel.mote one op whose type has a definition but no kernel in this
-//                 build; only written when such an op type exists
 #include <cstdio>
 #include <string>
 
 #include "mote/mote.hpp"
-#include "runtime/core/registry.hpp"
 
 namespace {
 
@@ -50,23 +47,6 @@ mote::Status write_newer(const std::string& dir) {
   return b.save(dir + "/newer.mote");
 }
 
-mote::Status write_no_kernel(const std::string& dir) {
-  for (mote::fb::OpType type : mote::all_op_types()) {
-    const mote::OpDef* def = mote::find_op_def(type);
-    if (!def || mote::find_cpu_kernel(type) || mote::find_reference_kernel(type)) continue;
-    mote::GraphBuilder b;
-    std::vector<int> inputs;
-    for (int i = 0; i < def->min_inputs; ++i) {
-      inputs.push_back(b.add_input("in" + std::to_string(i), mote::DType::F32, {2, 3}));
-    }
-    for (int out : b.add_op(type, inputs, def->min_outputs)) b.mark_output(out);
-    std::printf("nokernel.mote uses %s\n", mote::op_type_name(type));
-    return b.save(dir + "/nokernel.mote");
-  }
-  std::printf("every defined op type has a kernel: no nokernel.mote\n");
-  return {};
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -74,7 +54,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s OUTPUT_DIR\n", argv[0]);
     return 2;
   }
-  for (auto* write : {write_relu, write_dynamic, write_weights, write_newer, write_no_kernel}) {
+  for (auto* write : {write_relu, write_dynamic, write_weights, write_newer}) {
     mote::Status st = write(argv[1]);
     if (!st.ok()) {
       std::fprintf(stderr, "make_test_models: %s\n", st.to_string().c_str());
