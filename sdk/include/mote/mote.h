@@ -55,7 +55,10 @@ typedef enum mote_status {
   MOTE_UNSUPPORTED = 4,      /* valid, but not implemented by this build or backend */
   MOTE_IO_ERROR = 5,         /* the operating system refused a read or write */
   MOTE_OUT_OF_MEMORY = 6,
-  MOTE_INTERNAL = 7          /* a bug in Mote; please report it */
+  MOTE_INTERNAL = 7,         /* a bug in Mote; please report it */
+  /* Not a status: makes every int value representable, so a value from a
+     newer library (or garbage) passed back in is not undefined behaviour. */
+  MOTE_STATUS_RANGE_ = 0x7fffffff
 } mote_status;
 
 /* Same values as the schema's DType (sdk/schema/mote.fbs). */
@@ -67,7 +70,9 @@ typedef enum mote_dtype {
   MOTE_I32 = 4,
   MOTE_I64 = 5,
   MOTE_BOOL = 6,
-  MOTE_F64 = 7
+  MOTE_F64 = 7,
+  /* Not a dtype: makes every int value representable (see mote_status). */
+  MOTE_DTYPE_RANGE_ = 0x7fffffff
 } mote_dtype;
 
 typedef struct mote_model mote_model;
