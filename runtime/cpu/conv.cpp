@@ -35,16 +35,6 @@ struct ConvState : KernelState {
   std::vector<PackedMatrix> packed;   // per group: W_g as [M_g, C_g * kvol]
 };
 
-Status check_inputs(const KernelContext& ctx) {
-  for (size_t i = 0; i < ctx.inputs.size(); ++i) {
-    if (ctx.has_input(i) && ctx.in(i).dtype() != DType::F32) {
-      return ctx.fail(std::string("unsupported dtype ") + dtype_name(ctx.in(i).dtype()) + " (only f32)");
-    }
-  }
-  if (!fused::known(ctx.op.fused.get())) return ctx.fail("unknown fused activation");
-  return {};
-}
-
 bool use_depthwise(const ConvGeometry& g) {
   return g.group == g.in_channels && g.out_channels == g.in_channels && g.spatial_rank <= 2 &&
          depthwise_supports_stride(g.stride[2]);
@@ -66,7 +56,7 @@ std::vector<PackedMatrix> pack_weights(const ConvGeometry& g, const float* w) {
 }
 
 Status conv_prepare(KernelContext& ctx, std::unique_ptr<KernelState>& state) {
-  MOTE_RETURN_IF_ERROR(check_inputs(ctx));
+  MOTE_RETURN_IF_ERROR(fused::check_f32_inputs_and_activation(ctx));
   if (!ctx.in(1).raw()) return {};  // W is computed at run time: pack per run
   auto g = resolve_conv(attrs<fb::ConvAttrsT>(ctx.op), ctx.in(0).shape(), ctx.in(1).shape());
   if (!g.ok()) return ctx.fail(g.status().message());
@@ -184,7 +174,7 @@ void run_gemm_paths(KernelContext& ctx, const ConvGeometry& g, const std::vector
 }
 
 Status conv_run(KernelContext& ctx) {
-  MOTE_RETURN_IF_ERROR(check_inputs(ctx));
+  MOTE_RETURN_IF_ERROR(fused::check_f32_inputs_and_activation(ctx));
   auto resolved = resolve_conv(attrs<fb::ConvAttrsT>(ctx.op), ctx.in(0).shape(), ctx.in(1).shape());
   if (!resolved.ok()) return ctx.fail(resolved.status().message());
   const ConvGeometry& g = *resolved;

@@ -26,16 +26,6 @@ struct ConvTransposeState : KernelState {
   std::vector<PackedMatrix> packed;  // per group: W_g^T as [M_g * kvol, C_g]
 };
 
-Status check_inputs(const KernelContext& ctx) {
-  for (size_t i = 0; i < ctx.inputs.size(); ++i) {
-    if (ctx.has_input(i) && ctx.in(i).dtype() != DType::F32) {
-      return ctx.fail(std::string("unsupported dtype ") + dtype_name(ctx.in(i).dtype()) + " (only f32)");
-    }
-  }
-  if (!fused::known(ctx.op.fused.get())) return ctx.fail("unknown fused activation");
-  return {};
-}
-
 // W is [C, M_g, k...]: group g's rows form a [C_g, M_g * kvol] matrix.
 std::vector<PackedMatrix> pack_weights(const ConvGeometry& g, const float* w) {
   const int64_t cg = g.in_channels_per_group();
@@ -46,7 +36,7 @@ std::vector<PackedMatrix> pack_weights(const ConvGeometry& g, const float* w) {
 }
 
 Status conv_transpose_prepare(KernelContext& ctx, std::unique_ptr<KernelState>& state) {
-  MOTE_RETURN_IF_ERROR(check_inputs(ctx));
+  MOTE_RETURN_IF_ERROR(fused::check_f32_inputs_and_activation(ctx));
   if (!ctx.in(1).raw()) return {};  // W is computed at run time: pack per run
   auto g = resolve_conv_transpose(attrs<fb::ConvAttrsT>(ctx.op), ctx.in(0).shape(), ctx.in(1).shape());
   if (!g.ok()) return ctx.fail(g.status().message());
@@ -111,7 +101,7 @@ void run_packed(KernelContext& ctx, const ConvGeometry& g, const std::vector<Pac
 }
 
 Status conv_transpose_run(KernelContext& ctx) {
-  MOTE_RETURN_IF_ERROR(check_inputs(ctx));
+  MOTE_RETURN_IF_ERROR(fused::check_f32_inputs_and_activation(ctx));
   auto resolved = resolve_conv_transpose(attrs<fb::ConvAttrsT>(ctx.op), ctx.in(0).shape(), ctx.in(1).shape());
   if (!resolved.ok()) return ctx.fail(resolved.status().message());
   const ConvGeometry& g = *resolved;

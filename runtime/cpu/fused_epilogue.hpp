@@ -5,7 +5,10 @@
 // over each output tile while it is still in cache.
 #pragma once
 
+#include <string>
+
 #include "runtime/core/attrs.hpp"
+#include "runtime/core/kernel.hpp"
 #include "runtime/cpu/activation.hpp"
 #include "runtime/cpu/gemm.hpp"
 
@@ -15,6 +18,18 @@ namespace mote::cpu::fused {
 // model): kernels refuse it rather than skip it.
 inline bool known(const fb::FusedActivationT* act) {
   return act == nullptr || (act->kind >= fb::ActivationKind::MIN && act->kind <= fb::ActivationKind::MAX);
+}
+
+// The checks every NN kernel makes first: all present inputs f32 (the only
+// dtype these kernels compute in) and a fused activation this build knows.
+inline Status check_f32_inputs_and_activation(const KernelContext& ctx) {
+  for (size_t i = 0; i < ctx.inputs.size(); ++i) {
+    if (ctx.has_input(i) && ctx.in(i).dtype() != DType::F32) {
+      return ctx.fail(std::string("unsupported dtype ") + dtype_name(ctx.in(i).dtype()) + " (only f32)");
+    }
+  }
+  if (!known(ctx.op.fused.get())) return ctx.fail("unknown fused activation");
+  return {};
 }
 
 // An epilogue with the clamp bounds of a Relu or Clip and no bias; unbounded

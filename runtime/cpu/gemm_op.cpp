@@ -21,13 +21,8 @@ struct GemmOpState : KernelState {
 };
 
 Status check_inputs(const KernelContext& ctx) {
-  for (size_t i = 0; i < ctx.inputs.size(); ++i) {
-    if (ctx.has_input(i) && ctx.in(i).dtype() != DType::F32) {
-      return ctx.fail(std::string("unsupported dtype ") + dtype_name(ctx.in(i).dtype()) + " (only f32)");
-    }
-  }
+  MOTE_RETURN_IF_ERROR(fused::check_f32_inputs_and_activation(ctx));
   if (ctx.in(0).rank() != 2 || ctx.in(1).rank() != 2) return ctx.fail("A and B must be matrices");
-  if (!fused::known(ctx.op.fused.get())) return ctx.fail("unknown fused activation");
   return {};
 }
 

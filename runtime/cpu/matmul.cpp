@@ -21,18 +21,8 @@ struct MatMulState : KernelState {
   std::vector<PackedMatrix> packed;  // one per matrix of B's own batch
 };
 
-Status check_inputs(const KernelContext& ctx) {
-  for (size_t i = 0; i < 2; ++i) {
-    if (ctx.in(i).dtype() != DType::F32) {
-      return ctx.fail(std::string("unsupported dtype ") + dtype_name(ctx.in(i).dtype()) + " (only f32)");
-    }
-  }
-  if (!fused::known(ctx.op.fused.get())) return ctx.fail("unknown fused activation");
-  return {};
-}
-
 Status matmul_prepare(KernelContext& ctx, std::unique_ptr<KernelState>& state) {
-  MOTE_RETURN_IF_ERROR(check_inputs(ctx));
+  MOTE_RETURN_IF_ERROR(fused::check_f32_inputs_and_activation(ctx));
   const Tensor& b = ctx.in(1);
   if (!b.raw()) return {};  // B is computed at run time
   auto s = resolve_matmul(ctx.in(0).shape(), b.shape());
@@ -48,7 +38,7 @@ Status matmul_prepare(KernelContext& ctx, std::unique_ptr<KernelState>& state) {
 }
 
 Status matmul_run(KernelContext& ctx) {
-  MOTE_RETURN_IF_ERROR(check_inputs(ctx));
+  MOTE_RETURN_IF_ERROR(fused::check_f32_inputs_and_activation(ctx));
   auto resolved = resolve_matmul(ctx.in(0).shape(), ctx.in(1).shape());
   if (!resolved.ok()) return ctx.fail(resolved.status().message());
   const MatMulShape& s = *resolved;
