@@ -7,6 +7,13 @@ find_package(Python3 REQUIRED COMPONENTS Interpreter)
 find_path(MOTE_FLATBUFFERS_INCLUDE flatbuffers/flatbuffers.h REQUIRED)
 find_package(hwy REQUIRED)
 find_package(Threads REQUIRED)
+if(MOTE_VULKAN)
+  # Headers only: the loader is opened at run time through volk, so nothing
+  # links against libvulkan and a machine without it runs on the CPU.
+  find_package(VulkanHeaders REQUIRED)
+  find_path(MOTE_VOLK_INCLUDE volk.h REQUIRED)
+  find_program(MOTE_GLSLANG glslangValidator REQUIRED)
+endif()
 
 if(MOTE_BUILD_TOOLS OR MOTE_BUILD_TESTS)
   find_package(CLI11 REQUIRED)

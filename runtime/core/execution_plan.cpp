@@ -11,7 +11,6 @@
 
 namespace mote {
 
-ExecutionPlan::~ExecutionPlan() = default;
 
 namespace {
 // Owned, zeroed storage for a tensor, or an out-of-memory error.
@@ -25,11 +24,15 @@ Status allocate(Tensor& tensor, DType dtype, const Shape& shape) {
 }
 }  // namespace
 
-std::string ExecutionPlan::op_label(int op_index) const {
+std::string ExecutionPlan::op_short_label(int op_index) const {
   const fb::OpT& op = *model_.graph().ops[static_cast<size_t>(op_index)];
-  std::string s = "op #" + std::to_string(op_index) + " (" + op_type_name(op.type);
+  std::string s = op_type_name(op.type);
   if (!op.name.empty()) s += " '" + op.name + "'";
-  return s + ")";
+  return s;
+}
+
+std::string ExecutionPlan::op_label(int op_index) const {
+  return "op #" + std::to_string(op_index) + " (" + op_short_label(op_index) + ")";
 }
 
 const CpuKernel* ExecutionPlan::kernel_for(fb::OpType type) const {
@@ -40,15 +43,19 @@ const CpuKernel* ExecutionPlan::kernel_for(fb::OpType type) const {
 }
 
 Result<std::unique_ptr<ExecutionPlan>> ExecutionPlan::build(const Model& model, const std::vector<Shape>& input_shapes,
-                                                            Backend backend, ThreadPool& pool) {
+                                                            const SessionOptions& options, ThreadPool& pool) {
   auto start = std::chrono::steady_clock::now();
-  std::unique_ptr<ExecutionPlan> plan(new ExecutionPlan(model, backend));
+  std::unique_ptr<ExecutionPlan> plan(new ExecutionPlan(model, options));
+  plan->stats_.backend = options.backend;
   MOTE_RETURN_IF_ERROR(plan->init_slots(input_shapes));
   for (size_t i = 0; i < model.graph().ops.size(); ++i) {
     MOTE_RETURN_IF_ERROR(plan->plan_op(static_cast<int>(i), pool));
   }
+  if (options.backend == Backend::kVulkan) MOTE_RETURN_IF_ERROR(plan->place_steps());
   MOTE_RETURN_IF_ERROR(plan->allocate_arena());
   MOTE_RETURN_IF_ERROR(plan->prepare_kernels(pool));
+  if (options.backend == Backend::kVulkan) MOTE_RETURN_IF_ERROR(plan->build_gpu_program());
+  for (const Step& step : plan->steps_) (step.segment >= 0 ? plan->stats_.ops_gpu : plan->stats_.ops_cpu)++;
   plan->stats_.ops_total = static_cast<int>(model.graph().ops.size());
   plan->stats_.prepare_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -196,7 +203,7 @@ Status ExecutionPlan::allocate_arena() {
     const fb::OpT& op = *ops[static_cast<size_t>(steps_[k].op_index)];
     int step = static_cast<int>(k);
     for (int32_t index : op.outputs) {
-      if (slots_[static_cast<size_t>(index)].storage != Storage::kArena) continue;
+      if (slots_[static_cast<size_t>(index)].storage != Storage::kArena || device_only(index)) continue;
       request_of_slot[static_cast<size_t>(index)] = static_cast<int>(requests.size());
       slot_of_request.push_back(index);
       const Slot& s = slots_[static_cast<size_t>(index)];
@@ -243,7 +250,7 @@ Status ExecutionPlan::run_kernel(const fb::OpT& op, const CpuKernel& kernel, Thr
 Status ExecutionPlan::prepare_kernels(ThreadPool& pool) {
   const auto& ops = model_.graph().ops;
   for (Step& step : steps_) {
-    if (step.dynamic || !step.kernel->prepare) continue;
+    if (step.dynamic || step.segment >= 0 || !step.kernel->prepare) continue;
     const fb::OpT& op = *ops[static_cast<size_t>(step.op_index)];
     KernelContext ctx{op, {}, {}, &pool, nullptr};
     // Only constants have data at this point; see KernelPrepareFn.
@@ -294,11 +301,24 @@ Result<std::vector<Tensor>> ExecutionPlan::run(const std::vector<Tensor>& inputs
     if (s.storage != Storage::kOutput) continue;
     MOTE_RETURN_IF_ERROR(allocate(s.value, s.dtype, s.shape));
   }
-  for (Step& step : steps_) {
+  profile_.clear();
+  for (size_t k = 0; k < steps_.size(); ++k) {
+    Step& step = steps_[k];
+    if (step.segment >= 0) {
+      // A segment runs whole, at its first step.
+      if (k > 0 && steps_[k - 1].segment == step.segment) continue;
+      MOTE_RETURN_IF_ERROR(run_gpu_segment(step.segment));
+      continue;
+    }
+    auto start = std::chrono::steady_clock::now();
     Status st = step.dynamic ? run_dynamic_step(step, pool)
                              : run_kernel(*g.ops[static_cast<size_t>(step.op_index)], *step.kernel, pool,
                                           step.state.get(), nullptr);
     if (!st.ok()) return st.with_context(op_label(step.op_index));
+    if (options_.profile) {
+      double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      profile_.push_back({step.op_index, op_short_label(step.op_index), "cpu", ms});
+    }
   }
   std::vector<Tensor> outputs;
   for (int32_t index : g.outputs) {

@@ -23,8 +23,9 @@ class ThreadPool;
 
 class ExecutionPlan {
  public:
+  // `options.backend` is already resolved: kCpu, kReference or kVulkan.
   static Result<std::unique_ptr<ExecutionPlan>> build(const Model& model, const std::vector<Shape>& input_shapes,
-                                                      Backend backend, ThreadPool& pool);
+                                                      const SessionOptions& options, ThreadPool& pool);
   ~ExecutionPlan();
 
   // Inputs in the model's input order, already checked against the shapes
@@ -33,8 +34,11 @@ class ExecutionPlan {
 
   const std::vector<Shape>& input_shapes() const { return input_shapes_; }
   const PlanStats& stats() const { return stats_; }
+  std::vector<OpPlacement> placement() const;
+  const std::vector<OpTime>& profile() const { return profile_; }
 
  private:
+  struct GpuState;  // execution_plan_gpu.cpp; keeps Vulkan types out of here
   enum class Storage { kUnknown, kConstant, kInput, kArena, kOutput, kDynamic };
   struct Slot {
     Storage storage = Storage::kUnknown;
@@ -49,9 +53,11 @@ class ExecutionPlan {
     const CpuKernel* kernel = nullptr;
     bool dynamic = false;
     std::unique_ptr<KernelState> state;
+    int segment = -1;         // GPU segment, or -1 for a CPU step
+    std::string cpu_reason;   // why a Vulkan plan runs this step on the CPU
   };
 
-  ExecutionPlan(const Model& model, Backend backend) : model_(model), backend_(backend) {}
+  ExecutionPlan(const Model& model, const SessionOptions& options);
   Status init_slots(const std::vector<Shape>& input_shapes);
   Status plan_op(int op_index, ThreadPool& pool);
   Status infer_shapes(const fb::OpT& op, bool use_values, std::vector<TensorInfo>& outputs) const;
@@ -62,9 +68,20 @@ class ExecutionPlan {
   Status run_dynamic_step(Step& step, ThreadPool& pool);
   const CpuKernel* kernel_for(fb::OpType type) const;
   std::string op_label(int op_index) const;
+  std::string op_short_label(int op_index) const;
+  // GPU side (execution_plan_gpu.cpp): choose each step's device, then build
+  // the Vulkan program for the GPU steps.
+  Status place_steps();
+  Status build_gpu_program();
+  Status run_gpu_segment(int segment);
+  // Slots whose only readers and writer are GPU steps need no host memory.
+  bool device_only(int slot) const;
 
   const Model& model_;
+  SessionOptions options_;
   Backend backend_;
+  std::unique_ptr<GpuState> gpu_;
+  std::vector<OpTime> profile_;
   std::vector<Shape> input_shapes_;
   std::vector<Slot> slots_;
   std::vector<Step> steps_;

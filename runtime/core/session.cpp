@@ -2,8 +2,15 @@
 // keeps one plan per current input shapes and re-plans when they change.
 #include "mote/session.hpp"
 
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+
 #include "runtime/core/execution_plan.hpp"
 #include "runtime/cpu/thread_pool.hpp"
+#if MOTE_HAS_VULKAN
+#include "runtime/vulkan/device.hpp"
+#endif
 
 namespace mote {
 
@@ -11,6 +18,8 @@ const char* backend_name(Backend backend) {
   switch (backend) {
     case Backend::kCpu: return "cpu";
     case Backend::kReference: return "reference";
+    case Backend::kVulkan: return "vulkan";
+    case Backend::kAuto: return "auto";
   }
   return "unknown";
 }
@@ -18,8 +27,40 @@ const char* backend_name(Backend backend) {
 Result<Backend> parse_backend(const std::string& name) {
   if (name == "cpu") return Backend::kCpu;
   if (name == "reference") return Backend::kReference;
-  return invalid_argument("unknown backend '" + name + "' (expected cpu or reference)");
+  if (name == "vulkan") return Backend::kVulkan;
+  if (name == "auto") return Backend::kAuto;
+  return invalid_argument("unknown backend '" + name + "' (expected cpu, vulkan, auto or reference)");
 }
+
+namespace {
+
+// kVulkan stays kVulkan when a device exists; kAuto becomes kVulkan only on a
+// real GPU (a CPU-type device such as lavapipe is slower than our CPU
+// kernels). Without Vulkan both become kCpu, saying why once per process.
+Backend resolve_backend(Backend requested) {
+  if (requested != Backend::kVulkan && requested != Backend::kAuto) return requested;
+#if MOTE_HAS_VULKAN
+  auto device = vk::Device::get();
+  if (device.ok()) {
+    if (requested == Backend::kVulkan) return Backend::kVulkan;
+    VkPhysicalDeviceType type = device.value()->info().type;
+    bool gpu = type == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU || type == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU;
+    return gpu ? Backend::kVulkan : Backend::kCpu;
+  }
+  static std::once_flag noted;
+  std::call_once(noted, [&] {
+    std::fprintf(stderr, "mote: %s; running on the CPU\n", device.status().message().c_str());
+  });
+#else
+  if (requested == Backend::kVulkan) {
+    static std::once_flag noted;
+    std::call_once(noted, [] { std::fprintf(stderr, "mote: built without Vulkan; running on the CPU\n"); });
+  }
+#endif
+  return Backend::kCpu;
+}
+
+}  // namespace
 
 struct Session::Impl {
   std::shared_ptr<const Model> model;
@@ -31,7 +72,7 @@ struct Session::Impl {
   Status plan_for(const std::vector<Shape>& shapes) {
     if (plan && plan->input_shapes() == shapes) return {};
     plan.reset();
-    auto built = ExecutionPlan::build(*model, shapes, options.backend, *pool);
+    auto built = ExecutionPlan::build(*model, shapes, options, *pool);
     if (!built.ok()) return built.status().with_context(model->source());
     plan = std::move(built).value();
     return {};
@@ -63,6 +104,10 @@ Session::~Session() = default;
 Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> model, SessionOptions options) {
   if (!model) return invalid_argument("Session::create: null model");
   if (options.threads < 0) return invalid_argument("Session::create: negative thread count");
+  if (const char* env = std::getenv("MOTE_BACKEND"); env && *env) {
+    MOTE_ASSIGN_OR_RETURN(options.backend, parse_backend(env));
+  }
+  options.backend = resolve_backend(options.backend);
   std::unique_ptr<Session> session(new Session());
   session->impl_->model = std::move(model);
   session->impl_->options = options;
@@ -74,6 +119,10 @@ const Model& Session::model() const { return *impl_->model; }
 const SessionOptions& Session::options() const { return impl_->options; }
 int Session::thread_count() const { return impl_->pool->size(); }
 const PlanStats& Session::plan_stats() const { return impl_->plan ? impl_->plan->stats() : impl_->empty_stats; }
+std::vector<OpPlacement> Session::placement() const {
+  return impl_->plan ? impl_->plan->placement() : std::vector<OpPlacement>{};
+}
+std::vector<OpTime> Session::profile() const { return impl_->plan ? impl_->plan->profile() : std::vector<OpTime>{}; }
 
 Status Session::prepare(const std::map<std::string, Shape>& input_shapes) {
   const fb::GraphT& g = impl_->model->graph();

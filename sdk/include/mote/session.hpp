@@ -18,16 +18,54 @@ namespace mote {
 enum class Backend {
   kCpu,        // optimised CPU kernels
   kReference,  // plain reference kernels: slow, for checking results
+  kVulkan,     // Vulkan compute, each op the GPU cannot run on the CPU
+  kAuto,       // Vulkan on a real GPU, otherwise the CPU
 };
 
 const char* backend_name(Backend backend);
-// Parses "cpu" / "reference"; error for anything else.
+// Parses "cpu" / "reference" / "vulkan" / "auto"; error for anything else.
 Result<Backend> parse_backend(const std::string& name);
 
+// How float tensors are stored on the GPU. Arithmetic is f32 either way.
+enum class GpuPrecision {
+  kF32,         // exact: results match the CPU to rounding
+  kF16Storage,  // half the memory traffic; ~1e-3 relative error. Needs the
+                // device's 16-bit storage, else the session uses kF32.
+};
+
 struct SessionOptions {
+  // MOTE_BACKEND=cpu|vulkan|auto|reference in the environment overrides it.
+  // Vulkan (or auto) on a machine without Vulkan runs on the CPU, with a
+  // one-line note on stderr.
   Backend backend = Backend::kCpu;
   // Threads for CPU kernels; 0 = one per hardware thread.
   int threads = 0;
+  GpuPrecision gpu_precision = GpuPrecision::kF32;
+  // Op types ("Softmax") or op names forced onto the CPU.
+  std::vector<std::string> cpu_ops;
+  // A run of consecutive GPU ops whose outputs hold fewer elements than this
+  // stays on the CPU: it would not pay for the transfers around it.
+  int64_t min_gpu_island_elements = 4096;
+  // Pipeline-cache directory; empty: $MOTE_CACHE_DIR, else ~/.cache/mote.
+  std::string pipeline_cache_dir;
+  // Per-op GPU timestamps and CPU timers on every run (Session::profile()).
+  bool profile = false;
+};
+
+// Where prepare() put one op, and why.
+struct OpPlacement {
+  int op_index = 0;
+  std::string op;       // "Conv 'conv1'"
+  std::string device;   // "vulkan", "cpu", or "folded" (computed at prepare)
+  std::string reason;   // why not on the GPU; empty when it is
+};
+
+// Time of one op in the last run (with SessionOptions::profile).
+struct OpTime {
+  int op_index = 0;
+  std::string op;
+  std::string device;
+  double ms = 0;
 };
 
 // What prepare() decided, for tools and tests.
@@ -42,6 +80,19 @@ struct PlanStats {
   int ops_folded = 0;   // computed once at prepare
   int ops_dynamic = 0;  // shapes known only at run time
   double prepare_ms = 0;
+  // The backend the plan runs on after resolving kAuto and fallbacks.
+  Backend backend = Backend::kCpu;
+  std::string device_name;  // the Vulkan device, when used
+  int ops_gpu = 0;          // steps recorded into Vulkan command buffers
+  int ops_cpu = 0;          // steps run by CPU kernels
+  int gpu_segments = 0;     // command buffers (runs of consecutive GPU ops)
+  int gpu_dispatches = 0;
+  int gpu_barriers = 0;
+  int gpu_transfers = 0;    // uploads plus downloads per run
+  uint64_t device_arena_bytes = 0;
+  uint64_t device_weight_bytes = 0;
+  int pipelines_created = 0;     // by this prepare (0 when all were cached)
+  std::string pipeline_cache;    // where the cache lives and how it loaded
 };
 
 class Session {
@@ -69,6 +120,10 @@ class Session {
 
   // Valid after prepare (or the first run).
   const PlanStats& plan_stats() const;
+  // One entry per op, in graph order. Valid after prepare.
+  std::vector<OpPlacement> placement() const;
+  // Per-op times of the last run; empty unless SessionOptions::profile.
+  std::vector<OpTime> profile() const;
 
  private:
   Session();

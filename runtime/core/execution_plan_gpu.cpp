@@ -1,0 +1,264 @@
+// The GPU half of ExecutionPlan: placement of each step on Vulkan or the CPU,
+// and the Vulkan program that runs the GPU steps. Compiled without Vulkan
+// (MOTE_VULKAN=OFF) every step stays on the CPU.
+#include <algorithm>
+#include <chrono>
+
+#include "runtime/core/execution_plan.hpp"
+#include "runtime/core/registry.hpp"
+
+#if MOTE_HAS_VULKAN
+#include "runtime/vulkan/pipelines.hpp"
+#include "runtime/vulkan/program.hpp"
+#include "runtime/vulkan/vk_kernel.hpp"
+#endif
+
+namespace mote {
+
+#if MOTE_HAS_VULKAN
+struct ExecutionPlan::GpuState {
+  vk::Device* device = nullptr;
+  bool fp16 = false;
+  // Per step: the kernel's plan while placing; moved into the program.
+  std::vector<std::unique_ptr<vk::ProgramStep>> work;
+  std::vector<bool> slot_read_by_cpu;
+  std::vector<bool> slot_written_by_gpu;
+  std::unique_ptr<vk::Program> program;
+  int pipelines_before = 0;  // created process-wide before this plan
+};
+#else
+struct ExecutionPlan::GpuState {};
+#endif
+
+// Here, where GpuState is complete.
+ExecutionPlan::ExecutionPlan(const Model& model, const SessionOptions& options)
+    : model_(model), options_(options), backend_(options.backend) {}
+ExecutionPlan::~ExecutionPlan() = default;
+
+std::vector<OpPlacement> ExecutionPlan::placement() const {
+  const auto& ops = model_.graph().ops;
+  std::vector<OpPlacement> out(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) {
+    out[i] = {static_cast<int>(i), op_short_label(static_cast<int>(i)), "folded", "inputs known at prepare time"};
+  }
+  for (const Step& step : steps_) {
+    OpPlacement& p = out[static_cast<size_t>(step.op_index)];
+    p.device = step.segment >= 0 ? "vulkan" : (backend_ == Backend::kReference ? "reference" : "cpu");
+    p.reason = step.segment >= 0 ? "" : step.cpu_reason;
+  }
+  return out;
+}
+
+bool ExecutionPlan::device_only(int slot) const {
+#if MOTE_HAS_VULKAN
+  if (!gpu_) return false;
+  size_t k = static_cast<size_t>(slot);
+  return gpu_->slot_written_by_gpu[k] && !gpu_->slot_read_by_cpu[k];
+#else
+  (void)slot;
+  return false;
+#endif
+}
+
+#if MOTE_HAS_VULKAN
+
+namespace {
+
+bool forced_to_cpu(const std::vector<std::string>& cpu_ops, const fb::OpT& op) {
+  return std::any_of(cpu_ops.begin(), cpu_ops.end(),
+                     [&](const std::string& s) { return s == op_type_name(op.type) || (!op.name.empty() && s == op.name); });
+}
+
+}  // namespace
+
+Status ExecutionPlan::place_steps() {
+  auto device = vk::Device::get();
+  if (!device.ok()) return device.status();  // Session resolved availability already
+  gpu_ = std::make_unique<GpuState>();
+  gpu_->device = device.value();
+  gpu_->fp16 = options_.gpu_precision == GpuPrecision::kF16Storage && gpu_->device->features().fp16_storage;
+  gpu_->device->pipelines().configure_cache(options_.pipeline_cache_dir);
+  gpu_->pipelines_before = gpu_->device->pipelines().stats().pipelines_created;
+  stats_.device_name = gpu_->device->info().name;
+  const auto& ops = model_.graph().ops;
+  gpu_->work.resize(steps_.size());
+
+  for (size_t k = 0; k < steps_.size(); ++k) {
+    Step& step = steps_[k];
+    const fb::OpT& op = *ops[static_cast<size_t>(step.op_index)];
+    const vk::VulkanKernel* kernel = find_vulkan_kernel(op.type);
+    if (step.dynamic) {
+      step.cpu_reason = "output shape known only at run time";
+      continue;
+    }
+    if (forced_to_cpu(options_.cpu_ops, op)) {
+      step.cpu_reason = "forced to the CPU (cpu_ops)";
+      continue;
+    }
+    if (!kernel) {
+      step.cpu_reason = "no Vulkan kernel for this op type";
+      continue;
+    }
+    std::vector<Tensor> views;
+    views.reserve(op.inputs.size() + op.outputs.size());
+    vk::PlanContext ctx{op, {}, {}, gpu_->device->features(), gpu_->fp16};
+    for (int32_t index : op.inputs) {
+      if (index < 0) {
+        ctx.inputs.push_back(nullptr);
+        continue;
+      }
+      const Slot& s = slots_[static_cast<size_t>(index)];
+      views.push_back(s.storage == Storage::kConstant ? s.value
+                                                      : Tensor::borrow(s.dtype, s.shape, static_cast<const void*>(nullptr)));
+      ctx.inputs.push_back(&views.back());
+    }
+    for (int32_t index : op.outputs) {
+      const Slot& s = slots_[static_cast<size_t>(index)];
+      views.push_back(Tensor::borrow(s.dtype, s.shape, static_cast<const void*>(nullptr)));
+      ctx.outputs.push_back(&views.back());
+    }
+    Status planned = kernel->plan(ctx);
+    if (!planned.ok()) {
+      if (planned.code() != StatusCode::kUnsupported) return planned.with_context(op_label(step.op_index));
+      step.cpu_reason = planned.message();
+      continue;
+    }
+    // Build the pipelines now: a driver that fails to compile one sends the
+    // op to the CPU instead of failing the model.
+    Status built;
+    for (const vk::Dispatch& d : ctx.dispatches) {
+      auto p = gpu_->device->pipelines().get({d.shader, gpu_->fp16, d.local, d.constants});
+      if (!p.ok()) {
+        built = p.status();
+        break;
+      }
+    }
+    if (!built.ok()) {
+      step.cpu_reason = "pipeline failed to build: " + built.message();
+      continue;
+    }
+    auto work = std::make_unique<vk::ProgramStep>();
+    work->label = op_label(step.op_index);
+    work->inputs.assign(op.inputs.begin(), op.inputs.end());
+    work->outputs.assign(op.outputs.begin(), op.outputs.end());
+    work->dispatches = std::move(ctx.dispatches);
+    work->constants = std::move(ctx.constants);
+    work->scratch = std::move(ctx.scratch);
+    gpu_->work[k] = std::move(work);
+    step.segment = 0;  // numbered below
+  }
+
+  // Islands: a run of GPU steps too small to pay for moving data in and out
+  // goes back to the CPU.
+  for (size_t begin = 0; begin < steps_.size();) {
+    if (steps_[begin].segment < 0) {
+      ++begin;
+      continue;
+    }
+    size_t end = begin;
+    int64_t elements = 0;
+    while (end < steps_.size() && steps_[end].segment >= 0) {
+      for (int32_t index : ops[static_cast<size_t>(steps_[end].op_index)]->outputs) {
+        elements += shape_numel(slots_[static_cast<size_t>(index)].shape);
+      }
+      ++end;
+    }
+    if (elements < options_.min_gpu_island_elements) {
+      for (size_t k = begin; k < end; ++k) {
+        steps_[k].segment = -1;
+        steps_[k].cpu_reason = "GPU island of " + std::to_string(end - begin) + " op(s), " + std::to_string(elements) +
+                               " elements: too small to pay for the transfers";
+        gpu_->work[k].reset();
+      }
+    }
+    begin = end;
+  }
+  int segment = -1;
+  for (size_t k = 0; k < steps_.size(); ++k) {
+    if (steps_[k].segment < 0) continue;
+    if (k == 0 || steps_[k - 1].segment < 0) ++segment;
+    steps_[k].segment = segment;
+  }
+
+  gpu_->slot_read_by_cpu.assign(slots_.size(), false);
+  gpu_->slot_written_by_gpu.assign(slots_.size(), false);
+  for (const Step& step : steps_) {
+    const fb::OpT& op = *ops[static_cast<size_t>(step.op_index)];
+    for (int32_t index : op.inputs) {
+      if (index >= 0 && step.segment < 0) gpu_->slot_read_by_cpu[static_cast<size_t>(index)] = true;
+    }
+    for (int32_t index : op.outputs) {
+      if (step.segment >= 0) gpu_->slot_written_by_gpu[static_cast<size_t>(index)] = true;
+    }
+  }
+  for (int32_t index : model_.graph().outputs) gpu_->slot_read_by_cpu[static_cast<size_t>(index)] = true;
+  return {};
+}
+
+Status ExecutionPlan::build_gpu_program() {
+  std::vector<vk::ProgramTensor> tensors(slots_.size());
+  std::vector<bool> produced_by_cpu(slots_.size(), false);
+  const auto& ops = model_.graph().ops;
+  for (const Step& step : steps_) {
+    if (step.segment >= 0) continue;
+    for (int32_t index : ops[static_cast<size_t>(step.op_index)]->outputs) produced_by_cpu[static_cast<size_t>(index)] = true;
+  }
+  for (size_t k = 0; k < slots_.size(); ++k) {
+    const Slot& s = slots_[k];
+    tensors[k].dtype = s.dtype;
+    tensors[k].numel = s.shape_known ? shape_numel(s.shape) : 0;
+    tensors[k].constant = s.storage == Storage::kConstant ? s.value.raw() : nullptr;
+    tensors[k].host_produced = s.storage == Storage::kInput || produced_by_cpu[k];
+    tensors[k].host_read_after = gpu_->slot_read_by_cpu[k];
+  }
+  std::vector<vk::ProgramStep> steps;
+  for (size_t k = 0; k < steps_.size(); ++k) {
+    if (steps_[k].segment < 0) continue;
+    vk::ProgramStep work = std::move(*gpu_->work[k]);
+    work.step = static_cast<int>(k);
+    work.segment = steps_[k].segment;
+    steps.push_back(std::move(work));
+  }
+  gpu_->work.clear();
+  if (!steps.empty()) {
+    MOTE_ASSIGN_OR_RETURN(gpu_->program, vk::Program::build(*gpu_->device, gpu_->fp16, options_.profile, tensors,
+                                                            std::move(steps)));
+    const vk::ProgramStats& ps = gpu_->program->stats();
+    stats_.gpu_segments = ps.segments;
+    stats_.gpu_dispatches = ps.dispatches;
+    stats_.gpu_barriers = ps.barriers;
+    stats_.gpu_transfers = ps.uploads + ps.downloads;
+    stats_.device_arena_bytes = ps.arena_bytes;
+    stats_.device_weight_bytes = ps.weight_bytes;
+  }
+  vk::PipelineCacheStats cache = gpu_->device->pipelines().stats();
+  // Pipelines were created during placement; count this plan's share.
+  stats_.pipelines_created = cache.pipelines_created - gpu_->pipelines_before;
+  stats_.pipeline_cache = cache.load_note;
+  Status saved = gpu_->device->pipelines().save_cache();
+  if (!saved.ok()) stats_.pipeline_cache += " (not saved: " + saved.message() + ")";
+  return {};
+}
+
+Status ExecutionPlan::run_gpu_segment(int segment) {
+  Status st = gpu_->program->run_segment(segment, [this](int t) -> Tensor& { return slots_[static_cast<size_t>(t)].value; });
+  if (!st.ok()) return st;
+  if (options_.profile) {
+    for (const auto& [step, ms] : gpu_->program->step_times()) {
+      int op_index = steps_[static_cast<size_t>(step)].op_index;
+      if (steps_[static_cast<size_t>(step)].segment != segment) continue;
+      profile_.push_back({op_index, op_short_label(op_index), "vulkan", ms});
+    }
+  }
+  return {};
+}
+
+#else  // !MOTE_HAS_VULKAN
+
+Status ExecutionPlan::place_steps() { return unsupported("Mote was built without Vulkan (MOTE_VULKAN=OFF)"); }
+Status ExecutionPlan::build_gpu_program() { return {}; }
+Status ExecutionPlan::run_gpu_segment(int) { return internal_error("no GPU segments without Vulkan"); }
+
+#endif
+
+}  // namespace mote

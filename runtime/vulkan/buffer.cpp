@@ -1,0 +1,69 @@
+#include "runtime/vulkan/buffer.hpp"
+
+#include <utility>
+
+namespace mote::vk {
+
+Result<Buffer> Buffer::create(Device& device, uint64_t bytes, MemoryKind kind, const char* what) {
+  Buffer b;
+  b.device_ = &device;
+  b.size_ = bytes < 4 ? 4 : (bytes + 3) / 4 * 4;
+  VkBufferCreateInfo ci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  ci.size = b.size_;
+  ci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  ci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  MOTE_VK_CHECK(vkCreateBuffer(device.handle(), &ci, nullptr, &b.buffer_), std::string("vkCreateBuffer (") + what + ")");
+  VkMemoryRequirements req;
+  vkGetBufferMemoryRequirements(device.handle(), b.buffer_, &req);
+  const VkMemoryPropertyFlags visible = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  int type = -1;
+  if (kind == MemoryKind::kDevice) {
+    bool unified = device.features().host_visible_device_local;
+    type = unified ? device.memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | visible, 0) : -1;
+    if (type < 0) type = device.memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
+    if (type < 0) type = device.memory_type(req.memoryTypeBits, 0, 0);
+  } else {
+    type = device.memory_type(req.memoryTypeBits, visible, VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
+  }
+  if (type < 0) return internal_error(std::string("no Vulkan memory type for ") + what);
+  VkMemoryAllocateInfo ai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  ai.allocationSize = req.size;
+  ai.memoryTypeIndex = static_cast<uint32_t>(type);
+  MOTE_VK_CHECK(vkAllocateMemory(device.handle(), &ai, nullptr, &b.memory_),
+                "allocating " + std::to_string(req.size) + " bytes of device memory for " + what);
+  MOTE_VK_CHECK(vkBindBufferMemory(device.handle(), b.buffer_, b.memory_, 0), "vkBindBufferMemory");
+  VkMemoryPropertyFlags flags = device.memory_flags(type);
+  bool host_visible = flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
+  bool want_map = kind == MemoryKind::kStaging || device.features().host_visible_device_local;
+  if (host_visible && want_map) {
+    void* p = nullptr;
+    MOTE_VK_CHECK(vkMapMemory(device.handle(), b.memory_, 0, VK_WHOLE_SIZE, 0, &p), "vkMapMemory");
+    b.mapped_ = static_cast<uint8_t*>(p);
+    b.coherent_ = flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  }
+  return b;
+}
+
+Buffer& Buffer::operator=(Buffer&& other) noexcept {
+  if (this != &other) {
+    this->~Buffer();
+    device_ = std::exchange(other.device_, nullptr);
+    buffer_ = std::exchange(other.buffer_, VK_NULL_HANDLE);
+    memory_ = std::exchange(other.memory_, VK_NULL_HANDLE);
+    size_ = std::exchange(other.size_, 0);
+    mapped_ = std::exchange(other.mapped_, nullptr);
+    coherent_ = other.coherent_;
+  }
+  return *this;
+}
+
+Buffer::~Buffer() {
+  if (!device_) return;
+  if (buffer_) vkDestroyBuffer(device_->handle(), buffer_, nullptr);
+  if (memory_) vkFreeMemory(device_->handle(), memory_, nullptr);
+  buffer_ = VK_NULL_HANDLE;
+  memory_ = VK_NULL_HANDLE;
+  device_ = nullptr;
+}
+
+}  // namespace mote::vk

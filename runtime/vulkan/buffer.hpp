@@ -1,0 +1,41 @@
+// One VkBuffer with its own memory. Mote makes few, large buffers (the
+// intermediate arena, the weights, staging) and sub-allocates offsets, so a
+// dedicated allocation per buffer is the simple and sufficient scheme.
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/vulkan/device.hpp"
+
+namespace mote::vk {
+
+enum class MemoryKind {
+  kDevice,   // device-local; mapped too when the device has unified memory
+  kStaging,  // host-visible, for uploads and read-back
+};
+
+class Buffer {
+ public:
+  Buffer() = default;
+  static Result<Buffer> create(Device& device, uint64_t bytes, MemoryKind kind, const char* what);
+  ~Buffer();
+  Buffer(Buffer&& other) noexcept { *this = std::move(other); }
+  Buffer& operator=(Buffer&& other) noexcept;
+
+  VkBuffer handle() const { return buffer_; }
+  uint64_t size() const { return size_; }
+  // Host pointer when the memory is host-visible and mapped, else nullptr.
+  uint8_t* mapped() const { return mapped_; }
+  // Host writes must be flushed / reads invalidated (non-coherent memory).
+  bool coherent() const { return coherent_; }
+
+ private:
+  Device* device_ = nullptr;
+  VkBuffer buffer_ = VK_NULL_HANDLE;
+  VkDeviceMemory memory_ = VK_NULL_HANDLE;
+  uint64_t size_ = 0;
+  uint8_t* mapped_ = nullptr;
+  bool coherent_ = true;
+};
+
+}  // namespace mote::vk

@@ -1,0 +1,390 @@
+#include "runtime/vulkan/device.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "runtime/vulkan/pipelines.hpp"
+#include "runtime/vulkan/quirks.hpp"
+
+namespace mote::vk {
+
+const char* device_type_name(VkPhysicalDeviceType type) {
+  switch (type) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "CPU";
+    default: return "other";
+  }
+}
+
+namespace {
+
+int type_rank(VkPhysicalDeviceType type) {
+  switch (type) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 4;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 3;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 1;
+    default: return 0;
+  }
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool env_flag(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v && std::strcmp(v, "0") != 0;
+}
+
+// Loads the Vulkan loader and lists physical devices; shared by get() and
+// describe_devices().
+Status load_loader() {
+  static const VkResult result = volkInitialize();
+  if (result != VK_SUCCESS) return unsupported("Vulkan unavailable: no Vulkan loader (libvulkan.so.1) found");
+  return {};
+}
+
+}  // namespace
+
+Result<size_t> select_device(const std::vector<DeviceCandidate>& candidates, const char* choice) {
+  auto usable = [](const DeviceCandidate& c) { return c.has_compute_queue && c.api_version >= VK_API_VERSION_1_1; };
+  std::string names;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    names += (i ? ", " : "") + std::to_string(i) + ": " + candidates[i].name;
+  }
+  if (choice && *choice) {
+    std::string want = choice;
+    bool numeric = std::all_of(want.begin(), want.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      bool match = numeric ? std::to_string(i) == want : lower(candidates[i].name).find(lower(want)) != std::string::npos;
+      if (!match) continue;
+      if (!usable(candidates[i])) {
+        return unsupported("MOTE_VK_DEVICE=" + want + " selects '" + candidates[i].name +
+                           "', which has no compute queue or Vulkan 1.1");
+      }
+      return i;
+    }
+    return not_found("MOTE_VK_DEVICE=" + want + " matches no Vulkan device (have " + (names.empty() ? "none" : names) + ")");
+  }
+  int best = -1;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (!usable(candidates[i])) continue;
+    if (best < 0 || type_rank(candidates[i].type) > type_rank(candidates[static_cast<size_t>(best)].type)) {
+      best = static_cast<int>(i);
+    }
+  }
+  if (best < 0) {
+    return unsupported("Vulkan unavailable: no device with a compute queue and Vulkan 1.1" +
+                       (names.empty() ? std::string() : " (have " + names + ")"));
+  }
+  return static_cast<size_t>(best);
+}
+
+Result<Device*> Device::get() {
+  static std::mutex mutex;
+  static std::unique_ptr<Device> device;
+  static Status failure;
+  static bool tried = false;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!tried) {
+    tried = true;
+    std::unique_ptr<Device> d(new Device());
+    failure = d->create();
+    if (failure.ok()) device = std::move(d);
+  }
+  if (!device) return failure;
+  return device.get();
+}
+
+Status Device::create() {
+  MOTE_RETURN_IF_ERROR(load_loader());
+  MOTE_RETURN_IF_ERROR(create_instance());
+  MOTE_RETURN_IF_ERROR(pick_physical_device());
+  probe_features();
+  quirks_ = apply_quirks(info_, features_);
+  MOTE_RETURN_IF_ERROR(create_logical_device());
+  pipelines_ = std::make_unique<PipelineSet>(*this);
+  return {};
+}
+
+VKAPI_ATTR VkBool32 VKAPI_CALL Device::on_validation_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                             VkDebugUtilsMessageTypeFlagsEXT,
+                                                             const VkDebugUtilsMessengerCallbackDataEXT* data,
+                                                             void* user) {
+  if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) {
+    static_cast<Device*>(user)->validation_errors_.fetch_add(1);
+    std::fprintf(stderr, "mote: Vulkan validation error: %s\n", data->pMessage);
+  } else if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) {
+    std::fprintf(stderr, "mote: Vulkan validation warning: %s\n", data->pMessage);
+  }
+  return VK_FALSE;
+}
+
+Status Device::create_instance() {
+  uint32_t loader_version = VK_API_VERSION_1_0;
+  if (vkEnumerateInstanceVersion) vkEnumerateInstanceVersion(&loader_version);
+  if (loader_version < VK_API_VERSION_1_1) return unsupported("Vulkan unavailable: the loader only offers Vulkan 1.0");
+
+  std::vector<const char*> layers;
+  std::vector<const char*> extensions;
+  bool validation = env_flag("MOTE_VK_VALIDATION");
+  if (validation) {
+    uint32_t n = 0;
+    vkEnumerateInstanceLayerProperties(&n, nullptr);
+    std::vector<VkLayerProperties> props(n);
+    vkEnumerateInstanceLayerProperties(&n, props.data());
+    bool found = std::any_of(props.begin(), props.end(), [](const VkLayerProperties& p) {
+      return std::strcmp(p.layerName, "VK_LAYER_KHRONOS_validation") == 0;
+    });
+    if (found) {
+      layers.push_back("VK_LAYER_KHRONOS_validation");
+      extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+    } else {
+      std::fprintf(stderr, "mote: MOTE_VK_VALIDATION is set but VK_LAYER_KHRONOS_validation is not installed\n");
+      validation = false;
+    }
+  }
+  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+  app.pApplicationName = "mote";
+  app.pEngineName = "mote";
+  app.apiVersion = VK_API_VERSION_1_1;
+  VkInstanceCreateInfo ci{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  ci.pApplicationInfo = &app;
+  ci.enabledLayerCount = static_cast<uint32_t>(layers.size());
+  ci.ppEnabledLayerNames = layers.data();
+  ci.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+  ci.ppEnabledExtensionNames = extensions.data();
+  VkResult r = vkCreateInstance(&ci, nullptr, &instance_);
+  if (r != VK_SUCCESS) return vk_error("Vulkan unavailable: vkCreateInstance failed", r);
+  volkLoadInstanceOnly(instance_);
+  if (validation) {
+    VkDebugUtilsMessengerCreateInfoEXT mi{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+    mi.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT;
+    mi.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                     VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+    mi.pfnUserCallback = &Device::on_validation_message;
+    mi.pUserData = this;
+    MOTE_VK_CHECK(vkCreateDebugUtilsMessengerEXT(instance_, &mi, nullptr, &messenger_), "vkCreateDebugUtilsMessengerEXT");
+  }
+  return {};
+}
+
+Status Device::pick_physical_device() {
+  uint32_t n = 0;
+  MOTE_VK_CHECK(vkEnumeratePhysicalDevices(instance_, &n, nullptr), "vkEnumeratePhysicalDevices");
+  std::vector<VkPhysicalDevice> devices(n);
+  MOTE_VK_CHECK(vkEnumeratePhysicalDevices(instance_, &n, devices.data()), "vkEnumeratePhysicalDevices");
+  if (n == 0) return unsupported("Vulkan unavailable: the loader found no Vulkan device (no driver installed?)");
+  std::vector<DeviceCandidate> candidates;
+  for (VkPhysicalDevice pd : devices) {
+    VkPhysicalDeviceProperties props;
+    vkGetPhysicalDeviceProperties(pd, &props);
+    uint32_t qn = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(pd, &qn, nullptr);
+    std::vector<VkQueueFamilyProperties> qs(qn);
+    vkGetPhysicalDeviceQueueFamilyProperties(pd, &qn, qs.data());
+    DeviceCandidate c;
+    c.name = props.deviceName;
+    c.type = props.deviceType;
+    c.api_version = props.apiVersion;
+    c.has_compute_queue = std::any_of(qs.begin(), qs.end(), [](auto& q) { return q.queueFlags & VK_QUEUE_COMPUTE_BIT; });
+    candidates.push_back(c);
+  }
+  MOTE_ASSIGN_OR_RETURN(size_t index, select_device(candidates, std::getenv("MOTE_VK_DEVICE")));
+  physical_ = devices[index];
+  VkPhysicalDeviceProperties props;
+  vkGetPhysicalDeviceProperties(physical_, &props);
+  info_.name = props.deviceName;
+  info_.type = props.deviceType;
+  info_.vendor_id = props.vendorID;
+  info_.device_id = props.deviceID;
+  info_.driver_version = props.driverVersion;
+  info_.api_version = props.apiVersion;
+  info_.index = static_cast<int>(index);
+  std::memcpy(info_.pipeline_cache_uuid, props.pipelineCacheUUID, VK_UUID_SIZE);
+  if (props.apiVersion >= VK_API_VERSION_1_2) {
+    VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+    VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+    p2.pNext = &driver;
+    vkGetPhysicalDeviceProperties2(physical_, &p2);
+    info_.driver = std::string(driver.driverName) + " " + driver.driverInfo;
+  }
+  uint32_t qn = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(physical_, &qn, nullptr);
+  std::vector<VkQueueFamilyProperties> qs(qn);
+  vkGetPhysicalDeviceQueueFamilyProperties(physical_, &qn, qs.data());
+  // Prefer a compute-only family (async compute on desktop GPUs), else any
+  // family with compute.
+  int chosen = -1;
+  for (uint32_t i = 0; i < qn; ++i) {
+    if (!(qs[i].queueFlags & VK_QUEUE_COMPUTE_BIT)) continue;
+    bool compute_only = !(qs[i].queueFlags & VK_QUEUE_GRAPHICS_BIT);
+    if (chosen < 0 || compute_only) chosen = static_cast<int>(i);
+    if (compute_only) break;
+  }
+  queue_family_ = static_cast<uint32_t>(chosen);
+  features_.timestamps = qs[queue_family_].timestampValidBits > 0 && props.limits.timestampComputeAndGraphics;
+  features_.timestamp_period_ns = props.limits.timestampPeriod;
+  return {};
+}
+
+void Device::probe_features() {
+  VkPhysicalDeviceProperties props;
+  vkGetPhysicalDeviceProperties(physical_, &props);
+  const VkPhysicalDeviceLimits& lim = props.limits;
+  features_.max_shared_memory = lim.maxComputeSharedMemorySize;
+  features_.max_workgroup_invocations = lim.maxComputeWorkGroupInvocations;
+  for (int i = 0; i < 3; ++i) {
+    features_.max_workgroup_size[i] = lim.maxComputeWorkGroupSize[i];
+    features_.max_group_count[i] = lim.maxComputeWorkGroupCount[i];
+  }
+  features_.storage_offset_alignment = std::max<uint64_t>(lim.minStorageBufferOffsetAlignment, 4);
+  features_.max_storage_buffer_range = lim.maxStorageBufferRange;
+
+  VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  p2.pNext = &subgroup;
+  vkGetPhysicalDeviceProperties2(physical_, &p2);
+  features_.subgroup_size = subgroup.subgroupSize;
+  features_.subgroup_arithmetic = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                                  (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
+
+  VkPhysicalDevice16BitStorageFeatures storage16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+  VkPhysicalDevice8BitStorageFeatures storage8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES};
+  VkPhysicalDeviceShaderFloat16Int8Features f16i8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+  storage16.pNext = &storage8;
+  storage8.pNext = &f16i8;
+  VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  f2.pNext = &storage16;
+  vkGetPhysicalDeviceFeatures2(physical_, &f2);
+  features_.fp16_storage = storage16.storageBuffer16BitAccess;
+  features_.int8_storage = storage8.storageBuffer8BitAccess;
+  features_.shader_float16 = f16i8.shaderFloat16;
+  features_.int64 = f2.features.shaderInt64;
+
+  uint32_t en = 0;
+  vkEnumerateDeviceExtensionProperties(physical_, nullptr, &en, nullptr);
+  std::vector<VkExtensionProperties> exts(en);
+  vkEnumerateDeviceExtensionProperties(physical_, nullptr, &en, exts.data());
+  auto has_ext = [&](const char* name) {
+    return std::any_of(exts.begin(), exts.end(), [&](auto& e) { return std::strcmp(e.extensionName, name) == 0; });
+  };
+  features_.int8_dot_product = has_ext("VK_KHR_shader_integer_dot_product");
+  features_.cooperative_matrix = has_ext("VK_KHR_cooperative_matrix");
+
+  vkGetPhysicalDeviceMemoryProperties(physical_, &memory_);
+  for (uint32_t i = 0; i < memory_.memoryTypeCount; ++i) {
+    VkMemoryPropertyFlags f = memory_.memoryTypes[i].propertyFlags;
+    const VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                       VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    // A small ReBAR-less window (256 MiB heaps on desktops) is not unified
+    // memory: only count heaps that hold most of the device memory.
+    const VkMemoryHeap& heap = memory_.memoryHeaps[memory_.memoryTypes[i].heapIndex];
+    if ((f & want) == want && heap.size >= (1ull << 30)) features_.host_visible_device_local = true;
+  }
+  if (env_flag("MOTE_VK_FORCE_STAGING")) features_.host_visible_device_local = false;
+}
+
+Status Device::create_logical_device() {
+  float priority = 1.0f;
+  VkDeviceQueueCreateInfo qi{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  qi.queueFamilyIndex = queue_family_;
+  qi.queueCount = 1;
+  qi.pQueuePriorities = &priority;
+  VkPhysicalDevice16BitStorageFeatures storage16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+  storage16.storageBuffer16BitAccess = features_.fp16_storage;
+  VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  f2.pNext = &storage16;
+  f2.features.shaderInt64 = features_.int64;
+  VkDeviceCreateInfo ci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  ci.pNext = &f2;
+  ci.queueCreateInfoCount = 1;
+  ci.pQueueCreateInfos = &qi;
+  std::vector<const char*> extensions;
+  // Vulkan 1.1 core has 16-bit storage; older 1.0-era drivers need the extension name.
+  MOTE_VK_CHECK(vkCreateDevice(physical_, &ci, nullptr, &device_), "vkCreateDevice on '" + info_.name + "'");
+  volkLoadDevice(device_);
+  vkGetDeviceQueue(device_, queue_family_, 0, &queue_);
+  VkCommandPoolCreateInfo pi{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  pi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  pi.queueFamilyIndex = queue_family_;
+  MOTE_VK_CHECK(vkCreateCommandPool(device_, &pi, nullptr, &command_pool_), "vkCreateCommandPool");
+  VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  MOTE_VK_CHECK(vkCreateFence(device_, &fi, nullptr, &fence_), "vkCreateFence");
+  return {};
+}
+
+Device::~Device() {
+  if (device_) {
+    vkDeviceWaitIdle(device_);
+    pipelines_.reset();
+    if (fence_) vkDestroyFence(device_, fence_, nullptr);
+    if (command_pool_) vkDestroyCommandPool(device_, command_pool_, nullptr);
+    vkDestroyDevice(device_, nullptr);
+  }
+  if (messenger_) vkDestroyDebugUtilsMessengerEXT(instance_, messenger_, nullptr);
+  if (instance_) vkDestroyInstance(instance_, nullptr);
+}
+
+int Device::memory_type(uint32_t type_bits, VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred) const {
+  int fallback = -1;
+  for (uint32_t i = 0; i < memory_.memoryTypeCount; ++i) {
+    if (!(type_bits & (1u << i))) continue;
+    VkMemoryPropertyFlags f = memory_.memoryTypes[i].propertyFlags;
+    if ((f & required) != required) continue;
+    if ((f & preferred) == preferred) return static_cast<int>(i);
+    if (fallback < 0) fallback = static_cast<int>(i);
+  }
+  return fallback;
+}
+
+VkMemoryPropertyFlags Device::memory_flags(int type_index) const {
+  return memory_.memoryTypes[static_cast<uint32_t>(type_index)].propertyFlags;
+}
+
+Status Device::submit_and_wait(const VkCommandBuffer* buffers, uint32_t count) {
+  std::lock_guard<std::mutex> lock(queue_mutex_);
+  VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  si.commandBufferCount = count;
+  si.pCommandBuffers = buffers;
+  MOTE_VK_CHECK(vkResetFences(device_, 1, &fence_), "vkResetFences");
+  MOTE_VK_CHECK(vkQueueSubmit(queue_, 1, &si, fence_), "vkQueueSubmit");
+  MOTE_VK_CHECK(vkWaitForFences(device_, 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+  return {};
+}
+
+Result<std::vector<std::string>> describe_devices() {
+  MOTE_ASSIGN_OR_RETURN(Device * chosen, Device::get());
+  std::vector<std::string> lines;
+  const DeviceInfo& in = chosen->info();
+  const DeviceFeatures& f = chosen->features();
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "device %d: %s (%s, vendor 0x%04x, device 0x%04x, driver %s%s, Vulkan %u.%u)",
+                in.index, in.name.c_str(), device_type_name(in.type), in.vendor_id, in.device_id,
+                in.driver.empty() ? "" : in.driver.c_str(), in.driver.empty() ? std::to_string(in.driver_version).c_str() : "",
+                VK_API_VERSION_MAJOR(in.api_version), VK_API_VERSION_MINOR(in.api_version));
+  lines.push_back(buf);
+  std::snprintf(buf, sizeof buf,
+                "  fp16 storage %s, fp16 math %s, int8 storage %s, int8 dot %s, int64 %s, subgroup %u (arithmetic %s), "
+                "cooperative matrix %s",
+                f.fp16_storage ? "yes" : "no", f.shader_float16 ? "yes" : "no", f.int8_storage ? "yes" : "no",
+                f.int8_dot_product ? "yes" : "no", f.int64 ? "yes" : "no", f.subgroup_size,
+                f.subgroup_arithmetic ? "yes" : "no", f.cooperative_matrix ? "yes" : "no");
+  lines.push_back(buf);
+  std::snprintf(buf, sizeof buf,
+                "  shared memory %u B, workgroup %u invocations, unified memory %s, timestamps %s",
+                f.max_shared_memory, f.max_workgroup_invocations, f.host_visible_device_local ? "yes" : "no",
+                f.timestamps ? "yes" : "no");
+  lines.push_back(buf);
+  for (const std::string& q : chosen->quirks()) lines.push_back("  quirk: " + q);
+  return lines;
+}
+
+}  // namespace mote::vk

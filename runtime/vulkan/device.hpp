@@ -1,0 +1,140 @@
+// The Vulkan device Mote runs on: one per process, created on first use.
+//
+// Selection prefers a discrete GPU, then an integrated one, then virtual and
+// CPU-type devices (lavapipe). MOTE_VK_DEVICE=<index|name substring> picks one
+// explicitly. Feature probing records what kernels may rely on; the quirk
+// table (quirks.cpp) may switch features off for drivers with known bugs.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "runtime/vulkan/vk_common.hpp"
+
+namespace mote::vk {
+
+class PipelineSet;
+
+struct DeviceFeatures {
+  bool fp16_storage = false;       // storageBuffer16BitAccess
+  bool shader_float16 = false;     // f16 arithmetic
+  bool int8_storage = false;       // storageBuffer8BitAccess
+  bool int8_dot_product = false;   // VK_KHR_shader_integer_dot_product
+  bool int64 = false;              // shaderInt64
+  uint32_t subgroup_size = 1;
+  bool subgroup_arithmetic = false;  // subgroupAdd/Max in compute shaders
+  bool cooperative_matrix = false;   // VK_KHR_cooperative_matrix present
+  uint32_t max_shared_memory = 16384;
+  uint32_t max_workgroup_invocations = 128;
+  uint32_t max_workgroup_size[3] = {128, 128, 64};
+  uint32_t max_group_count[3] = {65535, 65535, 65535};
+  uint64_t storage_offset_alignment = 256;
+  uint64_t max_storage_buffer_range = 1ull << 27;
+  // Some memory type is both device-local and host-visible (unified memory:
+  // Jetson, phones, lavapipe; ReBAR on desktops): tensors are mapped directly.
+  bool host_visible_device_local = false;
+  bool timestamps = false;
+  float timestamp_period_ns = 1.0f;
+};
+
+struct DeviceInfo {
+  std::string name;
+  std::string driver;  // driver name and info, when the device reports them
+  VkPhysicalDeviceType type = VK_PHYSICAL_DEVICE_TYPE_OTHER;
+  uint32_t vendor_id = 0;
+  uint32_t device_id = 0;
+  uint32_t driver_version = 0;
+  uint32_t api_version = 0;
+  uint8_t pipeline_cache_uuid[VK_UUID_SIZE] = {};
+  int index = 0;  // among the physical devices
+};
+
+const char* device_type_name(VkPhysicalDeviceType type);
+
+// What device selection sees of one physical device.
+struct DeviceCandidate {
+  std::string name;
+  VkPhysicalDeviceType type = VK_PHYSICAL_DEVICE_TYPE_OTHER;
+  bool has_compute_queue = false;
+  uint32_t api_version = 0;
+};
+
+// Index of the device to use: `choice` (MOTE_VK_DEVICE; null or empty for
+// automatic) is an index or a case-insensitive name substring. Error naming
+// the candidates when nothing suitable exists.
+Result<size_t> select_device(const std::vector<DeviceCandidate>& candidates, const char* choice);
+
+// One line per physical device, for `mote-info --devices`; an error line
+// when Vulkan is unavailable.
+Result<std::vector<std::string>> describe_devices();
+
+class Device {
+ public:
+  // The process-wide device. The error says in one line why Vulkan is
+  // unavailable (no loader, no device, ...); callers fall back to the CPU.
+  static Result<Device*> get();
+
+  ~Device();
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  const DeviceInfo& info() const { return info_; }
+  const DeviceFeatures& features() const { return features_; }
+  // Quirks applied to this device, one line each.
+  const std::vector<std::string>& quirks() const { return quirks_; }
+  VkDevice handle() const { return device_; }
+  VkPhysicalDevice physical() const { return physical_; }
+  uint32_t queue_family() const { return queue_family_; }
+  PipelineSet& pipelines() { return *pipelines_; }
+
+  // Memory type index with all `required` flags, preferring `preferred`;
+  // -1 when none matches `type_bits`.
+  int memory_type(uint32_t type_bits, VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred) const;
+  VkMemoryPropertyFlags memory_flags(int type_index) const;
+
+  // Submits command buffers and waits for them (the queue is shared by every
+  // session, so submission is serialised).
+  Status submit_and_wait(const VkCommandBuffer* buffers, uint32_t count);
+  VkCommandPool command_pool() const { return command_pool_; }
+  std::mutex& pool_mutex() { return pool_mutex_; }
+
+  // Validation-layer messages of error severity seen so far (only counted
+  // when MOTE_VK_VALIDATION=1 enabled the layer).
+  uint64_t validation_errors() const { return validation_errors_.load(); }
+  bool validation_enabled() const { return messenger_ != VK_NULL_HANDLE; }
+
+ private:
+  Device() = default;
+  Status create();
+  Status create_instance();
+  Status pick_physical_device();
+  void probe_features();
+  Status create_logical_device();
+  static VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                               VkDebugUtilsMessageTypeFlagsEXT types,
+                                                               const VkDebugUtilsMessengerCallbackDataEXT* data,
+                                                               void* user);
+
+  VkInstance instance_ = VK_NULL_HANDLE;
+  VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
+  VkPhysicalDevice physical_ = VK_NULL_HANDLE;
+  VkDevice device_ = VK_NULL_HANDLE;
+  VkQueue queue_ = VK_NULL_HANDLE;
+  uint32_t queue_family_ = 0;
+  VkCommandPool command_pool_ = VK_NULL_HANDLE;
+  VkFence fence_ = VK_NULL_HANDLE;
+  VkPhysicalDeviceMemoryProperties memory_{};
+  DeviceInfo info_;
+  DeviceFeatures features_;
+  std::vector<std::string> quirks_;
+  std::unique_ptr<PipelineSet> pipelines_;
+  std::mutex queue_mutex_;
+  std::mutex pool_mutex_;
+  std::atomic<uint64_t> validation_errors_{0};
+};
+
+}  // namespace mote::vk

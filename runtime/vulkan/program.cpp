@@ -1,0 +1,465 @@
+#include "runtime/vulkan/program.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include "runtime/core/half.hpp"
+#include "runtime/core/memory_planner.hpp"
+
+namespace mote::vk {
+namespace {
+
+uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+bool overlaps(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1) { return a0 < b1 && b0 < a1; }
+
+// Tracks which arena bytes dispatches since the last barrier read and wrote,
+// to place a barrier only before a dispatch that depends on them.
+class HazardTracker {
+ public:
+  bool needs_barrier(const std::vector<std::pair<uint64_t, uint64_t>>& reads,
+                     const std::vector<std::pair<uint64_t, uint64_t>>& writes) const {
+    for (auto& r : reads) {
+      for (auto& w : written_) {
+        if (overlaps(r.first, r.second, w.first, w.second)) return true;
+      }
+    }
+    for (auto& w : writes) {
+      for (auto& x : written_) {
+        if (overlaps(w.first, w.second, x.first, x.second)) return true;
+      }
+      for (auto& x : read_) {
+        if (overlaps(w.first, w.second, x.first, x.second)) return true;
+      }
+    }
+    return false;
+  }
+  void add(const std::vector<std::pair<uint64_t, uint64_t>>& reads,
+           const std::vector<std::pair<uint64_t, uint64_t>>& writes) {
+    read_.insert(read_.end(), reads.begin(), reads.end());
+    written_.insert(written_.end(), writes.begin(), writes.end());
+  }
+  void clear() {
+    read_.clear();
+    written_.clear();
+  }
+
+ private:
+  std::vector<std::pair<uint64_t, uint64_t>> read_, written_;
+};
+
+void memory_barrier(VkCommandBuffer cb, VkPipelineStageFlags src_stage, VkAccessFlags src_access,
+                    VkPipelineStageFlags dst_stage, VkAccessFlags dst_access) {
+  VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  b.srcAccessMask = src_access;
+  b.dstAccessMask = dst_access;
+  vkCmdPipelineBarrier(cb, src_stage, dst_stage, 0, 1, &b, 0, nullptr, 0, nullptr);
+}
+
+}  // namespace
+
+uint64_t Program::device_bytes(DType dtype, int64_t numel) const {
+  uint64_t n = static_cast<uint64_t>(std::max<int64_t>(numel, 0));
+  uint64_t bytes = (fp16_ && dtype == DType::F32) ? n * 2 : n * dtype_size(dtype);
+  return std::max<uint64_t>(align_up(bytes, 4), 4);
+}
+
+void Program::copy_to_device(const Tensor& host, uint8_t* dst) const {
+  if (fp16_ && host.dtype() == DType::F32) {
+    const float* src = host.data<float>();
+    auto* out = reinterpret_cast<uint16_t*>(dst);
+    for (int64_t i = 0; i < host.numel(); ++i) out[i] = float_to_half(src[i]);
+  } else if (host.bytes()) {
+    std::memcpy(dst, host.raw(), host.bytes());
+  }
+}
+
+void Program::copy_to_host(const uint8_t* src, Tensor& host) const {
+  if (fp16_ && host.dtype() == DType::F32) {
+    const auto* in = reinterpret_cast<const uint16_t*>(src);
+    float* out = host.data<float>();
+    for (int64_t i = 0; i < host.numel(); ++i) out[i] = half_to_float(in[i]);
+  } else if (host.bytes()) {
+    std::memcpy(host.raw(), src, host.bytes());
+  }
+}
+
+Result<std::unique_ptr<Program>> Program::build(Device& device, bool fp16, bool profile,
+                                                const std::vector<ProgramTensor>& tensors,
+                                                std::vector<ProgramStep> steps) {
+  std::unique_ptr<Program> p(new Program(device));
+  p->fp16_ = fp16;
+  p->profile_ = profile && device.features().timestamps;
+  p->tensors_ = tensors;
+  p->steps_ = std::move(steps);
+  int segment_count = 0;
+  for (const ProgramStep& s : p->steps_) segment_count = std::max(segment_count, s.segment + 1);
+  p->segments_.resize(static_cast<size_t>(segment_count));
+  for (size_t i = 0; i < p->steps_.size(); ++i) {
+    p->segments_[static_cast<size_t>(p->steps_[i].segment)].steps.push_back(static_cast<int>(i));
+  }
+  p->stats_.segments = segment_count;
+  MOTE_RETURN_IF_ERROR(p->plan_memory(tensors));
+  MOTE_RETURN_IF_ERROR(p->upload_weights(tensors));
+
+  uint32_t sets = 0, descriptors = 0;
+  for (const ProgramStep& s : p->steps_) {
+    for (const Dispatch& d : s.dispatches) {
+      ++sets;
+      descriptors += static_cast<uint32_t>(d.args.size());
+    }
+  }
+  if (sets) {
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, std::max<uint32_t>(descriptors, 1)};
+    VkDescriptorPoolCreateInfo ci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    ci.maxSets = sets;
+    ci.poolSizeCount = 1;
+    ci.pPoolSizes = &size;
+    MOTE_VK_CHECK(vkCreateDescriptorPool(device.handle(), &ci, nullptr, &p->descriptor_pool_), "vkCreateDescriptorPool");
+  }
+  if (p->profile_) {
+    VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    qi.queryCount = static_cast<uint32_t>(p->steps_.size() + p->segments_.size());
+    MOTE_VK_CHECK(vkCreateQueryPool(device.handle(), &qi, nullptr, &p->query_pool_), "vkCreateQueryPool");
+    uint32_t q = 0;
+    for (Segment& seg : p->segments_) {
+      seg.first_query = q;
+      q += static_cast<uint32_t>(seg.steps.size()) + 1;
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(device.pool_mutex());
+    p->command_buffers_.resize(p->segments_.size());
+    if (!p->segments_.empty()) {
+      VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+      ai.commandPool = device.command_pool();
+      ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+      ai.commandBufferCount = static_cast<uint32_t>(p->segments_.size());
+      MOTE_VK_CHECK(vkAllocateCommandBuffers(device.handle(), &ai, p->command_buffers_.data()),
+                    "vkAllocateCommandBuffers");
+    }
+    for (size_t i = 0; i < p->segments_.size(); ++i) {
+      p->segments_[i].commands = p->command_buffers_[i];
+      MOTE_RETURN_IF_ERROR(p->record(p->segments_[i]));
+    }
+  }
+  return p;
+}
+
+Program::~Program() {
+  VkDevice d = device_.handle();
+  if (!command_buffers_.empty()) {
+    std::lock_guard<std::mutex> lock(device_.pool_mutex());
+    vkFreeCommandBuffers(d, device_.command_pool(), static_cast<uint32_t>(command_buffers_.size()),
+                         command_buffers_.data());
+  }
+  if (descriptor_pool_) vkDestroyDescriptorPool(d, descriptor_pool_, nullptr);
+  if (query_pool_) vkDestroyQueryPool(d, query_pool_, nullptr);
+}
+
+Status Program::plan_memory(const std::vector<ProgramTensor>& tensors) {
+  const uint64_t alignment = std::max<uint64_t>(256, device_.features().storage_offset_alignment);
+  const size_t n = tensors.size();
+  std::vector<int> first(n, -1), last(n, -1), produced_segment(n, -1), upload_segment(n, -1);
+  std::vector<int> segment_end(segments_.size(), 0), segment_begin(segments_.size(), 0);
+  for (size_t s = 0; s < segments_.size(); ++s) {
+    segment_begin[s] = steps_[static_cast<size_t>(segments_[s].steps.front())].step;
+    segment_end[s] = steps_[static_cast<size_t>(segments_[s].steps.back())].step;
+  }
+  for (const ProgramStep& st : steps_) {
+    for (int t : st.inputs) {
+      if (t < 0 || tensors[static_cast<size_t>(t)].constant) continue;
+      size_t k = static_cast<size_t>(t);
+      if (first[k] < 0) {
+        // Not produced on the GPU before: the CPU made it; upload it at the
+        // start of this segment.
+        upload_segment[k] = st.segment;
+        first[k] = segment_begin[static_cast<size_t>(st.segment)];
+      }
+      last[k] = std::max(last[k], st.step);
+    }
+    for (int t : st.outputs) {
+      if (t < 0) continue;
+      size_t k = static_cast<size_t>(t);
+      first[k] = st.step;
+      last[k] = std::max(last[k], st.step);
+      produced_segment[k] = st.segment;
+      if (tensors[k].host_read_after) last[k] = std::max(last[k], segment_end[static_cast<size_t>(st.segment)]);
+    }
+  }
+  std::vector<LifetimeRequest> requests;
+  std::vector<int> request_tensor;
+  for (size_t k = 0; k < n; ++k) {
+    if (first[k] < 0) continue;
+    requests.push_back({device_bytes(tensors[k].dtype, tensors[k].numel), first[k], last[k]});
+    request_tensor.push_back(static_cast<int>(k));
+  }
+  // Scratch: (step index into steps_, scratch index) per request past the tensors.
+  std::vector<std::pair<size_t, size_t>> scratch_of;
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    for (size_t j = 0; j < steps_[i].scratch.size(); ++j) {
+      requests.push_back({device_bytes(steps_[i].scratch[j].dtype, steps_[i].scratch[j].numel), steps_[i].step,
+                          steps_[i].step});
+      scratch_of.push_back({i, j});
+    }
+  }
+  MemoryPlan mp = ::mote::plan_memory(requests, alignment);
+  stats_.arena_bytes = mp.arena_bytes;
+  MOTE_ASSIGN_OR_RETURN(arena_, Buffer::create(device_, std::max<uint64_t>(mp.arena_bytes, 4), MemoryKind::kDevice,
+                                               "the intermediate tensors"));
+  tensor_region_.assign(n, Region{});
+  for (size_t r = 0; r < request_tensor.size(); ++r) {
+    tensor_region_[static_cast<size_t>(request_tensor[r])] = {&arena_, mp.offsets[r], requests[r].bytes};
+  }
+  scratch_region_.assign(steps_.size(), {});
+  for (size_t i = 0; i < steps_.size(); ++i) scratch_region_[i].resize(steps_[i].scratch.size());
+  for (size_t r = 0; r < scratch_of.size(); ++r) {
+    size_t q = request_tensor.size() + r;
+    scratch_region_[scratch_of[r].first][scratch_of[r].second] = {&arena_, mp.offsets[q], requests[q].bytes};
+  }
+
+  // Transfers and their staging offsets (staging is reused by every segment:
+  // segments run one after another).
+  const bool direct = arena_.mapped() != nullptr;
+  uint64_t staging_peak = 0;
+  std::vector<uint64_t> staging_used(segments_.size(), 0);
+  for (size_t k = 0; k < n; ++k) {
+    if (upload_segment[k] >= 0) {
+      if (!tensors[k].host_produced) {
+        return internal_error("GPU step reads tensor " + std::to_string(k) + " that nothing produced");
+      }
+      uint64_t& used = staging_used[static_cast<size_t>(upload_segment[k])];
+      segments_[static_cast<size_t>(upload_segment[k])].uploads.push_back({static_cast<int>(k), used});
+      if (!direct) used += align_up(device_bytes(tensors[k].dtype, tensors[k].numel), 16);
+      ++stats_.uploads;
+    }
+    if (produced_segment[k] >= 0 && tensors[k].host_read_after) {
+      uint64_t& used = staging_used[static_cast<size_t>(produced_segment[k])];
+      segments_[static_cast<size_t>(produced_segment[k])].downloads.push_back({static_cast<int>(k), used});
+      if (!direct) used += align_up(device_bytes(tensors[k].dtype, tensors[k].numel), 16);
+      ++stats_.downloads;
+    }
+  }
+  for (uint64_t u : staging_used) staging_peak = std::max(staging_peak, u);
+  if (staging_peak) {
+    MOTE_ASSIGN_OR_RETURN(staging_, Buffer::create(device_, staging_peak, MemoryKind::kStaging, "staging"));
+    stats_.staging_bytes = staging_.size();
+  }
+  return {};
+}
+
+Status Program::upload_weights(const std::vector<ProgramTensor>& tensors) {
+  const uint64_t alignment = std::max<uint64_t>(256, device_.features().storage_offset_alignment);
+  // Layout: every graph constant a GPU step reads, then every kernel constant.
+  uint64_t total = 0;
+  std::map<int, uint64_t> constant_offset;
+  // Only constants a dispatch binds: others (Reshape's shape, Slice's
+  // starts) are read by plan() on the host and never needed on the device.
+  for (const ProgramStep& st : steps_) {
+    for (const Dispatch& d : st.dispatches) {
+     for (const TensorArg& arg : d.args) {
+      if (arg.kind != TensorArg::kInput) continue;
+      int t = st.inputs[static_cast<size_t>(arg.index)];
+      if (t < 0 || !tensors[static_cast<size_t>(t)].constant || constant_offset.count(t)) continue;
+      constant_offset[t] = total;
+      total += align_up(device_bytes(tensors[static_cast<size_t>(t)].dtype, tensors[static_cast<size_t>(t)].numel), alignment);
+     }
+    }
+  }
+  std::vector<std::vector<uint64_t>> kernel_offset(steps_.size());
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    for (const Tensor& c : steps_[i].constants) {
+      kernel_offset[i].push_back(total);
+      total += align_up(device_bytes(c.dtype(), c.numel()), alignment);
+    }
+  }
+  stats_.weight_bytes = total;
+  if (!total) return {};
+  MOTE_ASSIGN_OR_RETURN(weights_, Buffer::create(device_, total, MemoryKind::kDevice, "the weights"));
+  Buffer upload;
+  uint8_t* dst = weights_.mapped();
+  if (!dst) {
+    MOTE_ASSIGN_OR_RETURN(upload, Buffer::create(device_, total, MemoryKind::kStaging, "weight upload"));
+    dst = upload.mapped();
+  }
+  for (auto& [t, offset] : constant_offset) {
+    const ProgramTensor& pt = tensors[static_cast<size_t>(t)];
+    Tensor view = Tensor::borrow(pt.dtype, Shape{pt.numel}, pt.constant);
+    copy_to_device(view, dst + offset);
+    tensor_region_[static_cast<size_t>(t)] = {&weights_, offset, device_bytes(pt.dtype, pt.numel)};
+  }
+  constant_region_.assign(steps_.size(), {});
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    for (size_t j = 0; j < steps_[i].constants.size(); ++j) {
+      const Tensor& c = steps_[i].constants[j];
+      copy_to_device(c, dst + kernel_offset[i][j]);
+      constant_region_[i].push_back({&weights_, kernel_offset[i][j], device_bytes(c.dtype(), c.numel())});
+    }
+  }
+  if (!upload.handle()) return {};
+  VkCommandBuffer cb;
+  {
+    std::lock_guard<std::mutex> lock(device_.pool_mutex());
+    VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    ai.commandPool = device_.command_pool();
+    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    ai.commandBufferCount = 1;
+    MOTE_VK_CHECK(vkAllocateCommandBuffers(device_.handle(), &ai, &cb), "vkAllocateCommandBuffers");
+    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    vkBeginCommandBuffer(cb, &bi);
+    VkBufferCopy region{0, 0, total};
+    vkCmdCopyBuffer(cb, upload.handle(), weights_.handle(), 1, &region);
+    memory_barrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
+    vkEndCommandBuffer(cb);
+  }
+  Status st = device_.submit_and_wait(&cb, 1);
+  std::lock_guard<std::mutex> lock(device_.pool_mutex());
+  vkFreeCommandBuffers(device_.handle(), device_.command_pool(), 1, &cb);
+  return st;
+}
+
+Program::Region Program::region_of(const ProgramStep& step, const TensorArg& arg) const {
+  size_t i = static_cast<size_t>(&step - steps_.data());
+  switch (arg.kind) {
+    case TensorArg::kInput: return tensor_region_[static_cast<size_t>(step.inputs[static_cast<size_t>(arg.index)])];
+    case TensorArg::kOutput: return tensor_region_[static_cast<size_t>(step.outputs[static_cast<size_t>(arg.index)])];
+    case TensorArg::kConstant: return constant_region_[i][static_cast<size_t>(arg.index)];
+    case TensorArg::kScratch: return scratch_region_[i][static_cast<size_t>(arg.index)];
+  }
+  return {};
+}
+
+Status Program::record(Segment& seg) {
+  VkCommandBuffer cb = seg.commands;
+  VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  MOTE_VK_CHECK(vkBeginCommandBuffer(cb, &bi), "vkBeginCommandBuffer");
+  const bool direct = arena_.mapped() != nullptr;
+  if (query_pool_) {
+    vkCmdResetQueryPool(cb, query_pool_, seg.first_query, static_cast<uint32_t>(seg.steps.size()) + 1);
+    vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, query_pool_, seg.first_query);
+  }
+  if (!direct && !seg.uploads.empty()) {
+    for (const Transfer& t : seg.uploads) {
+      const Region& r = tensor_region_[static_cast<size_t>(t.tensor)];
+      VkBufferCopy copy{t.staging_offset, r.offset, r.bytes};
+      vkCmdCopyBuffer(cb, staging_.handle(), arena_.handle(), 1, &copy);
+    }
+    memory_barrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
+    ++stats_.barriers;
+  }
+  HazardTracker hazards;
+  uint32_t query = seg.first_query + 1;
+  for (int step_index : seg.steps) {
+    const ProgramStep& step = steps_[static_cast<size_t>(step_index)];
+    for (const Dispatch& d : step.dispatches) {
+      PipelineKey key{d.shader, fp16_, d.local, d.constants};
+      auto pipeline = device_.pipelines().get(key);
+      if (!pipeline.ok()) return pipeline.status().with_context(step.label);
+      const Pipeline& p = *pipeline.value();
+      if (d.args.size() != p.bindings || d.push.size() > p.push_bytes) {
+        return internal_error(step.label + ": dispatch of '" + shader_info(d.shader).name + "' has " +
+                              std::to_string(d.args.size()) + " bindings and " + std::to_string(d.push.size()) +
+                              " push bytes; the shader declares " + std::to_string(p.bindings) + " and " +
+                              std::to_string(p.push_bytes));
+      }
+      VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+      ai.descriptorPool = descriptor_pool_;
+      ai.descriptorSetCount = 1;
+      ai.pSetLayouts = &p.set_layout;
+      VkDescriptorSet set;
+      MOTE_VK_CHECK(vkAllocateDescriptorSets(device_.handle(), &ai, &set), "vkAllocateDescriptorSets");
+      std::vector<VkDescriptorBufferInfo> infos(d.args.size());
+      std::vector<VkWriteDescriptorSet> writes(d.args.size());
+      std::vector<std::pair<uint64_t, uint64_t>> reads, written;
+      for (size_t b = 0; b < d.args.size(); ++b) {
+        Region r = region_of(step, d.args[b]);
+        if (!r.buffer) return internal_error(step.label + ": binding " + std::to_string(b) + " has no device memory");
+        infos[b] = {r.buffer->handle(), r.offset, r.bytes};
+        writes[b] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+        writes[b].dstSet = set;
+        writes[b].dstBinding = static_cast<uint32_t>(b);
+        writes[b].descriptorCount = 1;
+        writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        writes[b].pBufferInfo = &infos[b];
+        if (r.buffer == &arena_) {
+          std::pair<uint64_t, uint64_t> range{r.offset, r.offset + r.bytes};
+          reads.push_back(range);
+          TensorArg::Kind kind = d.args[b].kind;
+          if (kind == TensorArg::kOutput || kind == TensorArg::kScratch) written.push_back(range);
+        }
+      }
+      vkUpdateDescriptorSets(device_.handle(), static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
+      if (hazards.needs_barrier(reads, written)) {
+        memory_barrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+        ++stats_.barriers;
+        hazards.clear();
+      }
+      hazards.add(reads, written);
+      vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
+      vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, 1, &set, 0, nullptr);
+      if (!d.push.empty()) {
+        vkCmdPushConstants(cb, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, static_cast<uint32_t>(d.push.size()),
+                           d.push.data());
+      }
+      vkCmdDispatch(cb, d.groups[0], d.groups[1], d.groups[2]);
+      ++stats_.dispatches;
+    }
+    if (query_pool_) vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, query++);
+  }
+  if (!seg.downloads.empty()) {
+    if (direct) {
+      memory_barrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                     VK_ACCESS_HOST_READ_BIT);
+    } else {
+      memory_barrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                     VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+      for (const Transfer& t : seg.downloads) {
+        const Region& r = tensor_region_[static_cast<size_t>(t.tensor)];
+        VkBufferCopy copy{r.offset, t.staging_offset, r.bytes};
+        vkCmdCopyBuffer(cb, arena_.handle(), staging_.handle(), 1, &copy);
+      }
+      memory_barrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                     VK_ACCESS_HOST_READ_BIT);
+    }
+    ++stats_.barriers;
+  }
+  MOTE_VK_CHECK(vkEndCommandBuffer(cb), "vkEndCommandBuffer");
+  return {};
+}
+
+Status Program::run_segment(int segment, const std::function<Tensor&(int)>& host) {
+  Segment& seg = segments_[static_cast<size_t>(segment)];
+  const bool direct = arena_.mapped() != nullptr;
+  for (const Transfer& t : seg.uploads) {
+    const Region& r = tensor_region_[static_cast<size_t>(t.tensor)];
+    copy_to_device(host(t.tensor), direct ? arena_.mapped() + r.offset : staging_.mapped() + t.staging_offset);
+  }
+  MOTE_RETURN_IF_ERROR(device_.submit_and_wait(&seg.commands, 1));
+  for (const Transfer& t : seg.downloads) {
+    const Region& r = tensor_region_[static_cast<size_t>(t.tensor)];
+    copy_to_host(direct ? arena_.mapped() + r.offset : staging_.mapped() + t.staging_offset, host(t.tensor));
+  }
+  if (query_pool_) {
+    if (segment == 0) step_times_.clear();
+    std::vector<uint64_t> ticks(seg.steps.size() + 1);
+    VkResult r = vkGetQueryPoolResults(device_.handle(), query_pool_, seg.first_query,
+                                       static_cast<uint32_t>(ticks.size()), ticks.size() * 8, ticks.data(), 8,
+                                       VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+    if (r == VK_SUCCESS) {
+      double ns = device_.features().timestamp_period_ns;
+      for (size_t i = 0; i < seg.steps.size(); ++i) {
+        double ms = static_cast<double>(ticks[i + 1] - ticks[i]) * ns * 1e-6;
+        step_times_.push_back({steps_[static_cast<size_t>(seg.steps[i])].step, ms});
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace mote::vk

@@ -1,0 +1,118 @@
+// A prepared graph's GPU side: the device memory of every tensor the GPU
+// touches, the weights uploaded once, and one pre-recorded command buffer
+// per GPU segment (a maximal run of consecutive GPU steps), resubmitted on
+// every run.
+//
+// Each segment's command buffer uploads the tensors it reads that the CPU
+// produced (graph inputs, outputs of CPU steps), runs its dispatches with a
+// barrier only where a dispatch reads or overwrites memory an earlier,
+// unbarriered dispatch wrote or read, and downloads what the CPU or the
+// caller reads next. On unified-memory devices the arena is mapped and the
+// transfers are plain host copies with no copy commands.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/vulkan/buffer.hpp"
+#include "runtime/vulkan/pipelines.hpp"
+#include "runtime/vulkan/vk_kernel.hpp"
+
+namespace mote::vk {
+
+// What the program needs to know about one tensor of the graph.
+struct ProgramTensor {
+  DType dtype = DType::F32;
+  int64_t numel = 0;
+  const void* constant = nullptr;  // host data of a weight / folded constant
+  bool host_produced = false;      // a graph input or a CPU step's output
+  bool host_read_after = false;    // read by a later CPU step or returned
+};
+
+struct ProgramStep {
+  int step = 0;       // index among the plan's steps (execution order)
+  int segment = 0;    // consecutive GPU steps share a segment
+  std::string label;  // "op #3 (Conv 'conv1')", for errors and profiles
+  std::vector<int> inputs;   // tensor index per op input, -1 when omitted
+  std::vector<int> outputs;
+  std::vector<Dispatch> dispatches;
+  std::vector<Tensor> constants;
+  std::vector<PlanContext::Scratch> scratch;
+};
+
+struct ProgramStats {
+  uint64_t arena_bytes = 0;    // device memory for intermediates (aliased)
+  uint64_t weight_bytes = 0;   // device memory for weights
+  uint64_t staging_bytes = 0;  // host-visible staging (0 on unified memory)
+  int segments = 0;
+  int dispatches = 0;
+  int barriers = 0;
+  int uploads = 0;
+  int downloads = 0;
+};
+
+class Program {
+ public:
+  static Result<std::unique_ptr<Program>> build(Device& device, bool fp16, bool profile,
+                                                const std::vector<ProgramTensor>& tensors,
+                                                std::vector<ProgramStep> steps);
+  ~Program();
+
+  // Runs one segment. `host(t)` is the host tensor of tensor t: the source of
+  // uploads (valid data) and the destination of downloads (allocated).
+  Status run_segment(int segment, const std::function<Tensor&(int)>& host);
+
+  const ProgramStats& stats() const { return stats_; }
+  // With profiling on: GPU milliseconds per step of the last run, by the
+  // plan's step index (0 for steps not on the GPU).
+  const std::vector<std::pair<int, double>>& step_times() const { return step_times_; }
+
+ private:
+  struct Region {
+    const Buffer* buffer = nullptr;
+    uint64_t offset = 0;
+    uint64_t bytes = 0;
+  };
+  struct Transfer {
+    int tensor = 0;
+    uint64_t staging_offset = 0;
+  };
+  struct Segment {
+    VkCommandBuffer commands = VK_NULL_HANDLE;
+    std::vector<Transfer> uploads;
+    std::vector<Transfer> downloads;
+    std::vector<int> steps;  // indices into steps_
+    uint32_t first_query = 0;
+  };
+
+  explicit Program(Device& device) : device_(device) {}
+  Status plan_memory(const std::vector<ProgramTensor>& tensors);
+  Status upload_weights(const std::vector<ProgramTensor>& tensors);
+  Status record(Segment& segment);
+  Region region_of(const ProgramStep& step, const TensorArg& arg) const;
+  uint64_t device_bytes(DType dtype, int64_t numel) const;
+  void copy_to_device(const Tensor& host, uint8_t* dst) const;
+  void copy_to_host(const uint8_t* src, Tensor& host) const;
+
+  Device& device_;
+  bool fp16_ = false;
+  bool profile_ = false;
+  std::vector<ProgramTensor> tensors_;
+  std::vector<ProgramStep> steps_;
+  std::vector<Segment> segments_;
+  std::vector<Region> tensor_region_;                  // per tensor
+  std::vector<std::vector<Region>> constant_region_;   // per step, per kernel constant
+  std::vector<std::vector<Region>> scratch_region_;    // per step, per scratch
+  Buffer arena_;
+  Buffer weights_;
+  Buffer staging_;
+  VkDescriptorPool descriptor_pool_ = VK_NULL_HANDLE;
+  VkQueryPool query_pool_ = VK_NULL_HANDLE;
+  std::vector<VkCommandBuffer> command_buffers_;
+  ProgramStats stats_;
+  std::vector<std::pair<int, double>> step_times_;
+};
+
+}  // namespace mote::vk

@@ -1,0 +1,34 @@
+// main() of mote_vulkan_tests: after every test, fails it if the Vulkan
+// validation layer (enabled by MOTE_VK_VALIDATION=1 in CTest) reported an
+// error while it ran.
+#include <gtest/gtest.h>
+
+#include "runtime/vulkan/device.hpp"
+
+namespace {
+
+class ValidationListener : public ::testing::EmptyTestEventListener {
+ public:
+  void OnTestStart(const ::testing::TestInfo&) override { before_ = errors(); }
+  void OnTestEnd(const ::testing::TestInfo& info) override {
+    uint64_t now = errors();
+    if (now != before_) {
+      ADD_FAILURE() << info.name() << ": " << (now - before_) << " Vulkan validation error(s), printed above";
+    }
+  }
+
+ private:
+  static uint64_t errors() {
+    auto device = mote::vk::Device::get();
+    return device.ok() ? device.value()->validation_errors() : 0;
+  }
+  uint64_t before_ = 0;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  ::testing::UnitTest::GetInstance()->listeners().Append(new ValidationListener);
+  return RUN_ALL_TESTS();
+}
