@@ -11,6 +11,11 @@ APT_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev  # tests and micro-benchmarks
   libprotobuf-dev protobuf-compiler libonnx-dev  # mote-convert reads ONNX with onnx.proto
   libonnx-testdata                          # ONNX 1.12 backend tests (conformance)
+  # Vulkan backend: headers and volk to build, glslang to compile shaders;
+  # Mesa's lavapipe (a CPU Vulkan driver) and the validation layers so every
+  # Vulkan test runs here and in CI without a GPU
+  libvulkan-dev libvulkan-volk-dev glslang-tools
+  mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
   # model_onnx tests (tests/models/onnx): Debian's /usr/bin/python3 exports
   # torchvision models to ONNX and decodes the MNIST JPEGs
   python3-torch python3-torchvision python3-pil

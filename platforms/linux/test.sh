@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 platforms/linux/setup-debian.sh
+# setup-debian.sh installed lavapipe: Vulkan tests must run, not skip.
+export MOTE_REQUIRE_VULKAN=1
 
 run_suite() {
   local dir=$1; shift

@@ -24,7 +24,8 @@ Outcome run_isolated(const std::function<Outcome()>& fn, int timeout_s) {
     close(fds[0]);
     alarm(static_cast<unsigned>(timeout_s));  // SIGALRM ends a hung test
     Outcome o = fn();
-    std::string msg = (o.passed ? "P" : "F") + o.reason;
+    // First byte: P passed, G passed with GPU ops, F failed.
+    std::string msg = (o.passed ? (o.used_gpu ? "G" : "P") : "F") + o.reason;
     size_t off = 0;
     while (off < msg.size()) {
       ssize_t n = write(fds[1], msg.data() + off, msg.size() - off);
@@ -48,7 +49,7 @@ Outcome run_isolated(const std::function<Outcome()>& fn, int timeout_s) {
     return {false, std::string("crashed: signal ") + std::to_string(sig) + " (" + strsignal(sig) + ")"};
   }
   if (msg.empty()) return {false, "the test process exited without a result"};
-  return {msg[0] == 'P', msg.substr(1)};
+  return {msg[0] != 'F', msg.substr(1), msg[0] == 'G'};
 }
 
 }  // namespace mote::conformance

@@ -2,7 +2,7 @@
 // converter and a Mote backend.
 //
 //   mote-conformance --suite DIR --ops-json v1.22-core-op-tests.json [--use-list]
-//                    [--backend cpu|reference] [--filter TEXT] [--floors FILE --floor-key KEY]
+//                    [--backend cpu|vulkan|reference] [--filter TEXT] [--floors FILE --floor-key KEY]
 //
 // Prints one line per failing test with the reason, a per-op table (a test
 // counts for every op type in its graph), and closes with
@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
   app.add_option("--suite", suite, "directory of test_* folders (onnx/backend/test/data/node)")->required();
   app.add_option("--ops-json", ops_json, "the suite description with core_ops and converter_only_ops")->required();
   app.add_flag("--use-list", use_list, "run only the tests the JSON lists (else: every test the op rule selects)");
-  app.add_option("--backend", backend_name, "cpu (default) or reference");
+  app.add_option("--backend", backend_name, "cpu (default), vulkan or reference");
   app.add_option("--filter", filter, "run only tests whose name contains this text");
   app.add_option("--rtol", rtol, "relative tolerance (default 1e-3)");
   app.add_option("--atol", atol, "absolute tolerance (default 1e-5)");
@@ -106,7 +106,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "mote-conformance: no tests under '%s'\n", suite.c_str());
     return 2;
   }
-  int passed = 0, failed = 0, skipped = 0;
+  int passed = 0, failed = 0, skipped = 0, passed_on_gpu = 0;
   std::map<std::string, OpCounts> per_op;
   for (const std::string& name : names) {
     if (!filter.empty() && name.find(filter) == std::string::npos) {
@@ -134,6 +134,7 @@ int main(int argc, char** argv) {
     for (const std::string& op : test->op_types) (o.passed ? per_op[op].passed : per_op[op].failed)++;
     if (o.passed) {
       ++passed;
+      if (o.used_gpu) ++passed_on_gpu;
     } else {
       ++failed;
       // One line per failure: newlines in multi-line reasons are folded.
@@ -148,6 +149,7 @@ int main(int argc, char** argv) {
     print_op_table(stdout, per_op, false);
   }
   std::printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+  if (*backend == Backend::kVulkan) std::printf("%d of the passing tests ran at least one op on the GPU\n", passed_on_gpu);
   if (!markdown.empty()) {
     if (FILE* md = std::fopen(markdown.c_str(), "w")) {
       print_op_table(md, per_op, true);

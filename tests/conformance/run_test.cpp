@@ -33,7 +33,11 @@ Outcome run_test(const TestCase& test, Backend backend, const Tolerance& toleran
   std::memcpy(file.raw(), converted->mote.data(), converted->mote.size());
   auto model = Model::from_buffer(file.raw(), converted->mote.size(), test.name + ".mote");
   if (!model.ok()) return {false, "load: " + model.status().message()};
-  auto session = Session::create(*model, {.backend = backend, .threads = 1});
+  SessionOptions session_options{.backend = backend, .threads = 1};
+  // The tests are tiny: run them on the GPU even below the island threshold,
+  // to test the kernels rather than the threshold.
+  session_options.min_gpu_island_elements = 0;
+  auto session = Session::create(*model, session_options);
   if (!session.ok()) return {false, "session: " + session.status().message()};
 
   std::vector<TensorDesc> outputs = (*model)->outputs();
@@ -50,7 +54,9 @@ Outcome run_test(const TestCase& test, Backend backend, const Tolerance& toleran
       if (!diff.empty()) return {false, where + "output " + std::to_string(i) + " '" + outputs[i].name + "': " + diff};
     }
   }
-  return {true, {}};
+  bool used_gpu = false;
+  for (const OpPlacement& p : (*session)->placement()) used_gpu = used_gpu || p.device == "vulkan";
+  return {true, {}, used_gpu};
 }
 
 }  // namespace mote::conformance

@@ -14,6 +14,8 @@ struct Outcome {
   bool passed = false;
   // Why it failed: "convert: ...", "run: ...", "output 0 'y': ...".
   std::string reason;
+  // At least one op ran on the GPU (with --backend vulkan).
+  bool used_gpu = false;
 };
 
 Outcome run_test(const TestCase& test, Backend backend, const Tolerance& tolerance);

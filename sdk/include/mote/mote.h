@@ -129,8 +129,10 @@ typedef struct mote_session_options {
   size_t struct_size;
   /* Threads for CPU kernels; 0 = one per hardware thread. */
   int32_t threads;
-  /* "cpu" (optimised kernels) or "reference" (plain kernels, for checking).
-   * NULL means "cpu". Copied at session creation. */
+  /* "cpu" (optimised kernels), "vulkan" (GPU; ops it lacks run on the CPU,
+   * and without Vulkan everything does), "auto" (vulkan on a real GPU, else
+   * cpu) or "reference" (plain kernels, for checking). NULL means "cpu".
+   * Copied at session creation. MOTE_BACKEND in the environment overrides. */
   const char* backend;
 } mote_session_options;
 

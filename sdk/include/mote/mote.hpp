@@ -2,6 +2,7 @@
 #pragma once
 
 #include "mote/attrs.hpp"
+#include "mote/gpu.hpp"
 #include "mote/graph_builder.hpp"
 #include "mote/model.hpp"
 #include "mote/session.hpp"

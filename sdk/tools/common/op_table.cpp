@@ -16,7 +16,9 @@ OpSupport op_support(fb::OpType type) {
   s.reference = find_reference_kernel(type) != nullptr;
   // The session falls back to the reference kernel when no optimised one
   // exists (execution_plan.cpp), so either makes the op run on the CPU.
+  s.vulkan = find_vulkan_kernel(type) != nullptr;
   if (s.optimised || s.reference) s.backends.emplace_back("cpu");
+  if (s.vulkan) s.backends.emplace_back("vulkan");
   return s;
 }
 
@@ -44,17 +46,20 @@ std::string op_table_text(const std::vector<OpSupport>& table) {
   size_t width = 2;
   for (const OpSupport& s : table) width = std::max(width, s.name.size());
   auto yes_no = [](bool b) { return b ? "yes" : "-"; };
-  std::string out = pad_right("op", width) + "  defined  optimised  reference  backends\n";
-  int runnable = 0;
+  std::string out = pad_right("op", width) + "  defined  optimised  reference  vulkan  backends\n";
+  int runnable = 0, on_vulkan = 0;
   for (const OpSupport& s : table) {
     std::string backends;
     for (const std::string& b : s.backends) backends += (backends.empty() ? "" : ",") + b;
     if (!s.backends.empty()) ++runnable;
+    if (s.vulkan) ++on_vulkan;
     out += pad_right(s.name, width) + "  " + pad_right(yes_no(s.defined), 7) + "  " +
            pad_right(yes_no(s.optimised), 9) + "  " + pad_right(yes_no(s.reference), 9) + "  " +
+           pad_right(yes_no(s.vulkan), 6) + "  " +
            (backends.empty() ? "-" : backends) + "\n";
   }
-  out += std::to_string(runnable) + " of " + std::to_string(table.size()) + " op types run on at least one backend\n";
+  out += std::to_string(runnable) + " of " + std::to_string(table.size()) + " op types run on at least one backend, " +
+         std::to_string(on_vulkan) + " have a Vulkan kernel\n";
   return out;
 }
 

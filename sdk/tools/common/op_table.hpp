@@ -17,8 +17,9 @@ struct OpSupport {
   bool defined = false;    // has an op definition (shape function): models using it load
   bool optimised = false;  // has an optimised CPU kernel (runtime/cpu)
   bool reference = false;  // has a reference kernel (runtime/reference)
+  bool vulkan = false;     // has a Vulkan kernel (runtime/vulkan/kernels)
   // Backends that run the op, in a fixed order: "cpu" when either CPU kernel
-  // exists. Later backends ("vulkan", "grad") are appended in op_support_table.
+  // exists, then "vulkan". Later backends ("grad") are appended in op_support.
   std::vector<std::string> backends;
 };
 

@@ -2,7 +2,10 @@
 //
 //   mote-info model.mote [--plan [--shape x=1x3x224x224]]
 //   mote-info --ops [--json]
+//   mote-info --devices
 #include <cstdio>
+
+#include "mote/gpu.hpp"
 
 #include "mote/model.hpp"
 #include "sdk/tools/common/cli_args.hpp"
@@ -13,11 +16,12 @@
 int main(int argc, char** argv) {
   CLI::App app("Describe a .mote model, or list the op types this build supports.", "mote-info");
   std::string path;
-  bool ops = false, json = false, plan = false;
+  bool ops = false, json = false, plan = false, devices = false;
   int threads = 0;
   std::vector<std::string> shape_args;
   app.add_option("MODEL", path, "the .mote file to describe");
   app.add_flag("--ops", ops, "list every op type with the backends that run it");
+  app.add_flag("--devices", devices, "describe the Vulkan device Mote would use, or say why there is none");
   app.add_flag("--json", json, "with --ops: print JSON, [{\"op\": NAME, \"backends\": [...]}, ...]");
   app.add_flag("--plan", plan, "also prepare a CPU session and print its memory plan and prepare time");
   app.add_option("--shape", shape_args, "with --plan: input shape NAME=1x3x224x224 (for dynamic inputs)")
@@ -25,6 +29,16 @@ int main(int argc, char** argv) {
   app.add_option("--threads", threads, "with --plan: CPU threads (0 = all)")->check(CLI::NonNegativeNumber);
 
   return mote::tools::run_tool(app, argc, argv, [&]() -> mote::Status {
+    if (devices) {
+      if (!path.empty() || ops || plan) return mote::invalid_argument("--devices takes no model, --ops or --plan");
+      auto lines = mote::describe_gpu();
+      if (!lines.ok()) {
+        std::printf("no Vulkan device: %s\n", lines.status().message().c_str());
+        return {};
+      }
+      for (const std::string& line : lines.value()) std::printf("%s\n", line.c_str());
+      return {};
+    }
     if (ops) {
       if (!path.empty() || plan) return mote::invalid_argument("--ops takes no model and no --plan");
       auto table = mote::tools::op_support_table();

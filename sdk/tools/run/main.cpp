@@ -2,6 +2,7 @@
 // print and save the outputs, and report latency.
 //
 //   mote-run model.mote --input x=x.npy --output-dir out --repeat 20
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <system_error>
@@ -26,6 +27,9 @@ struct RunOptions {
   std::vector<std::string> shape_args;
   std::string output_dir;
   std::string backend = "cpu";
+  bool fp16 = false;
+  bool placement = false;
+  std::vector<std::string> cpu_ops;
   int threads = 0;
   int repeat = 10;
   int warmup = 1;
@@ -62,6 +66,17 @@ Status save_outputs(const std::string& dir, const std::vector<TensorDesc>& decls
   return {};
 }
 
+// One line per op: where it runs and, when not on the GPU, why.
+void print_placement(const std::vector<OpPlacement>& placement) {
+  size_t width = 2;
+  for (const OpPlacement& p : placement) width = std::max(width, p.op.size());
+  std::printf("placement\n");
+  for (const OpPlacement& p : placement) {
+    std::printf("  #%-4d %-*s  %-9s %s\n", p.op_index, static_cast<int>(width), p.op.c_str(), p.device.c_str(),
+                p.reason.c_str());
+  }
+}
+
 Status run(const RunOptions& o) {
   MOTE_ASSIGN_OR_RETURN(InputOptions input_opts, input_options(o));
   MOTE_ASSIGN_OR_RETURN(Backend backend, parse_backend(o.backend));
@@ -71,6 +86,8 @@ Status run(const RunOptions& o) {
   SessionOptions session_options;
   session_options.backend = backend;
   session_options.threads = o.threads;
+  session_options.gpu_precision = o.fp16 ? GpuPrecision::kF16Storage : GpuPrecision::kF32;
+  session_options.cpu_ops = o.cpu_ops;
   MOTE_ASSIGN_OR_RETURN(auto session, Session::create(model, session_options));
 
   std::vector<TensorDesc> input_decls = model->inputs();
@@ -101,8 +118,18 @@ Status run(const RunOptions& o) {
 
   // The session's thread pool resolves 0 the same way (one per hardware thread).
   int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const PlanStats& plan = session->plan_stats();
   std::printf("model    %s\n", o.model_path.c_str());
-  std::printf("backend  %s, %d thread%s\n", backend_name(backend), threads, threads == 1 ? "" : "s");
+  std::printf("backend  %s", backend_name(plan.backend));
+  if (plan.backend != backend) std::printf(" (asked for %s)", backend_name(backend));
+  if (plan.backend == Backend::kVulkan) {
+    std::printf(" on %s: %d ops on the GPU, %d on the CPU (%d threads)%s", plan.device_name.c_str(), plan.ops_gpu,
+                plan.ops_cpu, threads, o.fp16 ? ", f16 storage" : "");
+  } else {
+    std::printf(", %d thread%s", threads, threads == 1 ? "" : "s");
+  }
+  std::printf("\n");
+  if (o.placement) print_placement(session->placement());
   std::printf("inputs\n");
   for (size_t k = 0; k < prepared.size(); ++k) {
     const Tensor& t = prepared[k].tensor;
@@ -151,8 +178,14 @@ int main(int argc, char** argv) {
   app.add_option("--warmup", o.warmup, "untimed runs between the first and the timed ones")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  app.add_option("--backend", o.backend, "cpu (optimised kernels) or reference (plain kernels)")
+  app.add_option("--backend", o.backend,
+                 "cpu (optimised kernels), vulkan (GPU, each op it lacks on the CPU), auto (vulkan on a real GPU, "
+                 "else cpu) or reference (plain kernels); MOTE_BACKEND overrides it")
       ->capture_default_str();
+  app.add_flag("--fp16", o.fp16, "with vulkan: store float tensors as f16 on the GPU (f32 arithmetic)");
+  app.add_flag("--placement", o.placement, "print where each op runs (vulkan, cpu, folded) and why");
+  app.add_option("--cpu-op", o.cpu_ops, "with vulkan: keep this op type or op name on the CPU (repeatable)")
+      ->allow_extra_args(false);
   app.add_option("--seed", o.seed, "seed of the random inputs")->capture_default_str();
   app.add_option("--values", o.values, "how many values of each output to print")->capture_default_str();
   return mote::tools::run_tool(app, argc, argv, [&] { return mote::tools::run(o); });
