@@ -290,11 +290,54 @@ def example_c(args):
         raise Failure(f"expected a clean failure naming the file, got exit {code}: {err}")
 
 
+@case
+def info_devices(args):
+    out = expect_ok([args.info, "--devices"])
+    if not (out.startswith("device ") or out.startswith("no Vulkan device: ")):
+        raise Failure(f"expected a device line or 'no Vulkan device: <why>':\n{out}")
+
+
+def relu_values(text):
+    return [l.split("  ", 3)[-1] for l in text.splitlines() if l.strip().startswith("y  f32")]
+
+
+@case
+def run_vulkan(args):
+    # 1024x4 = 4096 elements: at the island threshold, so Relu is placed on the
+    # GPU when a device exists, and on the CPU (with a note) when none does.
+    base = [args.run, model(args, "dynamic.mote"), "--shape", "x=1024x4", "--repeat", "2"]
+    gpu = expect_ok(base + ["--backend", "vulkan", "--placement"], contains=["placement", "Relu"])
+    cpu = expect_ok(base + ["--backend", "cpu"])
+    if relu_values(gpu) != relu_values(cpu) or not relu_values(cpu):
+        raise Failure(f"Vulkan and CPU outputs differ:\n{gpu}\n{cpu}")
+    has_device = expect_ok([args.info, "--devices"]).startswith("device ")
+    row = [l for l in gpu.splitlines() if "Relu" in l and "#" in l]
+    if has_device and (not row or "vulkan" not in row[0]):
+        raise Failure(f"Relu should run on the GPU:\n{gpu}")
+    forced = expect_ok(base + ["--backend", "vulkan", "--placement", "--cpu-op", "Relu"])
+    if "forced to the CPU" not in forced:
+        raise Failure(f"--cpu-op Relu should keep Relu on the CPU:\n{forced}")
+    expect_clean_failure(base + ["--backend", "gpu"], "mote-run", contains=["unknown backend 'gpu'"])
+
+
+@case
+def bench(args):
+    out = expect_ok([args.bench, model(args, "dynamic.mote"), "--shape", "x=1024x4", "--backend", "cpu,vulkan",
+                     "--repeat", "3", "--warmup", "1", "--per-op"],
+                    contains=["prep cold", "prep warm", "p50 ms", "p90 ms", "per op", "peak host memory"])
+    rows = [l.split() for l in out.splitlines()]
+    if not any(r[:1] == ["cpu"] for r in rows):
+        raise Failure(f"no cpu row:\n{out}")
+    expect_clean_failure([args.bench, model(args, "dynamic.mote"), "--shape", "x=2x4", "--backend", "tpu"],
+                         "mote-bench", contains=["unknown backend"])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("case", choices=sorted(CASES))
     parser.add_argument("--info")
     parser.add_argument("--run")
+    parser.add_argument("--bench")
     parser.add_argument("--generator")
     parser.add_argument("--example-cpp", default="")
     parser.add_argument("--example-c", default="")

@@ -60,6 +60,12 @@ uint64_t peak_rss_bytes() {
   return static_cast<uint64_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
 }
 
+// "32.0 KiB": format_bytes without the exact byte count, for table cells.
+std::string short_bytes(uint64_t bytes) {
+  std::string s = format_bytes(bytes);
+  return s.substr(0, s.find(" ("));
+}
+
 double percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -119,10 +125,10 @@ Status print_per_op(const Fixture& f, SessionOptions options, int repeat, int to
   int shown = 0;
   for (const OpTime& t : sorted) {
     if (top > 0 && shown++ >= top) break;
-    std::printf("  %8.3f ms  %5.1f%%  %-7s #%-4d %s\n", t.ms, sum > 0 ? 100.0 * t.ms / sum : 0.0, t.device.c_str(),
+    std::printf("  %9.4f ms  %5.1f%%  %-7s #%-4d %s\n", t.ms, sum > 0 ? 100.0 * t.ms / sum : 0.0, t.device.c_str(),
                 t.op_index, t.op.c_str());
   }
-  std::printf("  %8.3f ms  total of %zu ops%s\n", sum, sorted.size(),
+  std::printf("  %9.4f ms  total of %zu ops%s\n", sum, sorted.size(),
               top > 0 && static_cast<int>(sorted.size()) > top ? " (slowest shown)" : "");
   return {};
 }
@@ -195,8 +201,8 @@ Status bench(const BenchOptions& o) {
   for (const BackendResult& r : results) {
     std::printf("%-9s %-34s %8.1f ms %8.1f ms %9.3f %9.3f %9.3f %12s %12s  %d/%d %s\n", r.name.c_str(),
                 r.device.substr(0, 34).c_str(), r.prepare_cold_ms, r.prepare_warm_ms, r.latency.median_ms, r.p90_ms,
-                r.latency.min_ms, format_bytes(r.host_arena).substr(0, 12).c_str(),
-                r.device_bytes ? format_bytes(r.device_bytes).substr(0, 12).c_str() : "-", r.ops_gpu, r.ops_cpu,
+                r.latency.min_ms, short_bytes(r.host_arena).c_str(),
+                r.device_bytes ? short_bytes(r.device_bytes).c_str() : "-", r.ops_gpu, r.ops_cpu,
                 r.note.c_str());
   }
   std::printf("peak host memory (process RSS)  %s\n", format_bytes(peak_rss_bytes()).c_str());
