@@ -14,8 +14,12 @@ class ValidationListener : public ::testing::EmptyTestEventListener {
     uint64_t now = errors();
     if (now != before_) {
       ADD_FAILURE() << info.name() << ": " << (now - before_) << " Vulkan validation error(s), printed above";
+      failed_ = true;
     }
   }
+  // Also fails the process: a failure added after the test's own end is
+  // reported late by some gtest versions, the exit status never is.
+  static bool failed() { return failed_; }
 
  private:
   static uint64_t errors() {
@@ -23,6 +27,7 @@ class ValidationListener : public ::testing::EmptyTestEventListener {
     return device.ok() ? device.value()->validation_errors() : 0;
   }
   uint64_t before_ = 0;
+  static inline bool failed_ = false;
 };
 
 }  // namespace
@@ -30,5 +35,6 @@ class ValidationListener : public ::testing::EmptyTestEventListener {
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   ::testing::UnitTest::GetInstance()->listeners().Append(new ValidationListener);
-  return RUN_ALL_TESTS();
+  int result = RUN_ALL_TESTS();
+  return ValidationListener::failed() ? 1 : result;
 }
