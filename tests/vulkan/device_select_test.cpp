@@ -3,6 +3,9 @@
 // errors that list what exists.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <string>
+
 #include "runtime/vulkan/device.hpp"
 
 namespace mote::vk {
@@ -46,6 +49,22 @@ TEST(DeviceSelect, NothingUsableSaysWhy) {
   auto none = select_device({}, nullptr);
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.status().message().find("Vulkan unavailable"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace mote::vk
+
+namespace mote::vk {
+namespace {
+
+// The op tests run with MOTE_VK_VALIDATION=1 and count on the layer to catch
+// API misuse; zero errors only means something if it is really loaded.
+TEST(DeviceValidation, LayerIsOnWhenAsked) {
+  auto device = Device::get();
+  if (!device.ok()) GTEST_SKIP() << device.status().message();
+  const char* asked = std::getenv("MOTE_VK_VALIDATION");
+  if (!asked || std::string(asked) == "0") GTEST_SKIP() << "MOTE_VK_VALIDATION not set";
+  EXPECT_TRUE(device.value()->validation_enabled()) << "is vulkan-validationlayers installed?";
 }
 
 }  // namespace
