@@ -1,0 +1,36 @@
+// Launch shapes shared by the kernels built on shaders/workgroup_reduce.glsl
+// (Reduce*, Softmax, the normalisations): one workgroup per row, or one
+// invocation per row where rows are short and interleaved in memory.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "runtime/vulkan/vk_kernel.hpp"
+
+namespace mote::vk {
+
+// Loop iterations one invocation may run, all its loops together: lavapipe
+// (llvmpipe) leaves every shader loop after 65535 iterations, counted across
+// re-entries, silently skipping the rest of the work. Kernels estimate their
+// per-invocation iterations and send larger work to the CPU; on other GPUs
+// one invocation walking that far would be the slow path anyway.
+constexpr int64_t kMaxInvocationLoop = 65535;
+
+inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+struct RowLaunch {
+  std::array<uint32_t, 3> groups{1, 1, 1};
+  std::array<uint32_t, 3> local{64, 1, 1};
+};
+
+// One workgroup per row of `row_length` elements: 64 invocations for short
+// rows, else up to 256 (the shaders' WG_MAX), a power of two the device
+// allows. Rows spread over groups x and y (shaders use wg_row()).
+RowLaunch workgroup_per_row(const PlanContext& ctx, int64_t rows, int64_t row_length);
+
+// `subgroup` (a *_subgroup.comp twin) when the device has subgroup
+// arithmetic, else `plain`.
+ShaderId with_subgroups(const PlanContext& ctx, ShaderId plain, ShaderId subgroup);
+
+}  // namespace mote::vk
