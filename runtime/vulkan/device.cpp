@@ -109,6 +109,7 @@ Status Device::create() {
   MOTE_RETURN_IF_ERROR(pick_physical_device());
   probe_features();
   quirks_ = apply_quirks(info_, features_);
+  disable_features_from_environment();
   MOTE_RETURN_IF_ERROR(create_logical_device());
   pipelines_ = std::make_unique<PipelineSet>(*this);
   return {};
@@ -290,6 +291,19 @@ void Device::probe_features() {
     if ((f & want) == want && heap.size >= (1ull << 30)) features_.host_visible_device_local = true;
   }
   if (env_flag("MOTE_VK_FORCE_STAGING")) features_.host_visible_device_local = false;
+}
+
+// MOTE_VK_DISABLE=subgroup,fp16 switches probed features off, so tests can
+// cover the fallback shaders (shared memory instead of subgroups, f32 instead
+// of f16 storage) on a device that has everything.
+void Device::disable_features_from_environment() {
+  const char* list = std::getenv("MOTE_VK_DISABLE");
+  if (!list) return;
+  std::string items = std::string(",") + list + ",";
+  if (items.find(",subgroup,") != std::string::npos) features_.subgroup_arithmetic = false;
+  if (items.find(",fp16,") != std::string::npos) features_.fp16_storage = features_.shader_float16 = false;
+  if (items.find(",int64,") != std::string::npos) features_.int64 = false;
+  quirks_.push_back(std::string("MOTE_VK_DISABLE=") + list);
 }
 
 Status Device::create_logical_device() {

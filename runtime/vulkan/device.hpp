@@ -39,6 +39,9 @@ struct DeviceFeatures {
   bool host_visible_device_local = false;
   bool timestamps = false;
   float timestamp_period_ns = 1.0f;
+  // Iterations after which the driver cuts a shader loop short (a quirk;
+  // unlimited unless quirks.cpp says otherwise).
+  uint32_t max_loop_iterations = 0xffffffffu;
 };
 
 struct DeviceInfo {
@@ -113,6 +116,7 @@ class Device {
   Status create_instance();
   Status pick_physical_device();
   void probe_features();
+  void disable_features_from_environment();
   Status create_logical_device();
   static VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
                                                                VkDebugUtilsMessageTypeFlagsEXT types,

@@ -1,8 +1,8 @@
 // The device quirk table. A row names the devices it matches (vendor id,
 // a device-name substring, a driver-version bound), the bug seen, and the
 // workaround as a change to the probed features, so kernels never test for
-// vendors themselves. Empty until a driver earns a row; add one with the
-// conformance or op-test failure that motivates it.
+// vendors themselves. Add a row with the conformance or op-test failure that
+// motivates it.
 #include "runtime/vulkan/quirks.hpp"
 
 namespace mote::vk {
@@ -17,9 +17,15 @@ struct Quirk {
   void (*apply)(DeviceFeatures& features);
 };
 
+constexpr uint32_t kMesaVendor = 0x10005;  // VK_VENDOR_ID_MESA
+
 constexpr Quirk kQuirks[] = {
-    // {vendor, "name", below_driver, "bug", "workaround", [](DeviceFeatures& f) { ... }},
-    {0, nullptr, 0, nullptr, nullptr, nullptr},  // sentinel: keeps the array non-empty
+    // Found by TopK (k=100 over 1000) and CumSum (66000 elements) going wrong
+    // from iteration 65535 on: gallivm caps every loop at 65535 iterations,
+    // counted across re-entries, and silently skips the rest.
+    {kMesaVendor, "llvmpipe", 0, "shader loops stop after 65535 iterations",
+     "max_loop_iterations = 65535 (longer per-invocation work runs on the CPU)",
+     [](DeviceFeatures& f) { f.max_loop_iterations = 65535; }},
 };
 
 }  // namespace

@@ -40,7 +40,7 @@ Status plan_cumsum(PlanContext& ctx) {
   }
   RowLaunch launch = workgroup_per_row(ctx, push.n, s.axis);
   // Per chunk: the load and the scan's log2(workgroup) steps.
-  if (ceil_div(s.axis, launch.local[0]) * 10 > kMaxInvocationLoop) {
+  if (ceil_div(s.axis, launch.local[0]) * 10 > int64_t{ctx.features.max_loop_iterations}) {
     return ctx.unsupported("axis of " + std::to_string(s.axis) + " elements is too long per invocation");
   }
   ctx.dispatch(ShaderId::kCumsum, {ctx.input(0), ctx.output(0)}, push, launch.groups, launch.local).constants = {

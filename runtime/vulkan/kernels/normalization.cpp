@@ -51,7 +51,7 @@ Status dispatch_normalize(PlanContext& ctx, const NormalizePush& push) {
   RowLaunch launch = workgroup_per_row(ctx, push.rows, push.row_size);
   // Three passes; broadcast parameters cost an iteration per dim to locate.
   const int64_t per_element = 3 + 2 * static_cast<int64_t>(push.rank);
-  if (ceil_div(push.row_size, launch.local[0]) * per_element + 64 > kMaxInvocationLoop) {
+  if (ceil_div(push.row_size, launch.local[0]) * per_element + 64 > int64_t{ctx.features.max_loop_iterations}) {
     return ctx.unsupported("rows of " + std::to_string(push.row_size) + " elements are too long per invocation");
   }
   ctx.dispatch(with_subgroups(ctx, ShaderId::kNormalize, ShaderId::kNormalizeSubgroup),

@@ -28,7 +28,7 @@ Status plan_pool(PlanContext& ctx) {
   auto geometry = pool_geometry(a, x.shape());
   if (!geometry.ok()) return geometry.status();
   const PoolGeometry g = geometry->as_3d();
-  if (g.kernel[0] * g.kernel[1] * g.kernel[2] + g.kernel[0] * g.kernel[1] + g.kernel[0] > kMaxInvocationLoop) {
+  if (g.kernel[0] * g.kernel[1] * g.kernel[2] + g.kernel[0] * g.kernel[1] + g.kernel[0] > int64_t{ctx.features.max_loop_iterations}) {
     return ctx.unsupported("window of more than 65535 taps for one invocation");
   }
   PoolPush push{static_cast<uint32_t>(ctx.out(0).numel()),

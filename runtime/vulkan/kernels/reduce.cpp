@@ -94,7 +94,7 @@ Status dispatch_reduce(PlanContext& ctx, const std::vector<bool>& reduced, Reduc
     ctx.dispatch_1d(ShaderId::kReduce, args, push, push.n_out).constants = {code, 1};
   } else {
     RowLaunch launch = workgroup_per_row(ctx, push.n_out, push.n_red);
-    if (ceil_div(push.n_red, launch.local[0]) * per_element + 64 > kMaxInvocationLoop) {
+    if (ceil_div(push.n_red, launch.local[0]) * per_element + 64 > int64_t{ctx.features.max_loop_iterations}) {
       return ctx.unsupported("reduction of " + std::to_string(push.n_red) + " elements is too long per invocation");
     }
     ctx.dispatch(with_subgroups(ctx, ShaderId::kReduce, ShaderId::kReduceSubgroup), args, push, launch.groups,
@@ -152,7 +152,7 @@ Status plan_arg_reduce(PlanContext& ctx) {
     return {};
   }
   RowLaunch launch = workgroup_per_row(ctx, push.n, s.axis);
-  if (ceil_div(s.axis, launch.local[0]) + 16 > kMaxInvocationLoop) {
+  if (ceil_div(s.axis, launch.local[0]) + 16 > int64_t{ctx.features.max_loop_iterations}) {
     return ctx.unsupported("axis of " + std::to_string(s.axis) + " elements is too long per invocation");
   }
   ctx.dispatch(ShaderId::kArgReduce, {ctx.input(0), ctx.output(0)}, push, launch.groups, launch.local).constants = {

@@ -10,11 +10,11 @@
 
 namespace mote::vk {
 
-// Loop iterations one invocation may run, all its loops together: lavapipe
-// (llvmpipe) leaves every shader loop after 65535 iterations, counted across
-// re-entries, silently skipping the rest of the work. Kernels estimate their
-// per-invocation iterations and send larger work to the CPU; on other GPUs
-// one invocation walking that far would be the slow path anyway.
+// Loop iterations beyond which one invocation per row stops being a good
+// launch shape (a heuristic). The hard limit some drivers impose on loops is
+// DeviceFeatures::max_loop_iterations (lavapipe: 65535, see quirks.cpp);
+// kernels estimate their per-invocation iterations against it and send
+// larger work to the CPU.
 constexpr int64_t kMaxInvocationLoop = 65535;
 
 inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }

@@ -36,7 +36,7 @@ Status plan_softmax(PlanContext& ctx) {
     return {};
   }
   RowLaunch launch = workgroup_per_row(ctx, push.rows, s.axis);
-  if (3 * ceil_div(s.axis, launch.local[0]) + 64 > kMaxInvocationLoop) {
+  if (3 * ceil_div(s.axis, launch.local[0]) + 64 > int64_t{ctx.features.max_loop_iterations}) {
     return ctx.unsupported("axis of " + std::to_string(s.axis) + " elements is too long per invocation");
   }
   ctx.dispatch(with_subgroups(ctx, ShaderId::kSoftmax, ShaderId::kSoftmaxSubgroup), {ctx.input(0), ctx.output(0)},

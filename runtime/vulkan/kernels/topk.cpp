@@ -33,7 +33,7 @@ Status plan_topk(PlanContext& ctx) {
   const AxisSplit s = split_at_axis(x.shape(), *axis);
   RowLaunch launch = workgroup_per_row(ctx, s.outer * s.inner, s.axis);
   // Per pick: a strided scan, then the tree over the workgroup.
-  if (*k * (ceil_div(s.axis, launch.local[0]) + 10) > kMaxInvocationLoop) {
+  if (*k * (ceil_div(s.axis, launch.local[0]) + 10) > int64_t{ctx.features.max_loop_iterations}) {
     return ctx.unsupported("K " + std::to_string(*k) + " over an axis of " + std::to_string(s.axis) +
                            " is too much selection work per invocation");
   }
