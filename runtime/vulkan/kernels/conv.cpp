@@ -1,0 +1,147 @@
+// Vulkan kernel of Conv (1-D and 2-D; 1-D runs as 2-D with height 1).
+// Convolutions with one input channel per group (depthwise, and any conv of
+// a single-channel image) run as a direct stencil on conv_depthwise.comp;
+// everything else as an implicit GEMM on conv_gemm.comp, groups along z.
+// Weights and bias are bound as they are, so they need not be constants.
+#include "runtime/ops/conv_geometry.hpp"
+#include "runtime/reference/fused_activation.hpp"
+#include "runtime/vulkan/kernels/gemm_tile.hpp"
+#include "runtime/vulkan/kernels/shape_args.hpp"
+#include "runtime/vulkan/kernels/unary_codes.hpp"
+#include "runtime/vulkan/vk_kernel.hpp"
+
+namespace mote::vk {
+namespace {
+
+// ConvGeometry keeps (depth, height, width) in slots 0..2.
+constexpr size_t kH = 1, kW = 2;
+
+// Past this window the unrolled stencil stops paying off and the GEMM
+// (K = kernel volume) takes over.
+constexpr int64_t kMaxStencilTaps = 64;
+
+struct DepthwisePush {
+  uint32_t out_pixels, out_w, out_channels, multiplier, in_h, in_w, in_channels;
+  int32_t stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w;
+  float act_a, act_b;
+};
+static_assert(sizeof(DepthwisePush) == 60, "must match conv_depthwise.comp's push block");
+
+struct ConvGemmPush {
+  uint32_t rows, cols, depth, out_pixels, out_w, in_h, in_w, in_image, in_group, out_channels;
+  int32_t stride_h, stride_w, pad_h, pad_w;
+  float act_a, act_b;
+};
+static_assert(sizeof(ConvGemmPush) == 64, "must match conv_gemm.comp's push block");
+
+TensorArg bias_or_weights(PlanContext& ctx) { return ctx.has_input(2) ? ctx.input(2) : ctx.input(1); }
+
+// Workgroups of 64 output pixels; y is the channel and z the image.
+Status plan_depthwise(PlanContext& ctx, const ConvGeometry& g, const FusedCode& act) {
+  constexpr uint32_t kLocal = 64;
+  int64_t gx = (g.out_pixels() + kLocal - 1) / kLocal;
+  if (gx > ctx.features.max_group_count[0] || g.out_channels > ctx.features.max_group_count[1] ||
+      g.batch > ctx.features.max_group_count[2]) {
+    return ctx.unsupported("more workgroups than the device allows");
+  }
+  DepthwisePush push{};
+  push.out_pixels = static_cast<uint32_t>(g.out_pixels());
+  push.out_w = static_cast<uint32_t>(g.out_size[kW]);
+  push.out_channels = static_cast<uint32_t>(g.out_channels);
+  push.multiplier = static_cast<uint32_t>(g.out_channels_per_group());
+  push.in_h = static_cast<uint32_t>(g.in_size[kH]);
+  push.in_w = static_cast<uint32_t>(g.in_size[kW]);
+  push.in_channels = static_cast<uint32_t>(g.in_channels);
+  push.stride_h = static_cast<int32_t>(g.stride[kH]);
+  push.stride_w = static_cast<int32_t>(g.stride[kW]);
+  push.pad_h = static_cast<int32_t>(g.pad_begin[kH]);
+  push.pad_w = static_cast<int32_t>(g.pad_begin[kW]);
+  push.dilation_h = static_cast<int32_t>(g.dilation[kH]);
+  push.dilation_w = static_cast<int32_t>(g.dilation[kW]);
+  push.act_a = act.a;
+  push.act_b = act.b;
+  ctx.dispatch(ShaderId::kConvDepthwise, {ctx.input(0), ctx.input(1), bias_or_weights(ctx), ctx.output(0)}, push,
+               {static_cast<uint32_t>(gx), static_cast<uint32_t>(g.out_channels), static_cast<uint32_t>(g.batch)},
+               {kLocal, 1, 1})
+      .constants = {act.code, ctx.has_input(2) ? 1 : 0, static_cast<int32_t>(g.kernel[kH]),
+                    static_cast<int32_t>(g.kernel[kW])};
+  return {};
+}
+
+// Where each reduction index k = (c, ky, kx) of a group reads X, relative to
+// its window's corner: the channel's plane offset and the dilated tap.
+Tensor tap_table(const ConvGeometry& g) {
+  const int64_t taps = g.kernel[kH] * g.kernel[kW];
+  const int64_t k = g.in_channels_per_group() * taps;
+  // Four words per k (the fourth unused) so the shader reads one uvec4.
+  Tensor table = Tensor::zeros(DType::I32, {4 * k});
+  int32_t* t = table.data<int32_t>();
+  for (int64_t i = 0; i < k; ++i) {
+    int64_t c = i / taps, ky = i % taps / g.kernel[kW], kx = i % g.kernel[kW];
+    t[4 * i] = static_cast<int32_t>(c * g.in_size[kH] * g.in_size[kW]);
+    t[4 * i + 1] = static_cast<int32_t>(ky * g.dilation[kH]);
+    t[4 * i + 2] = static_cast<int32_t>(kx * g.dilation[kW]);
+  }
+  return table;
+}
+
+Status plan_implicit_gemm(PlanContext& ctx, const ConvGeometry& g, const FusedCode& act) {
+  ConvGemmPush push{};
+  push.rows = static_cast<uint32_t>(g.out_channels_per_group());
+  push.cols = static_cast<uint32_t>(g.batch * g.out_pixels());
+  push.depth = static_cast<uint32_t>(g.in_channels_per_group() * g.kernel[kH] * g.kernel[kW]);
+  push.out_pixels = static_cast<uint32_t>(g.out_pixels());
+  push.out_w = static_cast<uint32_t>(g.out_size[kW]);
+  push.in_h = static_cast<uint32_t>(g.in_size[kH]);
+  push.in_w = static_cast<uint32_t>(g.in_size[kW]);
+  push.in_image = static_cast<uint32_t>(g.in_channels * g.in_pixels());
+  push.in_group = static_cast<uint32_t>(g.in_channels_per_group() * g.in_pixels());
+  push.out_channels = static_cast<uint32_t>(g.out_channels);
+  push.stride_h = static_cast<int32_t>(g.stride[kH]);
+  push.stride_w = static_cast<int32_t>(g.stride[kW]);
+  push.pad_h = static_cast<int32_t>(g.pad_begin[kH]);
+  push.pad_w = static_cast<int32_t>(g.pad_begin[kW]);
+  push.act_a = act.a;
+  push.act_b = act.b;
+
+  auto tile = pick_gemm_tile(push.rows, push.cols, ctx.features);
+  if (!tile) return ctx.unsupported("the device's shared memory is too small for the GEMM tiles");
+  auto [gx, gy] = tile->groups(push.rows, push.cols);
+  if (gx > ctx.features.max_group_count[0] || gy > ctx.features.max_group_count[1] ||
+      g.group > ctx.features.max_group_count[2]) {
+    return ctx.unsupported("more workgroups than the device allows");
+  }
+
+  // A 1x1 window over every pixel reads X at the output pixel itself.
+  bool pointwise = g.kernel[kH] == 1 && g.kernel[kW] == 1 && g.stride[kH] == 1 && g.stride[kW] == 1 &&
+                   g.pad_begin[kH] == 0 && g.pad_begin[kW] == 0 && g.out_size == g.in_size;
+  // The pointwise variant never reads the table; binding 3 then aliases W.
+  TensorArg table = pointwise ? ctx.input(1) : ctx.add_constant(tap_table(g));
+  std::vector<int32_t> constants = tile->constants();
+  constants.insert(constants.end(), {act.code, ctx.has_input(2) ? 1 : 0, pointwise ? 1 : 0});
+  ctx.dispatch(ShaderId::kConvGemm, {ctx.input(0), ctx.input(1), bias_or_weights(ctx), table, ctx.output(0)}, push,
+               {static_cast<uint32_t>(gx), static_cast<uint32_t>(gy), static_cast<uint32_t>(g.group)}, tile->local())
+      .constants = std::move(constants);
+  return {};
+}
+
+Status plan_conv(PlanContext& ctx) {
+  MOTE_RETURN_IF_ERROR(ctx.require_dtypes({DType::F32}));
+  if (!reference::fused_activation_known(ctx.op.fused.get())) return ctx.unsupported("unknown fused activation");
+  auto resolved = resolve_conv(attrs<fb::ConvAttrsT>(ctx.op), ctx.in(0).shape(), ctx.in(1).shape());
+  if (!resolved.ok()) return ctx.unsupported(resolved.status().message());
+  const ConvGeometry& g = *resolved;
+  if (g.spatial_rank == 3) return ctx.unsupported("3-D convolution runs on the CPU");
+  if (!fits_u32(ctx.in(0).numel()) || !fits_u32(ctx.in(1).numel()) || !fits_u32(ctx.out(0).numel())) {
+    return ctx.unsupported("more than 2^31 elements");
+  }
+  if (ctx.out(0).numel() == 0) return ctx.unsupported("empty output");
+  FusedCode act = fused_code(ctx.op.fused.get());
+  if (g.in_channels_per_group() == 1 && g.kernel_volume() <= kMaxStencilTaps) return plan_depthwise(ctx, g, act);
+  return plan_implicit_gemm(ctx, g, act);
+}
+
+}  // namespace
+}  // namespace mote::vk
+
+MOTE_VK_KERNEL(Conv, mote::vk::plan_conv);

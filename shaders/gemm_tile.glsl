@@ -1,0 +1,74 @@
+// The register-tiled GEMM core shared by matmul.comp and conv_gemm.comp:
+// out(row, col) = sum_k R(row, k) * C(k, col).
+//
+// A workgroup of LX invocations (a 1-D local size) computes TM rows by
+// LX * TN columns. Every invocation holds all TM rows of TN columns
+// (tx + j * LX) in registers. The R block is staged through shared memory,
+// BK values of k at a time, and read back at addresses that are the same for
+// the whole workgroup (a broadcast on GPUs). Each C value is used by exactly
+// one invocation, so it is read straight from the tensor; the including
+// shader knows how (im2col addressing, strides). On lavapipe every load in
+// the loop costs a loop over the SIMD lanes, uniform address or not, so the
+// shapes favour few load instructions per FMA: R rows come as vec4s and an
+// invocation keeps up to 32 x 4 accumulators (see gemm_tile.hpp).
+//
+// The including shader defines the functions declared below:
+//   load_r(row, k)  R element; called only with row < rows and k < depth
+//   begin_k(k)      called before the load_c calls of each k (k < depth)
+//   load_c(k, j)    C element of this invocation's j-th column,
+//                   0 for a column past the end
+// and calls gemm_accumulate(first_row, rows, depth), then reads acc[i * TN + j]
+// (row first_row + i, column j of this invocation). Tile sizes are
+// specialisation constants 3..5; including shaders number theirs from 6.
+
+#extension GL_EXT_control_flow_attributes : require
+
+layout(constant_id = 3) const uint TM = 32;
+layout(constant_id = 4) const uint TN = 4;
+layout(constant_id = 5) const uint BK = 32;
+
+const uint LX = gl_WorkGroupSize.x;
+
+// vec4s of 4 consecutive rows, so one load instruction brings four rows;
+// TM is therefore a multiple of 4.
+shared vec4 tile_r[BK * TM / 4];
+
+float acc[TM * TN];
+
+float load_r(uint row, uint k);
+void begin_k(uint k);
+float load_c(uint k, uint j);
+
+void gemm_accumulate(uint first_row, uint rows, uint depth) {
+  uint tid = gl_LocalInvocationID.x;
+  // The register loops are unrolled so that acc[] lives in registers, not in
+  // indexed memory.
+  [[unroll]] for (uint i = 0u; i < TM * TN; ++i) acc[i] = 0.0;
+  for (uint k0 = 0u; k0 < depth; k0 += BK) {
+    // k fastest: consecutive invocations read consecutive addresses of a
+    // row-major R (weights).
+    for (uint i = tid; i < BK * TM; i += LX) {
+      uint kk = i % BK, mm = i / BK;
+      uint row = first_row + mm, k = k0 + kk;
+      tile_r[kk * (TM / 4u) + mm / 4u][mm % 4u] = row < rows && k < depth ? load_r(row, k) : 0.0;
+    }
+    barrier();
+    uint steps = min(BK, depth - k0);
+    for (uint kk = 0u; kk < steps; ++kk) {
+      float c[TN];
+      begin_k(k0 + kk);
+      [[unroll]] for (uint j = 0u; j < TN; ++j) c[j] = load_c(k0 + kk, j);
+      [[unroll]] for (uint q = 0u; q < TM / 4u; ++q) {
+        vec4 r = tile_r[kk * (TM / 4u) + q];
+        [[unroll]] for (uint e = 0u; e < 4u; ++e) {
+          [[unroll]] for (uint j = 0u; j < TN; ++j) acc[(4u * q + e) * TN + j] = fma(r[e], c[j], acc[(4u * q + e) * TN + j]);
+        }
+      }
+    }
+    barrier();
+  }
+}
+
+// Column index (within all columns) of this invocation's j-th column, given
+// the workgroup's first column.
+uint gemm_column(uint first_col, uint j) { return first_col + gl_LocalInvocationID.x + j * LX; }
