@@ -27,7 +27,10 @@ void PipelineSet::configure_cache(const std::string& dir) {
   std::lock_guard<std::mutex> lock(mutex_);
   std::string resolved = pipeline_cache_dir(dir);
   if (configured_ && resolved == dir_) return;
-  if (configured_) save_cache_locked();
+  if (configured_) {
+    Status saved = save_cache_locked();  // best effort: the old directory is being left
+    (void)saved;
+  }
   dir_ = resolved;
   configured_ = true;
   if (cache_) vkDestroyPipelineCache(device_.handle(), cache_, nullptr);

@@ -135,6 +135,7 @@ int main(int argc, char** argv) {
     if (o.passed) {
       ++passed;
       if (o.used_gpu) ++passed_on_gpu;
+      if (*backend == Backend::kVulkan && !o.used_gpu && !quiet) std::printf("CPU  %s: %s\n", name.c_str(), o.reason.c_str());
     } else {
       ++failed;
       // One line per failure: newlines in multi-line reasons are folded.

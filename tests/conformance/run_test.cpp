@@ -54,9 +54,14 @@ Outcome run_test(const TestCase& test, Backend backend, const Tolerance& toleran
       if (!diff.empty()) return {false, where + "output " + std::to_string(i) + " '" + outputs[i].name + "': " + diff};
     }
   }
+  // For a pass without any GPU op, say why (the first op's placement).
   bool used_gpu = false;
-  for (const OpPlacement& p : (*session)->placement()) used_gpu = used_gpu || p.device == "vulkan";
-  return {true, {}, used_gpu};
+  std::string why_not;
+  for (const OpPlacement& p : (*session)->placement()) {
+    used_gpu = used_gpu || p.device == "vulkan";
+    if (why_not.empty()) why_not = p.op + ": " + p.device + (p.reason.empty() ? "" : " (" + p.reason + ")");
+  }
+  return {true, used_gpu ? std::string() : why_not, used_gpu};
 }
 
 }  // namespace mote::conformance

@@ -12,7 +12,8 @@ namespace mote::conformance {
 
 struct Outcome {
   bool passed = false;
-  // Why it failed: "convert: ...", "run: ...", "output 0 'y': ...".
+  // Why it failed: "convert: ...", "run: ...", "output 0 'y': ...". For a
+  // pass on the Vulkan backend with no op on the GPU: where its ops went.
   std::string reason;
   // At least one op ran on the GPU (with --backend vulkan).
   bool used_gpu = false;
