@@ -25,7 +25,7 @@ install(FILES ${PROJECT_BINARY_DIR}/moteConfig.cmake ${PROJECT_BINARY_DIR}/moteC
 if(BUILD_SHARED_LIBS)
   set(MOTE_PC_PRIVATE_LIBS "")
 else()
-  set(MOTE_PC_PRIVATE_LIBS "-lhwy -lstdc++ -lm -pthread")
+  set(MOTE_PC_PRIVATE_LIBS "-lhwy -lstdc++ -lm -pthread -ldl")
 endif()
 # Relative to the .pc file, so an install tree can be moved (or installed to a
 # scratch prefix by the package test) and still resolve.
