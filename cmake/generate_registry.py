@@ -2,7 +2,8 @@
 """Generates runtime/core/registry.hpp's implementation from registration lines.
 
 Scans the given source files for MOTE_OP_DEF(Op, ...), MOTE_CPU_KERNEL(Op, ...),
-MOTE_REF_KERNEL(Op, ...) and MOTE_VK_KERNEL(Op, ...) and writes a C++ file whose lookup functions
+MOTE_REF_KERNEL(Op, ...), MOTE_VK_KERNEL(Op, ...) and MOTE_GRAD(Op, ...) (gradient
+builders, runtime/ops/<family>_grad.cpp) and writes a C++ file whose lookup functions
 reference each registered object by name. Because the table references them,
 the linker keeps every kernel even in static builds, and a registration for an
 op type missing from the schema fails to compile.
@@ -17,8 +18,9 @@ KINDS = {
     "MOTE_CPU_KERNEL": ("cpu_kernel", "CpuKernel", "find_cpu_kernel"),
     "MOTE_REF_KERNEL": ("ref_kernel", "CpuKernel", "find_reference_kernel"),
     "MOTE_VK_KERNEL": ("vk_kernel", "vk::VulkanKernel", "find_vulkan_kernel"),
+    "MOTE_GRAD": ("grad_builder", "GradBuilder", "find_grad_builder"),
 }
-PATTERN = re.compile(r"^\s*(MOTE_OP_DEF|MOTE_CPU_KERNEL|MOTE_REF_KERNEL|MOTE_VK_KERNEL)\((\w+)\s*,", re.M)
+PATTERN = re.compile(r"^\s*(MOTE_OP_DEF|MOTE_CPU_KERNEL|MOTE_REF_KERNEL|MOTE_VK_KERNEL|MOTE_GRAD)\((\w+)\s*,", re.M)
 
 
 def main():

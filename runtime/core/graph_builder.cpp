@@ -103,6 +103,10 @@ void GraphBuilder::set_tensor_info(int tensor, DType dtype, Shape shape) {
   t.shape = std::move(shape);
 }
 
+void GraphBuilder::set_tensor_name(int tensor, const std::string& name) {
+  state_->graph().tensors[static_cast<size_t>(tensor)]->name = name;
+}
+
 int GraphBuilder::tensor_count() const { return static_cast<int>(state_->graph().tensors.size()); }
 int GraphBuilder::op_count() const { return static_cast<int>(state_->graph().ops.size()); }
 

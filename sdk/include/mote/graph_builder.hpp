@@ -52,6 +52,8 @@ class GraphBuilder {
   // Declared shape/dtype of a tensor (intermediates start with an empty
   // shape; setting them is optional and only informative).
   void set_tensor_info(int tensor, DType dtype, Shape shape);
+  // Renames a tensor (copies of a model keep their original tensor names).
+  void set_tensor_name(int tensor, const std::string& name);
 
   int tensor_count() const;
   int op_count() const;

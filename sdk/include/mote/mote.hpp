@@ -8,3 +8,4 @@
 #include "mote/session.hpp"
 #include "mote/status.hpp"
 #include "mote/tensor.hpp"
+#include "mote/training.hpp"

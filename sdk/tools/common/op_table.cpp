@@ -19,6 +19,8 @@ OpSupport op_support(fb::OpType type) {
   s.vulkan = find_vulkan_kernel(type) != nullptr;
   if (s.optimised || s.reference) s.backends.emplace_back("cpu");
   if (s.vulkan) s.backends.emplace_back("vulkan");
+  // "grad": the op has a gradient builder, so training can differentiate it.
+  if (find_grad_builder(type)) s.backends.emplace_back("grad");
   return s;
 }
 

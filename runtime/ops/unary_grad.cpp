@@ -1,0 +1,110 @@
+// Gradients of elementwise activations and unary math. Where the derivative
+// is cheaper from the output than the input (Sigmoid, Tanh, Exp, Sqrt), the
+// forward output is reused.
+#include "runtime/ops/unary.hpp"
+#include "runtime/train/grad_builder.hpp"
+
+namespace mote {
+namespace {
+
+// dy where x > 0, else dy * slope (0 for Relu).
+int gate_positive(GradContext& c, float slope) {
+  TrainGraph& g = c.g;
+  int positive = g.op1(fb::OpType::Greater, {c.in(0), g.scalar(0.0f)});
+  int other = slope == 0.0f ? g.scalar(0.0f) : g.scale(c.dy(), slope);
+  return g.op1(fb::OpType::Where, {positive, c.dy(), other});
+}
+
+Status relu_grad(GradContext& c) {
+  c.set(0, gate_positive(c, 0.0f));
+  return {};
+}
+
+Status leaky_relu_grad(GradContext& c) {
+  c.set(0, gate_positive(c, activation_params(c.op).alpha));
+  return {};
+}
+
+// sigmoid' = y (1 - y)
+Status sigmoid_grad(GradContext& c) {
+  TrainGraph& g = c.g;
+  int y = c.out(0);
+  c.set(0, g.mul(c.dy(), g.mul(y, g.sub(g.scalar(1.0f), y))));
+  return {};
+}
+
+// tanh' = 1 - y^2
+Status tanh_grad(GradContext& c) {
+  TrainGraph& g = c.g;
+  int y = c.out(0);
+  c.set(0, g.mul(c.dy(), g.sub(g.scalar(1.0f), g.mul(y, y))));
+  return {};
+}
+
+Status neg_grad(GradContext& c) {
+  c.set(0, c.g.neg(c.dy()));
+  return {};
+}
+
+// |x|' = sign(x) (0 at 0, a valid subgradient).
+Status abs_grad(GradContext& c) {
+  c.set(0, c.g.mul(c.dy(), c.g.op1(fb::OpType::Sign, {c.in(0)})));
+  return {};
+}
+
+// softplus(x) = log(1 + e^x); its derivative is sigmoid(x).
+Status softplus_grad(GradContext& c) {
+  c.set(0, c.g.mul(c.dy(), c.g.op1(fb::OpType::Sigmoid, {c.in(0)})));
+  return {};
+}
+
+Status exp_grad(GradContext& c) {
+  c.set(0, c.g.mul(c.dy(), c.out(0)));
+  return {};
+}
+
+Status log_grad(GradContext& c) {
+  c.set(0, c.g.div(c.dy(), c.in(0)));
+  return {};
+}
+
+// sqrt' = 0.5 / y
+Status sqrt_grad(GradContext& c) {
+  c.set(0, c.g.div(c.g.scale(c.dy(), 0.5f), c.out(0)));
+  return {};
+}
+
+}  // namespace
+}  // namespace mote
+
+MOTE_GRAD(Relu, mote::relu_grad);
+MOTE_GRAD(LeakyRelu, mote::leaky_relu_grad);
+MOTE_GRAD(Sigmoid, mote::sigmoid_grad);
+MOTE_GRAD(Tanh, mote::tanh_grad);
+MOTE_GRAD(Neg, mote::neg_grad);
+MOTE_GRAD(Abs, mote::abs_grad);
+MOTE_GRAD(Softplus, mote::softplus_grad);
+MOTE_GRAD(Exp, mote::exp_grad);
+MOTE_GRAD(Log, mote::log_grad);
+MOTE_GRAD(Sqrt, mote::sqrt_grad);
+
+namespace mote {
+namespace {
+
+// Clip passes the gradient where min <= x <= max (bounds are optional inputs).
+Status clip_grad(GradContext& c) {
+  TrainGraph& g = c.g;
+  int inside = -1;
+  if (c.in(1) >= 0) inside = g.op1(fb::OpType::GreaterOrEqual, {c.in(0), c.in(1)});
+  if (c.in(2) >= 0) {
+    int below = g.op1(fb::OpType::LessOrEqual, {c.in(0), c.in(2)});
+    inside = inside < 0 ? below : g.op1(fb::OpType::And, {inside, below});
+  }
+  c.set(0, inside < 0 ? c.dy() : g.op1(fb::OpType::Where, {inside, c.dy(), g.scalar(0.0f)}));
+  return {};
+}
+
+}  // namespace
+}  // namespace mote
+
+MOTE_GRAD(Clip, mote::clip_grad);

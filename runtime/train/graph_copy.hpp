@@ -1,0 +1,30 @@
+// Copies of a loaded model's graph: into a TrainGraph (training and
+// evaluation models, with chosen constants turned into graph inputs), and
+// into a GraphBuilder with replaced constant values (saving trained models).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "mote/graph_builder.hpp"
+#include "mote/model.hpp"
+#include "runtime/train/train_graph.hpp"
+
+namespace mote {
+
+// Copies the forward graph of `model` into `g` and returns, per tensor of the
+// model, its index in `g`. Graph inputs get `input_shapes` (model input order);
+// the constants listed in `params` become graph inputs, after the model's
+// inputs and in that order; other constants stay constants. With
+// `split_fused`, an op's fused activation becomes an op of its own, so the
+// backward pass sees two ops with a gradient builder each.
+Result<std::vector<int>> copy_into_train_graph(const Model& model, TrainGraph& g, const std::vector<Shape>& input_shapes,
+                                               const std::vector<int>& params, bool split_fused);
+
+// The model's graph, op for op and with its tensor names and metadata, with
+// the data of the constants in `replaced` (tensor index -> new value, same
+// dtype and shape) swapped in.
+Result<GraphBuilder> copy_with_constants(const Model& model, const std::map<int, Tensor>& replaced);
+
+}  // namespace mote

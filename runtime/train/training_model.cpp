@@ -1,0 +1,68 @@
+#include "runtime/train/training_model.hpp"
+
+#include "runtime/train/autodiff.hpp"
+#include "runtime/train/graph_copy.hpp"
+#include "runtime/train/losses.hpp"
+#include "runtime/train/optimizers.hpp"
+
+namespace mote {
+
+Result<std::vector<uint8_t>> build_training_model(const Model& model, const TrainingModelSpec& spec) {
+  const fb::GraphT& graph = model.graph();
+  if (spec.output < 0 || spec.output >= static_cast<int>(graph.outputs.size())) {
+    return invalid_argument("model has no output #" + std::to_string(spec.output));
+  }
+  TrainGraph g;
+  MOTE_ASSIGN_OR_RETURN(std::vector<int> map,
+                        copy_into_train_graph(model, g, spec.input_shapes, spec.params, /*split_fused=*/true));
+  const int prediction = map[static_cast<size_t>(graph.outputs[static_cast<size_t>(spec.output)])];
+  const int labels = g.input("labels", spec.label_dtype, spec.label_shape);
+  OptimizerInputs opt_in;
+  opt_in.learning_rate = g.input("learning_rate", DType::F32, {});
+  if (spec.optimizer.kind == OptimizerKind::kAdamW) {
+    opt_in.bias_correction1 = g.input("bias_correction1", DType::F32, {});
+    opt_in.bias_correction2 = g.input("bias_correction2", DType::F32, {});
+  }
+  const std::vector<std::string> state_names = optimizer_state_names(spec.optimizer);
+  std::vector<std::vector<int>> states;
+  for (int p : spec.params) {
+    const fb::TensorT& t = *graph.tensors[static_cast<size_t>(p)];
+    states.emplace_back();
+    for (const auto& s : state_names) states.back().push_back(g.input(t.name + "/" + s, DType::F32, t.shape));
+  }
+
+  const int loss = build_loss(g, spec.loss, prediction, labels);
+  MOTE_RETURN_IF_ERROR(g.status());
+  std::vector<int> wrt;
+  for (int p : spec.params) wrt.push_back(map[static_cast<size_t>(p)]);
+  MOTE_ASSIGN_OR_RETURN(std::vector<int> grads, build_gradients(g, loss, wrt));
+
+  std::vector<int> new_params, new_states;
+  for (size_t i = 0; i < wrt.size(); ++i) {
+    new_params.push_back(build_update(g, spec.optimizer, opt_in, wrt[i], grads[i], states[i], new_states));
+  }
+  MOTE_RETURN_IF_ERROR(g.status());
+  g.builder().mark_output(loss, "loss");
+  for (size_t i = 0; i < new_params.size(); ++i) {
+    g.builder().mark_output(new_params[i], graph.tensors[static_cast<size_t>(spec.params[i])]->name + "/updated");
+  }
+  for (size_t i = 0; i < new_states.size(); ++i) {
+    const std::string& param = graph.tensors[static_cast<size_t>(spec.params[i / state_names.size()])]->name;
+    g.builder().mark_output(new_states[i], param + "/" + state_names[i % state_names.size()] + "/updated");
+  }
+  g.builder().set_producer("mote TrainingSession");
+  return g.builder().serialize();
+}
+
+Result<std::vector<uint8_t>> build_eval_model(const Model& model, const std::vector<Shape>& input_shapes,
+                                              const std::vector<int>& params) {
+  TrainGraph g;
+  MOTE_ASSIGN_OR_RETURN(std::vector<int> map,
+                        copy_into_train_graph(model, g, input_shapes, params, /*split_fused=*/false));
+  for (int out : model.graph().outputs) {
+    g.builder().mark_output(map[static_cast<size_t>(out)], model.graph().tensors[static_cast<size_t>(out)]->name);
+  }
+  return g.builder().serialize();
+}
+
+}  // namespace mote

@@ -1,0 +1,197 @@
+// Each gradient builder against central finite differences (grad_check.hpp
+// explains the scalar checked, the step and the tolerances).
+#include <gtest/gtest.h>
+
+#include "runtime/train/autodiff.hpp"
+#include "runtime/train/losses.hpp"
+#include "tests/support/op_test_util.hpp"
+#include "tests/train/grad_check.hpp"
+
+namespace mote::test {
+namespace {
+
+Tensor rnd(Shape shape, uint32_t seed, double lo = -1.0, double hi = 1.0) {
+  return random_tensor(DType::F32, std::move(shape), seed, lo, hi);
+}
+
+// One op on the inputs, attributes from `attrs` when given.
+template <class Attrs = std::nullptr_t>
+GradCase one_op(fb::OpType type, std::vector<std::pair<std::string, Tensor>> inputs, Attrs attrs = nullptr) {
+  GradCase c;
+  c.inputs = std::move(inputs);
+  c.forward = [type, attrs](TrainGraph& g, const std::vector<int>& in) {
+    if constexpr (std::is_same_v<Attrs, std::nullptr_t>) {
+      return g.op1(type, in);
+    } else {
+      return g.op1(type, in, attrs);
+    }
+  };
+  return c;
+}
+
+TEST(GradBinary, AddSubMulDivWithBroadcasting) {
+  for (fb::OpType type : {fb::OpType::Add, fb::OpType::Sub, fb::OpType::Mul, fb::OpType::Div}) {
+    const bool div = type == fb::OpType::Div;
+    // Both operands broadcast: [2,3,4] with [3,1], then [4] with [2,3,4].
+    check_gradients(one_op(type, {{"a", rnd({2, 3, 4}, 1)}, {"b", div ? rnd({3, 1}, 2, 0.5, 1.5) : rnd({3, 1}, 2)}}),
+                    std::string(op_type_name(type)) + " [2,3,4] x [3,1]");
+    check_gradients(one_op(type, {{"a", rnd({4}, 3)}, {"b", div ? rnd({2, 3, 4}, 4, 0.5, 1.5) : rnd({2, 3, 4}, 4)}}),
+                    std::string(op_type_name(type)) + " [4] x [2,3,4]");
+  }
+}
+
+TEST(GradBinary, SameTensorOnBothSides) {
+  // x * x: the two gradient contributions must be summed.
+  GradCase c;
+  c.inputs = {{"x", rnd({3, 5}, 5)}};
+  c.forward = [](TrainGraph& g, const std::vector<int>& in) { return g.mul(in[0], in[0]); };
+  check_gradients(c, "x * x");
+}
+
+TEST(GradUnary, Activations) {
+  fb::ActivationAttrsT leaky;
+  leaky.alpha = 0.2f;
+  check_gradients(one_op(fb::OpType::Relu, {{"x", away_from_zero({4, 6}, 10)}}), "Relu");
+  check_gradients(one_op(fb::OpType::LeakyRelu, {{"x", away_from_zero({4, 6}, 11)}}, leaky), "LeakyRelu 0.2");
+  check_gradients(one_op(fb::OpType::LeakyRelu, {{"x", away_from_zero({4, 6}, 12)}}), "LeakyRelu default");
+  check_gradients(one_op(fb::OpType::Sigmoid, {{"x", rnd({4, 6}, 13, -3, 3)}}), "Sigmoid");
+  check_gradients(one_op(fb::OpType::Tanh, {{"x", rnd({4, 6}, 14, -2, 2)}}), "Tanh");
+  check_gradients(one_op(fb::OpType::Softplus, {{"x", rnd({4, 6}, 15, -3, 3)}}), "Softplus");
+}
+
+TEST(GradUnary, Math) {
+  check_gradients(one_op(fb::OpType::Neg, {{"x", rnd({3, 4}, 20)}}), "Neg");
+  check_gradients(one_op(fb::OpType::Abs, {{"x", away_from_zero({3, 4}, 21)}}), "Abs");
+  check_gradients(one_op(fb::OpType::Exp, {{"x", rnd({3, 4}, 22)}}), "Exp");
+  check_gradients(one_op(fb::OpType::Log, {{"x", rnd({3, 4}, 23, 0.5, 2.0)}}), "Log");
+  check_gradients(one_op(fb::OpType::Sqrt, {{"x", rnd({3, 4}, 24, 0.5, 2.0)}}), "Sqrt");
+  GradCase clip;
+  clip.inputs = {{"x", rnd({5, 4}, 25, -2, 2)}};
+  clip.forward = [](TrainGraph& g, const std::vector<int>& in) {
+    return g.op1(fb::OpType::Clip, {in[0], g.scalar(-0.5f), g.scalar(0.7f)});
+  };
+  // Keep the inputs away from the clip bounds.
+  float* d = clip.inputs[0].second.data<float>();
+  for (int i = 0; i < 20; ++i) {
+    if (std::abs(d[i] + 0.5f) < 0.05f || std::abs(d[i] - 0.7f) < 0.05f) d[i] += 0.2f;
+  }
+  check_gradients(clip, "Clip");
+}
+
+TEST(GradSoftmax, SoftmaxAndLogSoftmaxAlongEachAxis) {
+  for (int64_t axis : {-1, 0, 1}) {
+    fb::AxisAttrsT a;
+    a.axis = axis;
+    check_gradients(one_op(fb::OpType::Softmax, {{"x", rnd({3, 5}, 30, -2, 2)}}, a), "Softmax axis " + std::to_string(axis));
+    check_gradients(one_op(fb::OpType::LogSoftmax, {{"x", rnd({3, 5}, 31, -2, 2)}}, a),
+                    "LogSoftmax axis " + std::to_string(axis));
+  }
+  // No attribute: opset-13 default axis -1, on a 3-D input.
+  check_gradients(one_op(fb::OpType::Softmax, {{"x", rnd({2, 3, 4}, 32, -2, 2)}}), "Softmax default axis");
+}
+
+TEST(GradShape, ReshapeFlattenTranspose) {
+  GradCase reshape;
+  reshape.inputs = {{"x", rnd({2, 3, 4}, 40)}};
+  reshape.forward = [](TrainGraph& g, const std::vector<int>& in) {
+    return g.op1(fb::OpType::Reshape, {in[0], g.i64s({4, -1})});
+  };
+  check_gradients(reshape, "Reshape");
+  fb::AxisAttrsT axis2;
+  axis2.axis = 2;
+  check_gradients(one_op(fb::OpType::Flatten, {{"x", rnd({2, 3, 4}, 41)}}), "Flatten default axis");
+  check_gradients(one_op(fb::OpType::Flatten, {{"x", rnd({2, 3, 4}, 42)}}, axis2), "Flatten axis 2");
+  fb::TransposeAttrsT perm;
+  perm.perm = {1, 2, 0};
+  check_gradients(one_op(fb::OpType::Transpose, {{"x", rnd({2, 3, 4}, 43)}}, perm), "Transpose 1,2,0");
+  check_gradients(one_op(fb::OpType::Transpose, {{"x", rnd({2, 3, 4}, 44)}}), "Transpose default");
+}
+
+TEST(GradReduce, SumAndMean) {
+  for (fb::OpType type : {fb::OpType::ReduceSum, fb::OpType::ReduceMean}) {
+    for (bool keepdims : {false, true}) {
+      GradCase c;
+      c.inputs = {{"x", rnd({2, 3, 4}, 50)}};
+      c.forward = [type, keepdims](TrainGraph& g, const std::vector<int>& in) {
+        fb::ReduceAttrsT a;
+        a.keepdims = keepdims;
+        return g.op1(type, {in[0], g.i64s({0, -1})}, a);
+      };
+      check_gradients(c, std::string(op_type_name(type)) + " axes 0,-1 keepdims " + std::to_string(keepdims));
+    }
+    check_gradients(one_op(type, {{"x", rnd({2, 3, 4}, 51)}}), std::string(op_type_name(type)) + " all axes");
+  }
+}
+
+TEST(GradMatrix, GemmEveryTransposeWithBiasBroadcast) {
+  for (bool ta : {false, true}) {
+    for (bool tb : {false, true}) {
+      fb::GemmAttrsT a;
+      a.trans_a = ta;
+      a.trans_b = tb;
+      a.alpha = 0.7f;
+      a.beta = 1.3f;
+      Shape sa = ta ? Shape{4, 3} : Shape{3, 4};
+      Shape sb = tb ? Shape{5, 4} : Shape{4, 5};
+      check_gradients(one_op(fb::OpType::Gemm, {{"a", rnd(sa, 60)}, {"b", rnd(sb, 61)}, {"c", rnd({5}, 62)}}, a),
+                      "Gemm trans_a " + std::to_string(ta) + " trans_b " + std::to_string(tb));
+    }
+  }
+  check_gradients(one_op(fb::OpType::Gemm, {{"a", rnd({3, 4}, 63)}, {"b", rnd({4, 5}, 64)}}), "Gemm without C");
+}
+
+TEST(GradMatrix, MatMulBatchedAndBroadcast) {
+  check_gradients(one_op(fb::OpType::MatMul, {{"a", rnd({3, 4}, 70)}, {"b", rnd({4, 5}, 71)}}), "MatMul 2-D");
+  check_gradients(one_op(fb::OpType::MatMul, {{"a", rnd({2, 3, 4}, 72)}, {"b", rnd({4, 5}, 73)}}), "MatMul [2,3,4] x [4,5]");
+  check_gradients(one_op(fb::OpType::MatMul, {{"a", rnd({3, 4}, 74)}, {"b", rnd({2, 1, 4, 5}, 75)}}),
+                  "MatMul [3,4] x [2,1,4,5]");
+}
+
+TEST(GradLoss, EachLossAgainstFiniteDifferences) {
+  GradCase ce;
+  ce.inputs = {{"logits", rnd({4, 5}, 80, -2, 2)}, {"labels", Tensor::from_vector<int64_t>({4}, {0, 3, 4, 1})}};
+  ce.forward = [](TrainGraph& g, const std::vector<int>& in) {
+    return build_loss(g, LossKind::kSoftmaxCrossEntropy, in[0], in[1]);
+  };
+  check_gradients(ce, "softmax cross-entropy");
+  GradCase mse;
+  mse.inputs = {{"pred", rnd({4, 3}, 81)}, {"target", rnd({4, 3}, 82)}};
+  mse.constant_inputs = {"target"};
+  mse.forward = [](TrainGraph& g, const std::vector<int>& in) { return build_loss(g, LossKind::kMse, in[0], in[1]); };
+  check_gradients(mse, "MSE");
+  GradCase bce;
+  bce.inputs = {{"logits", away_from_zero({4, 3}, 83, 0.1, 3.0)}, {"target", rnd({4, 3}, 84, 0.0, 1.0)}};
+  bce.constant_inputs = {"target"};
+  bce.forward = [](TrainGraph& g, const std::vector<int>& in) {
+    return build_loss(g, LossKind::kBceWithLogits, in[0], in[1]);
+  };
+  check_gradients(bce, "BCE with logits");
+}
+
+TEST(GradGraph, SmallMlpEndToEnd) {
+  // Gemm -> Tanh -> MatMul -> LogSoftmax: gradients flow through a chain and
+  // every weight of it is checked at once (Tanh: no kink for FD to cross).
+  GradCase c;
+  c.inputs = {{"x", rnd({3, 4}, 90)}, {"w1", rnd({4, 6}, 91)}, {"b1", rnd({6}, 92)}, {"w2", rnd({6, 2}, 93)}};
+  c.constant_inputs = {"x"};
+  c.forward = [](TrainGraph& g, const std::vector<int>& in) {
+    int h = g.op1(fb::OpType::Tanh, {g.op1(fb::OpType::Gemm, {in[0], in[1], in[2]})});
+    fb::AxisAttrsT axis;
+    axis.axis = 1;
+    return g.op1(fb::OpType::LogSoftmax, {g.op1(fb::OpType::MatMul, {h, in[3]})}, axis);
+  };
+  check_gradients(c, "MLP");
+}
+
+TEST(GradErrors, MissingBuilderNamesTheOp) {
+  TrainGraph g;
+  int x = g.input("x", DType::F32, {3});
+  int y = g.op1(fb::OpType::Cos, {x});
+  int loss = g.op1(fb::OpType::ReduceSum, {y});
+  auto grads = build_gradients(g, loss, {x});
+  ASSERT_FALSE(grads.ok());
+  EXPECT_NE(grads.status().message().find("Cos"), std::string::npos) << grads.status().message();
+}
+
+}  // namespace
+}  // namespace mote::test
