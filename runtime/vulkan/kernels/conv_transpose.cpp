@@ -1,8 +1,7 @@
 // Vulkan kernel of ConvTranspose (1-D and 2-D): conv_transpose.comp gathers
 // each output element from the inputs the reference would scatter onto it,
 // so no atomics or zero-fill pass are needed.
-#include "runtime/ops/conv_geometry.hpp"
-#include "runtime/reference/fused_activation.hpp"
+#include "runtime/vulkan/kernels/conv_plan.hpp"
 #include "runtime/vulkan/kernels/shape_args.hpp"
 #include "runtime/vulkan/kernels/unary_codes.hpp"
 #include "runtime/vulkan/vk_kernel.hpp"
@@ -10,8 +9,7 @@
 namespace mote::vk {
 namespace {
 
-// ConvGeometry keeps (depth, height, width) in slots 0..2.
-constexpr size_t kH = 1, kW = 2;
+constexpr size_t kH = kConvH, kW = kConvW;
 
 struct ConvTransposePush {
   uint32_t n, out_pixels, out_w, out_channels, out_per_group, in_per_group, in_channels, in_h, in_w, kernel_h,
@@ -22,16 +20,7 @@ struct ConvTransposePush {
 static_assert(sizeof(ConvTransposePush) == 76, "must match conv_transpose.comp's push block");
 
 Status plan_conv_transpose(PlanContext& ctx) {
-  MOTE_RETURN_IF_ERROR(ctx.require_dtypes({DType::F32}));
-  if (!reference::fused_activation_known(ctx.op.fused.get())) return ctx.unsupported("unknown fused activation");
-  auto resolved = resolve_conv_transpose(attrs<fb::ConvAttrsT>(ctx.op), ctx.in(0).shape(), ctx.in(1).shape());
-  if (!resolved.ok()) return ctx.unsupported(resolved.status().message());
-  const ConvGeometry& g = *resolved;
-  if (g.spatial_rank == 3) return ctx.unsupported("3-D transposed convolution runs on the CPU");
-  if (!fits_u32(ctx.in(0).numel()) || !fits_u32(ctx.in(1).numel()) || !fits_u32(ctx.out(0).numel())) {
-    return ctx.unsupported("more than 2^31 elements");
-  }
-  if (ctx.out(0).numel() == 0) return ctx.unsupported("empty output");
+  MOTE_ASSIGN_OR_RETURN(ConvGeometry g, plannable_conv_geometry(ctx, /*transposed=*/true));
   // Pads of an enlarged output_shape are negative and shift the gather the
   // same way; both fit easily in int32 given the sizes above.
   FusedCode act = fused_code(ctx.op.fused.get());
