@@ -20,7 +20,7 @@ constexpr int64_t kMaxStencilTaps = 64;
 
 struct DepthwisePush {
   uint32_t out_pixels, out_w, out_channels, multiplier, in_h, in_w, in_channels;
-  int32_t stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w;
+  ConvWindow window;
   float act_a, act_b;
 };
 static_assert(sizeof(DepthwisePush) == 60, "must match conv_depthwise.comp's push block");
@@ -50,12 +50,7 @@ Status plan_depthwise(PlanContext& ctx, const ConvGeometry& g, const FusedCode& 
   push.in_h = static_cast<uint32_t>(g.in_size[kH]);
   push.in_w = static_cast<uint32_t>(g.in_size[kW]);
   push.in_channels = static_cast<uint32_t>(g.in_channels);
-  push.stride_h = static_cast<int32_t>(g.stride[kH]);
-  push.stride_w = static_cast<int32_t>(g.stride[kW]);
-  push.pad_h = static_cast<int32_t>(g.pad_begin[kH]);
-  push.pad_w = static_cast<int32_t>(g.pad_begin[kW]);
-  push.dilation_h = static_cast<int32_t>(g.dilation[kH]);
-  push.dilation_w = static_cast<int32_t>(g.dilation[kW]);
+  push.window = conv_window(g);
   push.act_a = act.a;
   push.act_b = act.b;
   ctx.dispatch(ShaderId::kConvDepthwise, {ctx.input(0), ctx.input(1), bias_or_weights(ctx), ctx.output(0)}, push,

@@ -5,6 +5,12 @@
 
 namespace mote::vk {
 
+ConvWindow conv_window(const ConvGeometry& g) {
+  return {static_cast<int32_t>(g.stride[kConvH]),     static_cast<int32_t>(g.stride[kConvW]),
+          static_cast<int32_t>(g.pad_begin[kConvH]),  static_cast<int32_t>(g.pad_begin[kConvW]),
+          static_cast<int32_t>(g.dilation[kConvH]),   static_cast<int32_t>(g.dilation[kConvW])};
+}
+
 Result<ConvGeometry> plannable_conv_geometry(PlanContext& ctx, bool transposed) {
   MOTE_RETURN_IF_ERROR(ctx.require_dtypes({DType::F32}));
   if (!reference::fused_activation_known(ctx.op.fused.get())) return ctx.unsupported("unknown fused activation");

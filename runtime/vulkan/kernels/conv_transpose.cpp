@@ -14,7 +14,7 @@ constexpr size_t kH = kConvH, kW = kConvW;
 struct ConvTransposePush {
   uint32_t n, out_pixels, out_w, out_channels, out_per_group, in_per_group, in_channels, in_h, in_w, kernel_h,
       kernel_w;
-  int32_t stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w;
+  ConvWindow window;
   float act_a, act_b;
 };
 static_assert(sizeof(ConvTransposePush) == 76, "must match conv_transpose.comp's push block");
@@ -36,12 +36,7 @@ Status plan_conv_transpose(PlanContext& ctx) {
   push.in_w = static_cast<uint32_t>(g.in_size[kW]);
   push.kernel_h = static_cast<uint32_t>(g.kernel[kH]);
   push.kernel_w = static_cast<uint32_t>(g.kernel[kW]);
-  push.stride_h = static_cast<int32_t>(g.stride[kH]);
-  push.stride_w = static_cast<int32_t>(g.stride[kW]);
-  push.pad_h = static_cast<int32_t>(g.pad_begin[kH]);
-  push.pad_w = static_cast<int32_t>(g.pad_begin[kW]);
-  push.dilation_h = static_cast<int32_t>(g.dilation[kH]);
-  push.dilation_w = static_cast<int32_t>(g.dilation[kW]);
+  push.window = conv_window(g);
   push.act_a = act.a;
   push.act_b = act.b;
   TensorArg bias = ctx.has_input(2) ? ctx.input(2) : ctx.input(1);  // aliases W when absent (never read)
