@@ -247,6 +247,27 @@ Status ExecutionPlan::run_kernel(const fb::OpT& op, const CpuKernel& kernel, Thr
   return kernel.run(ctx);
 }
 
+void ExecutionPlan::prepare_time_views(const fb::OpT& op, std::vector<Tensor>& views,
+                                       std::vector<const Tensor*>& inputs, std::vector<Tensor*>& outputs) const {
+  views.clear();
+  views.reserve(op.inputs.size() + op.outputs.size());  // no reallocation: pointers below stay valid
+  for (int32_t index : op.inputs) {
+    if (index < 0) {
+      inputs.push_back(nullptr);
+      continue;
+    }
+    const Slot& s = slots_[static_cast<size_t>(index)];
+    views.push_back(s.storage == Storage::kConstant ? s.value
+                                                    : Tensor::borrow(s.dtype, s.shape, static_cast<const void*>(nullptr)));
+    inputs.push_back(&views.back());
+  }
+  for (int32_t index : op.outputs) {
+    const Slot& s = slots_[static_cast<size_t>(index)];
+    views.push_back(Tensor::borrow(s.dtype, s.shape, static_cast<const void*>(nullptr)));
+    outputs.push_back(&views.back());
+  }
+}
+
 Status ExecutionPlan::prepare_kernels(ThreadPool& pool) {
   const auto& ops = model_.graph().ops;
   for (Step& step : steps_) {
@@ -255,22 +276,7 @@ Status ExecutionPlan::prepare_kernels(ThreadPool& pool) {
     KernelContext ctx{op, {}, {}, &pool, nullptr};
     // Only constants have data at this point; see KernelPrepareFn.
     std::vector<Tensor> views;
-    views.reserve(op.inputs.size() + op.outputs.size());
-    for (int32_t index : op.inputs) {
-      if (index < 0) {
-        ctx.inputs.push_back(nullptr);
-        continue;
-      }
-      const Slot& s = slots_[static_cast<size_t>(index)];
-      views.push_back(s.storage == Storage::kConstant ? s.value
-                                                      : Tensor::borrow(s.dtype, s.shape, static_cast<const void*>(nullptr)));
-      ctx.inputs.push_back(&views.back());
-    }
-    for (int32_t index : op.outputs) {
-      const Slot& s = slots_[static_cast<size_t>(index)];
-      views.push_back(Tensor::borrow(s.dtype, s.shape, static_cast<const void*>(nullptr)));
-      ctx.outputs.push_back(&views.back());
-    }
+    prepare_time_views(op, views, ctx.inputs, ctx.outputs);
     Status st = step.kernel->prepare(ctx, step.state);
     if (!st.ok()) return st.with_context(op_label(step.op_index));
   }

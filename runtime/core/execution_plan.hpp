@@ -65,6 +65,11 @@ class ExecutionPlan {
                     std::unique_ptr<KernelState>* prepare_into);
   Status allocate_arena();
   Status prepare_kernels(ThreadPool& pool);
+  // Views of `op`'s tensors as prepare time knows them: constants with their
+  // data, every other tensor with shape and dtype only (raw() == nullptr).
+  // `views` owns them; nullptr stands for an omitted input.
+  void prepare_time_views(const fb::OpT& op, std::vector<Tensor>& views, std::vector<const Tensor*>& inputs,
+                          std::vector<Tensor*>& outputs) const;
   Status run_dynamic_step(Step& step, ThreadPool& pool);
   const CpuKernel* kernel_for(fb::OpType type) const;
   std::string op_label(int op_index) const;

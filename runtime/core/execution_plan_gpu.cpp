@@ -100,23 +100,10 @@ Status ExecutionPlan::place_steps() {
       continue;
     }
     std::vector<Tensor> views;
-    views.reserve(op.inputs.size() + op.outputs.size());
+    std::vector<Tensor*> outputs;
     vk::PlanContext ctx{op, {}, {}, gpu_->device->features(), gpu_->fp16};
-    for (int32_t index : op.inputs) {
-      if (index < 0) {
-        ctx.inputs.push_back(nullptr);
-        continue;
-      }
-      const Slot& s = slots_[static_cast<size_t>(index)];
-      views.push_back(s.storage == Storage::kConstant ? s.value
-                                                      : Tensor::borrow(s.dtype, s.shape, static_cast<const void*>(nullptr)));
-      ctx.inputs.push_back(&views.back());
-    }
-    for (int32_t index : op.outputs) {
-      const Slot& s = slots_[static_cast<size_t>(index)];
-      views.push_back(Tensor::borrow(s.dtype, s.shape, static_cast<const void*>(nullptr)));
-      ctx.outputs.push_back(&views.back());
-    }
+    prepare_time_views(op, views, ctx.inputs, outputs);
+    ctx.outputs.assign(outputs.begin(), outputs.end());
     Status planned = kernel->plan(ctx);
     if (!planned.ok()) {
       if (planned.code() != StatusCode::kUnsupported) return planned.with_context(op_label(step.op_index));

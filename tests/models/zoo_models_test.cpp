@@ -4,22 +4,11 @@
 
 #include "model_zoo.hpp"
 #include "mote/mote.hpp"
+#include "tests/models/zoo_test_util.hpp"
 #include "tests/support/op_test_util.hpp"
 
 namespace mote {
 namespace {
-
-std::shared_ptr<const Model> load(GraphBuilder builder) {
-  auto bytes = builder.serialize();
-  EXPECT_TRUE(bytes.ok());
-  static std::vector<Tensor> keep_alive;  // models borrow their bytes
-  Tensor storage = Tensor::zeros(DType::U8, {static_cast<int64_t>(bytes->size())});
-  std::copy(bytes->begin(), bytes->end(), storage.data<uint8_t>());
-  keep_alive.push_back(storage);
-  auto model = Model::from_buffer(storage.raw(), storage.bytes(), "zoo.mote");
-  EXPECT_TRUE(model.ok()) << model.status().to_string();
-  return *model;
-}
 
 void expect_backends_agree(const std::shared_ptr<const Model>& model, int threads) {
   Tensor input = test::random_tensor(DType::F32, model->inputs()[0].shape, 5, 0.0, 1.0);
@@ -33,9 +22,9 @@ void expect_backends_agree(const std::shared_ptr<const Model>& model, int thread
   test::expect_tensors_near((*a)[0], (*r)[0], 1e-3, 1e-3, "logits");
 }
 
-TEST(ZooModels, SmallCnnCpuMatchesReference) { expect_backends_agree(load(zoo::small_cnn(2)), 2); }
-TEST(ZooModels, MobileNetV2CpuMatchesReference) { expect_backends_agree(load(zoo::mobilenet_v2(1)), 2); }
-TEST(ZooModels, ResNet18CpuMatchesReference) { expect_backends_agree(load(zoo::resnet18(1)), 2); }
+TEST(ZooModels, SmallCnnCpuMatchesReference) { expect_backends_agree(test::load_built_model(zoo::small_cnn(2)), 2); }
+TEST(ZooModels, MobileNetV2CpuMatchesReference) { expect_backends_agree(test::load_built_model(zoo::mobilenet_v2(1)), 2); }
+TEST(ZooModels, ResNet18CpuMatchesReference) { expect_backends_agree(test::load_built_model(zoo::resnet18(1)), 2); }
 
 }  // namespace
 }  // namespace mote

@@ -10,22 +10,11 @@
 
 #include "model_zoo.hpp"
 #include "mote/mote.hpp"
+#include "tests/models/zoo_test_util.hpp"
 #include "tests/support/op_test_util.hpp"
 
 namespace mote {
 namespace {
-
-std::shared_ptr<const Model> load(GraphBuilder builder) {
-  auto bytes = builder.serialize();
-  EXPECT_TRUE(bytes.ok());
-  static std::vector<Tensor> keep_alive;  // models borrow their bytes
-  Tensor storage = Tensor::zeros(DType::U8, {static_cast<int64_t>(bytes->size())});
-  std::copy(bytes->begin(), bytes->end(), storage.data<uint8_t>());
-  keep_alive.push_back(storage);
-  auto model = Model::from_buffer(storage.raw(), storage.bytes(), "zoo.mote");
-  EXPECT_TRUE(model.ok()) << model.status().to_string();
-  return *model;
-}
 
 // max |a - b| / max |b| over the tensor.
 double relative_error(const Tensor& a, const Tensor& b) {
@@ -64,13 +53,13 @@ void expect_vulkan_agrees(const std::shared_ptr<const Model>& model, GpuPrecisio
   EXPECT_EQ(relative_error((*again)[0], (*a)[0]), 0.0);
 }
 
-TEST(ZooModelsVulkan, SmallCnn) { expect_vulkan_agrees(load(zoo::small_cnn(2)), GpuPrecision::kF32, 1e-4); }
-TEST(ZooModelsVulkan, SmallCnnF16) { expect_vulkan_agrees(load(zoo::small_cnn(2)), GpuPrecision::kF16Storage, 2e-2); }
-TEST(ZooModelsVulkan, MobileNetV2) { expect_vulkan_agrees(load(zoo::mobilenet_v2(1)), GpuPrecision::kF32, 1e-4); }
+TEST(ZooModelsVulkan, SmallCnn) { expect_vulkan_agrees(test::load_built_model(zoo::small_cnn(2)), GpuPrecision::kF32, 1e-4); }
+TEST(ZooModelsVulkan, SmallCnnF16) { expect_vulkan_agrees(test::load_built_model(zoo::small_cnn(2)), GpuPrecision::kF16Storage, 2e-2); }
+TEST(ZooModelsVulkan, MobileNetV2) { expect_vulkan_agrees(test::load_built_model(zoo::mobilenet_v2(1)), GpuPrecision::kF32, 1e-4); }
 TEST(ZooModelsVulkan, MobileNetV2F16) {
-  expect_vulkan_agrees(load(zoo::mobilenet_v2(1)), GpuPrecision::kF16Storage, 3e-2);
+  expect_vulkan_agrees(test::load_built_model(zoo::mobilenet_v2(1)), GpuPrecision::kF16Storage, 3e-2);
 }
-TEST(ZooModelsVulkan, ResNet18) { expect_vulkan_agrees(load(zoo::resnet18(1)), GpuPrecision::kF32, 1e-4); }
+TEST(ZooModelsVulkan, ResNet18) { expect_vulkan_agrees(test::load_built_model(zoo::resnet18(1)), GpuPrecision::kF32, 1e-4); }
 
 }  // namespace
 }  // namespace mote

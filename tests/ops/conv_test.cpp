@@ -4,6 +4,7 @@
 #include "runtime/cpu/thread_pool.hpp"
 #include "runtime/ops/conv_geometry.hpp"
 #include "tests/ops/fused_activation_util.hpp"
+#include "tests/support/op_attrs.hpp"
 #include "tests/support/op_test_util.hpp"
 
 namespace mote::test {
@@ -13,18 +14,6 @@ namespace {
 // differently from the double-precision reference.
 constexpr double kRtol = 1e-4;
 constexpr double kAtol = 1e-4;
-
-fb::ConvAttrsT conv_attrs(std::vector<int64_t> strides = {}, std::vector<int64_t> pads = {},
-                          std::vector<int64_t> dilations = {}, int64_t group = 1,
-                          fb::AutoPad auto_pad = fb::AutoPad::NotSet) {
-  fb::ConvAttrsT a;
-  a.strides = std::move(strides);
-  a.pads = std::move(pads);
-  a.dilations = std::move(dilations);
-  a.group = group;
-  a.auto_pad = auto_pad;
-  return a;
-}
 
 // Compares the optimised kernel with the reference on random X, W (and B),
 // when the geometry is valid; returns false (and checks nothing) otherwise.

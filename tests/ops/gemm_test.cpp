@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "tests/ops/fused_activation_util.hpp"
+#include "tests/support/op_attrs.hpp"
 #include "tests/support/op_test_util.hpp"
 
 namespace mote::test {
@@ -9,15 +10,6 @@ namespace {
 
 constexpr double kRtol = 1e-4;
 constexpr double kAtol = 1e-4;
-
-fb::GemmAttrsT gemm_attrs(float alpha = 1.0f, float beta = 1.0f, bool trans_a = false, bool trans_b = false) {
-  fb::GemmAttrsT a;
-  a.alpha = alpha;
-  a.beta = beta;
-  a.trans_a = trans_a;
-  a.trans_b = trans_b;
-  return a;
-}
 
 void check_gemm(int64_t m, int64_t n, int64_t k, const fb::GemmAttrsT& a, std::optional<Shape> c,
                 const fb::FusedActivationT* act = nullptr, uint32_t seed = 1) {

@@ -2,28 +2,10 @@
 #include <limits>
 
 #include "tests/support/op_test_util.hpp"
+#include "tests/support/op_attrs.hpp"
 
 namespace mote::test {
 namespace {
-
-struct PoolParams {
-  std::vector<int64_t> kernel, strides = {}, pads = {}, dilations = {};
-  fb::AutoPad auto_pad = fb::AutoPad::NotSet;
-  bool ceil_mode = false;
-  bool count_include_pad = false;
-};
-
-fb::OpT pool_op(fb::OpType type, const PoolParams& p) {
-  fb::PoolAttrsT a;
-  a.kernel_shape = p.kernel;
-  a.strides = p.strides;
-  a.pads = p.pads;
-  a.dilations = p.dilations;
-  a.auto_pad = p.auto_pad;
-  a.ceil_mode = p.ceil_mode;
-  a.count_include_pad = p.count_include_pad;
-  return make_op(type, a);
-}
 
 const fb::OpType kWindowPools[] = {fb::OpType::MaxPool, fb::OpType::AveragePool};
 

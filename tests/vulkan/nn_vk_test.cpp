@@ -4,6 +4,7 @@
 // and weights both as model constants and as graph inputs.
 #include "runtime/ops/conv_geometry.hpp"
 #include "tests/ops/fused_activation_util.hpp"
+#include "tests/support/op_attrs.hpp"
 #include "tests/vulkan/vk_test_util.hpp"
 
 namespace mote::test {
@@ -17,18 +18,6 @@ const Tolerance kTol{1e-4, 1e-4, 1e-2, 1e-2};
 // Weights and bias as model constants, or everything as graph inputs.
 constexpr uint32_t kWeightsConstant = 0b110;
 constexpr uint32_t kAllInputs = 0;
-
-fb::ConvAttrsT conv_attrs(std::vector<int64_t> strides = {}, std::vector<int64_t> pads = {},
-                          std::vector<int64_t> dilations = {}, int64_t group = 1,
-                          fb::AutoPad auto_pad = fb::AutoPad::NotSet) {
-  fb::ConvAttrsT a;
-  a.strides = std::move(strides);
-  a.pads = std::move(pads);
-  a.dilations = std::move(dilations);
-  a.group = group;
-  a.auto_pad = auto_pad;
-  return a;
-}
 
 struct ConvCase {
   std::string name;
@@ -135,15 +124,6 @@ TEST(ConvTransposeVk, MatchesReference) {
   }
   fb::FusedActivationT relu6 = fused_activation(fb::ActivationKind::Clip, 0.0f, 0.0f, 0.6f);
   check_conv(OpType::ConvTranspose, cases[0], kWeightsConstant, &relu6);
-}
-
-fb::GemmAttrsT gemm_attrs(float alpha = 1.0f, float beta = 1.0f, bool trans_a = false, bool trans_b = false) {
-  fb::GemmAttrsT a;
-  a.alpha = alpha;
-  a.beta = beta;
-  a.trans_a = trans_a;
-  a.trans_b = trans_b;
-  return a;
 }
 
 void check_gemm(int64_t m, int64_t n, int64_t k, const fb::GemmAttrsT& a, std::optional<Shape> c,

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "tests/vulkan/vk_test_util.hpp"
+#include "tests/support/op_attrs.hpp"
 
 namespace mote::test {
 namespace {
@@ -98,25 +99,6 @@ TEST(LayerNormVk, MeanAndInvStdDevOutputs) {
     op.outputs.assign(static_cast<size_t>(outputs), 0);  // the shape function counts them
     expect_vulkan_matches_reference(op, in, kNormTol, 0b110);
   }
-}
-
-struct PoolParams {
-  std::vector<int64_t> kernel, strides = {}, pads = {}, dilations = {};
-  fb::AutoPad auto_pad = fb::AutoPad::NotSet;
-  bool ceil_mode = false;
-  bool count_include_pad = false;
-};
-
-fb::OpT pool_op(OpType type, const PoolParams& p) {
-  fb::PoolAttrsT a;
-  a.kernel_shape = p.kernel;
-  a.strides = p.strides;
-  a.pads = p.pads;
-  a.dilations = p.dilations;
-  a.auto_pad = p.auto_pad;
-  a.ceil_mode = p.ceil_mode;
-  a.count_include_pad = p.count_include_pad;
-  return make_op(type, a);
 }
 
 class PoolVk : public ::testing::TestWithParam<OpType> {};

@@ -3,8 +3,7 @@
 // a single-channel image) run as a direct stencil on conv_depthwise.comp;
 // everything else as an implicit GEMM on conv_gemm.comp, groups along z.
 // Weights and bias are bound as they are, so they need not be constants.
-#include "runtime/ops/conv_geometry.hpp"
-#include "runtime/reference/fused_activation.hpp"
+#include "runtime/vulkan/kernels/conv_plan.hpp"
 #include "runtime/vulkan/kernels/gemm_tile.hpp"
 #include "runtime/vulkan/kernels/shape_args.hpp"
 #include "runtime/vulkan/kernels/unary_codes.hpp"
@@ -13,8 +12,7 @@
 namespace mote::vk {
 namespace {
 
-// ConvGeometry keeps (depth, height, width) in slots 0..2.
-constexpr size_t kH = 1, kW = 2;
+constexpr size_t kH = kConvH, kW = kConvW;
 
 // Past this window the unrolled stencil stops paying off and the GEMM
 // (K = kernel volume) takes over.
@@ -22,7 +20,7 @@ constexpr int64_t kMaxStencilTaps = 64;
 
 struct DepthwisePush {
   uint32_t out_pixels, out_w, out_channels, multiplier, in_h, in_w, in_channels;
-  int32_t stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w;
+  ConvWindow window;
   float act_a, act_b;
 };
 static_assert(sizeof(DepthwisePush) == 60, "must match conv_depthwise.comp's push block");
@@ -52,12 +50,7 @@ Status plan_depthwise(PlanContext& ctx, const ConvGeometry& g, const FusedCode& 
   push.in_h = static_cast<uint32_t>(g.in_size[kH]);
   push.in_w = static_cast<uint32_t>(g.in_size[kW]);
   push.in_channels = static_cast<uint32_t>(g.in_channels);
-  push.stride_h = static_cast<int32_t>(g.stride[kH]);
-  push.stride_w = static_cast<int32_t>(g.stride[kW]);
-  push.pad_h = static_cast<int32_t>(g.pad_begin[kH]);
-  push.pad_w = static_cast<int32_t>(g.pad_begin[kW]);
-  push.dilation_h = static_cast<int32_t>(g.dilation[kH]);
-  push.dilation_w = static_cast<int32_t>(g.dilation[kW]);
+  push.window = conv_window(g);
   push.act_a = act.a;
   push.act_b = act.b;
   ctx.dispatch(ShaderId::kConvDepthwise, {ctx.input(0), ctx.input(1), bias_or_weights(ctx), ctx.output(0)}, push,
@@ -126,16 +119,7 @@ Status plan_implicit_gemm(PlanContext& ctx, const ConvGeometry& g, const FusedCo
 }
 
 Status plan_conv(PlanContext& ctx) {
-  MOTE_RETURN_IF_ERROR(ctx.require_dtypes({DType::F32}));
-  if (!reference::fused_activation_known(ctx.op.fused.get())) return ctx.unsupported("unknown fused activation");
-  auto resolved = resolve_conv(attrs<fb::ConvAttrsT>(ctx.op), ctx.in(0).shape(), ctx.in(1).shape());
-  if (!resolved.ok()) return ctx.unsupported(resolved.status().message());
-  const ConvGeometry& g = *resolved;
-  if (g.spatial_rank == 3) return ctx.unsupported("3-D convolution runs on the CPU");
-  if (!fits_u32(ctx.in(0).numel()) || !fits_u32(ctx.in(1).numel()) || !fits_u32(ctx.out(0).numel())) {
-    return ctx.unsupported("more than 2^31 elements");
-  }
-  if (ctx.out(0).numel() == 0) return ctx.unsupported("empty output");
+  MOTE_ASSIGN_OR_RETURN(ConvGeometry g, plannable_conv_geometry(ctx, /*transposed=*/false));
   FusedCode act = fused_code(ctx.op.fused.get());
   if (g.in_channels_per_group() == 1 && g.kernel_volume() <= kMaxStencilTaps) return plan_depthwise(ctx, g, act);
   return plan_implicit_gemm(ctx, g, act);

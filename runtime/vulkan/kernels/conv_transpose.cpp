@@ -1,8 +1,7 @@
 // Vulkan kernel of ConvTranspose (1-D and 2-D): conv_transpose.comp gathers
 // each output element from the inputs the reference would scatter onto it,
 // so no atomics or zero-fill pass are needed.
-#include "runtime/ops/conv_geometry.hpp"
-#include "runtime/reference/fused_activation.hpp"
+#include "runtime/vulkan/kernels/conv_plan.hpp"
 #include "runtime/vulkan/kernels/shape_args.hpp"
 #include "runtime/vulkan/kernels/unary_codes.hpp"
 #include "runtime/vulkan/vk_kernel.hpp"
@@ -10,28 +9,18 @@
 namespace mote::vk {
 namespace {
 
-// ConvGeometry keeps (depth, height, width) in slots 0..2.
-constexpr size_t kH = 1, kW = 2;
+constexpr size_t kH = kConvH, kW = kConvW;
 
 struct ConvTransposePush {
   uint32_t n, out_pixels, out_w, out_channels, out_per_group, in_per_group, in_channels, in_h, in_w, kernel_h,
       kernel_w;
-  int32_t stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w;
+  ConvWindow window;
   float act_a, act_b;
 };
 static_assert(sizeof(ConvTransposePush) == 76, "must match conv_transpose.comp's push block");
 
 Status plan_conv_transpose(PlanContext& ctx) {
-  MOTE_RETURN_IF_ERROR(ctx.require_dtypes({DType::F32}));
-  if (!reference::fused_activation_known(ctx.op.fused.get())) return ctx.unsupported("unknown fused activation");
-  auto resolved = resolve_conv_transpose(attrs<fb::ConvAttrsT>(ctx.op), ctx.in(0).shape(), ctx.in(1).shape());
-  if (!resolved.ok()) return ctx.unsupported(resolved.status().message());
-  const ConvGeometry& g = *resolved;
-  if (g.spatial_rank == 3) return ctx.unsupported("3-D transposed convolution runs on the CPU");
-  if (!fits_u32(ctx.in(0).numel()) || !fits_u32(ctx.in(1).numel()) || !fits_u32(ctx.out(0).numel())) {
-    return ctx.unsupported("more than 2^31 elements");
-  }
-  if (ctx.out(0).numel() == 0) return ctx.unsupported("empty output");
+  MOTE_ASSIGN_OR_RETURN(ConvGeometry g, plannable_conv_geometry(ctx, /*transposed=*/true));
   // Pads of an enlarged output_shape are negative and shift the gather the
   // same way; both fit easily in int32 given the sizes above.
   FusedCode act = fused_code(ctx.op.fused.get());
@@ -47,12 +36,7 @@ Status plan_conv_transpose(PlanContext& ctx) {
   push.in_w = static_cast<uint32_t>(g.in_size[kW]);
   push.kernel_h = static_cast<uint32_t>(g.kernel[kH]);
   push.kernel_w = static_cast<uint32_t>(g.kernel[kW]);
-  push.stride_h = static_cast<int32_t>(g.stride[kH]);
-  push.stride_w = static_cast<int32_t>(g.stride[kW]);
-  push.pad_h = static_cast<int32_t>(g.pad_begin[kH]);
-  push.pad_w = static_cast<int32_t>(g.pad_begin[kW]);
-  push.dilation_h = static_cast<int32_t>(g.dilation[kH]);
-  push.dilation_w = static_cast<int32_t>(g.dilation[kW]);
+  push.window = conv_window(g);
   push.act_a = act.a;
   push.act_b = act.b;
   TensorArg bias = ctx.has_input(2) ? ctx.input(2) : ctx.input(1);  // aliases W when absent (never read)

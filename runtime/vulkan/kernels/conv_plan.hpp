@@ -1,0 +1,24 @@
+// What the Conv and ConvTranspose Vulkan kernels check before choosing
+// shaders, in one place so the two cannot drift apart.
+#pragma once
+
+#include "runtime/ops/conv_geometry.hpp"
+#include "runtime/vulkan/vk_kernel.hpp"
+
+namespace mote::vk {
+
+// ConvGeometry keeps (depth, height, width) in slots 0..2.
+constexpr size_t kConvH = 1, kConvW = 2;
+
+// The 2-D window fields every conv shader reads, in their push-block order.
+struct ConvWindow {
+  int32_t stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w;
+};
+ConvWindow conv_window(const ConvGeometry& g);
+
+// The geometry of a Conv (transposed = false) or ConvTranspose the shaders
+// can run: f32 tensors, a known fused activation, 1-D or 2-D, 32-bit indices
+// and a non-empty output; kUnsupported with the reason otherwise.
+Result<ConvGeometry> plannable_conv_geometry(PlanContext& ctx, bool transposed);
+
+}  // namespace mote::vk
