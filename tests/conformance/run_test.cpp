@@ -33,7 +33,9 @@ Outcome run_test(const TestCase& test, Backend backend, const Tolerance& toleran
   std::memcpy(file.raw(), converted->mote.data(), converted->mote.size());
   auto model = Model::from_buffer(file.raw(), converted->mote.size(), test.name + ".mote");
   if (!model.ok()) return {false, "load: " + model.status().message()};
-  SessionOptions session_options{.backend = backend, .threads = 1};
+  SessionOptions session_options;
+  session_options.backend = backend;
+  session_options.threads = 1;
   // The tests are tiny: run them on the GPU even below the island threshold,
   // to test the kernels rather than the threshold.
   session_options.min_gpu_island_elements = 0;
