@@ -19,6 +19,8 @@ if [ "${1:-}" = "--sanitize" ]; then
   # Benchmarks add nothing to a sanitizer run. allocator_may_return_null:
   # Mote reports a failed allocation as an error (the corrupted-model tests
   # ask for absurd sizes); ASan would otherwise abort before we can.
+  # lsan.supp: leaks inside the Vulkan driver (lavapipe), not Mote's.
+  LSAN_OPTIONS=suppressions=$PWD/platforms/linux/lsan.supp \
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     run_suite build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMOTE_SANITIZE=ON \
       -DMOTE_BUILD_BENCHMARKS=OFF

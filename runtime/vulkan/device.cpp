@@ -88,8 +88,12 @@ Result<size_t> select_device(const std::vector<DeviceCandidate>& candidates, con
 }
 
 Result<Device*> Device::get() {
+  // Never destroyed: tearing Vulkan down at exit races other static
+  // destructors and lets the loader unload the driver, whose leftover
+  // allocations then show up as unattributable leaks. The pipeline cache is
+  // saved after every prepare, so nothing is lost at exit.
   static std::mutex mutex;
-  static std::unique_ptr<Device> device;
+  static Device* device = nullptr;
   static Status failure;
   static bool tried = false;
   std::lock_guard<std::mutex> lock(mutex);
@@ -97,10 +101,10 @@ Result<Device*> Device::get() {
     tried = true;
     std::unique_ptr<Device> d(new Device());
     failure = d->create();
-    if (failure.ok()) device = std::move(d);
+    if (failure.ok()) device = d.release();
   }
   if (!device) return failure;
-  return device.get();
+  return device;
 }
 
 Status Device::create() {
