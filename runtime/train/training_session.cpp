@@ -228,4 +228,12 @@ const Tensor* TrainingSession::parameter(const std::string& name) const {
   return nullptr;
 }
 
+PlanStats TrainingSession::train_plan_stats() const {
+  return impl_->train.session ? impl_->train.session->plan_stats() : PlanStats{};
+}
+
+std::vector<OpPlacement> TrainingSession::train_placement() const {
+  return impl_->train.session ? impl_->train.session->placement() : std::vector<OpPlacement>{};
+}
+
 }  // namespace mote

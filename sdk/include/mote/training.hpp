@@ -111,6 +111,11 @@ class TrainingSession {
   // The current value of a trained parameter; nullptr for an unknown name.
   const Tensor* parameter(const std::string& name) const;
 
+  // The training step's plan (arena bytes, ops on the GPU, ...) and where
+  // each of its ops runs; empty until the first train_step().
+  PlanStats train_plan_stats() const;
+  std::vector<OpPlacement> train_placement() const;
+
  private:
   TrainingSession();
   struct Impl;
