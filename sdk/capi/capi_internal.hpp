@@ -15,6 +15,7 @@
 #include "mote/session.hpp"
 #include "mote/status.hpp"
 #include "mote/tensor.hpp"
+#include "mote/training.hpp"
 
 struct mote_model {
   // Aliases the copied bytes' holder when the model was loaded from a copied
@@ -33,6 +34,12 @@ struct mote_session {
 
 struct mote_tensor {
   mote::Tensor tensor;
+};
+
+struct mote_trainer {
+  std::unique_ptr<mote::TrainingSession> trainer;
+  size_t num_inputs = 0;
+  size_t num_outputs = 0;
 };
 
 namespace mote::capi {
@@ -69,6 +76,13 @@ mote_status guarded(const char* function, Body&& body) noexcept {
 inline mote_status null_argument(const char* function, const char* name) {
   return fail(function, MOTE_INVALID_ARGUMENT, std::string(name) + " is NULL");
 }
+
+// The C++ tensors of a C input array, sharing their data (no copy).
+Result<std::vector<Tensor>> to_tensors(mote_tensor* const* inputs, size_t num_inputs);
+// Publishes `tensors` as new handles into `outputs` (exactly num_outputs
+// slots): all handles are built first, so a failure leaves `outputs` as it was.
+mote_status publish_outputs(const char* function, std::vector<Tensor> tensors, mote_tensor** outputs,
+                            size_t num_outputs);
 
 // Checks a C shape (dims may be NULL only for rank 0) and converts it.
 // `allow_dynamic` admits -1 dimensions.

@@ -104,21 +104,11 @@ mote_status mote_session_run(mote_session* session, mote_tensor* const* inputs, 
                   "num_outputs is " + std::to_string(num_outputs) + ", the model has " +
                       std::to_string(expected_outputs) + " outputs");
     }
-    std::vector<mote::Tensor> tensors;
-    tensors.reserve(num_inputs);
-    for (size_t i = 0; i < num_inputs; ++i) {
-      if (inputs[i] == nullptr) return fail(fn, MOTE_INVALID_ARGUMENT, "inputs[" + std::to_string(i) + "] is NULL");
-      tensors.push_back(inputs[i]->tensor);  // shares the data, no copy
-    }
-    auto result = session->session->run(tensors);
+    auto tensors = to_tensors(inputs, num_inputs);
+    if (!tensors.ok()) return fail(fn, tensors.status());
+    auto result = session->session->run(*tensors);
     if (!result.ok()) return fail(fn, result.status());
-    // Build every handle first, then publish: on an allocation failure the
-    // caller's array is left untouched and nothing leaks.
-    std::vector<std::unique_ptr<mote_tensor>> handles;
-    handles.reserve(num_outputs);
-    for (mote::Tensor& t : *result) handles.push_back(std::make_unique<mote_tensor>(mote_tensor{std::move(t)}));
-    for (size_t i = 0; i < num_outputs; ++i) outputs[i] = handles[i].release();
-    return MOTE_OK;
+    return publish_outputs(fn, std::move(result).value(), outputs, num_outputs);
   });
 }
 

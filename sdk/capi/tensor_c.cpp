@@ -42,6 +42,34 @@ mote_status check_query(const char* function, const mote_tensor* tensor, const v
 
 }  // namespace
 
+namespace mote::capi {
+
+Result<std::vector<Tensor>> to_tensors(mote_tensor* const* inputs, size_t num_inputs) {
+  if (inputs == nullptr && num_inputs > 0) return invalid_argument("inputs is NULL");
+  std::vector<Tensor> tensors;
+  tensors.reserve(num_inputs);
+  for (size_t i = 0; i < num_inputs; ++i) {
+    if (inputs[i] == nullptr) return invalid_argument("inputs[" + std::to_string(i) + "] is NULL");
+    tensors.push_back(inputs[i]->tensor);  // shares the data, no copy
+  }
+  return tensors;
+}
+
+mote_status publish_outputs(const char* function, std::vector<Tensor> tensors, mote_tensor** outputs,
+                            size_t num_outputs) {
+  if (tensors.size() != num_outputs) {
+    return fail(function, MOTE_INTERNAL,
+                "produced " + std::to_string(tensors.size()) + " outputs for " + std::to_string(num_outputs) + " slots");
+  }
+  std::vector<std::unique_ptr<mote_tensor>> handles;
+  handles.reserve(num_outputs);
+  for (Tensor& t : tensors) handles.push_back(std::make_unique<mote_tensor>(mote_tensor{std::move(t)}));
+  for (size_t i = 0; i < num_outputs; ++i) outputs[i] = handles[i].release();
+  return MOTE_OK;
+}
+
+}  // namespace mote::capi
+
 extern "C" {
 
 mote_status mote_tensor_create(mote_dtype dtype, const int64_t* dims, size_t rank, const void* data,

@@ -1,9 +1,9 @@
-/* Mote C API: load a .mote model, run it, read the outputs.
+/* Mote C API: load a .mote model, run it, read the outputs; train it.
  *
  * Plain C99, for applications and language bindings that cannot use the C++
  * API (mote/mote.hpp). The contract:
  *
- *  - Handles (mote_model, mote_session, mote_tensor) are opaque; every
+ *  - Handles (mote_model, mote_session, mote_tensor, mote_trainer) are opaque; every
  *    handle a function gives out is freed with its mote_*_release function,
  *    which accepts NULL.
  *  - Every fallible function returns a mote_status. On failure the output
@@ -78,6 +78,7 @@ typedef enum mote_dtype {
 typedef struct mote_model mote_model;
 typedef struct mote_session mote_session;
 typedef struct mote_tensor mote_tensor;
+typedef struct mote_trainer mote_trainer;
 
 /* ---- Library ------------------------------------------------------------ */
 
@@ -181,6 +182,67 @@ MOTE_C_API mote_status mote_tensor_byte_size(const mote_tensor* tensor, size_t* 
 /* Dense row-major elements; NULL for a tensor with no elements. */
 MOTE_C_API mote_status mote_tensor_data(const mote_tensor* tensor, const void** out_data);
 MOTE_C_API mote_status mote_tensor_mutable_data(mote_tensor* tensor, void** out_data);
+
+/* ---- Training ----------------------------------------------------------- */
+
+/* How a mote_trainer trains (mote/training.hpp has the C++ equivalents and
+ * the exact formulas). Strings are copied at creation. */
+typedef struct mote_training_options {
+  /* sizeof(mote_training_options), set by mote_training_options_init. */
+  size_t struct_size;
+  /* "softmax_cross_entropy" (logits [N, C], labels i64 or i32 [N]), "mse" or
+   * "bce_with_logits" (labels f32, the output's shape). */
+  const char* loss;
+  /* The model output the loss reads; NULL or "" for the first one. */
+  const char* output;
+  /* Which f32 constants train: all (both NULL), those whose names match the
+   * regex, or those read downstream of the named tensor (the head). */
+  const char* trainable_regex;
+  const char* trainable_after;
+  /* "sgd" (momentum; weight_decay is an L2 term) or "adamw" (decoupled). */
+  const char* optimizer;
+  float learning_rate;
+  float weight_decay;
+  float momentum;
+  float beta1;
+  float beta2;
+  float epsilon;
+  /* "constant", "step" (lr * gamma^(step / step_size)) or "cosine" (down to
+   * min_lr over total_steps); a linear warm-up of warmup_steps precedes it. */
+  const char* schedule;
+  int64_t warmup_steps;
+  int64_t step_size;
+  float gamma;
+  int64_t total_steps;
+  float min_lr;
+  /* Of the sessions running the training step: as mote_session_options. */
+  int32_t threads;
+  const char* backend;
+} mote_training_options;
+
+/* Fills `options` with the defaults: softmax cross-entropy, SGD at 0.01, a
+ * constant rate, every parameter trained, backend "cpu". */
+MOTE_C_API mote_status mote_training_options_init(mote_training_options* options);
+/* `options` may be NULL for the defaults. The trainer keeps what it needs of
+ * the model: the model handle may be released first. */
+MOTE_C_API mote_status mote_trainer_create(const mote_model* model, const mote_training_options* options,
+                                           mote_trainer** out_trainer);
+MOTE_C_API void mote_trainer_release(mote_trainer* trainer);
+/* One optimisation step on a batch (inputs in the model's input order);
+ * stores the batch's loss before the update in `out_loss` (may be NULL). */
+MOTE_C_API mote_status mote_trainer_train_step(mote_trainer* trainer, mote_tensor* const* inputs,
+                                               size_t num_inputs, const mote_tensor* labels, float* out_loss);
+/* The model's outputs with the current parameters, as mote_session_run. */
+MOTE_C_API mote_status mote_trainer_evaluate(mote_trainer* trainer, mote_tensor* const* inputs, size_t num_inputs,
+                                             mote_tensor** outputs, size_t num_outputs);
+/* Writes the trained model to `path` (a .mote that loads for inference) and
+ * the optimizer state to `path` + ".optimizer", each atomically. */
+MOTE_C_API mote_status mote_trainer_save(const mote_trainer* trainer, const char* path);
+/* Reads `path` + ".optimizer" so training resumes exactly; create the trainer
+ * from the model saved at `path`. */
+MOTE_C_API mote_status mote_trainer_restore_optimizer(mote_trainer* trainer, const char* path);
+/* Steps taken so far (restored ones included). */
+MOTE_C_API mote_status mote_trainer_step_count(const mote_trainer* trainer, int64_t* out_steps);
 
 #ifdef __cplusplus
 }  /* extern "C" */

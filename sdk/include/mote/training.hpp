@@ -66,6 +66,12 @@ struct ScheduleOptions {
 // The learning rate of step `step` (0-based) for a base rate and schedule.
 float scheduled_learning_rate(float base, const ScheduleOptions& schedule, int64_t step);
 
+// The names command lines and the C API use: "softmax_cross_entropy", "mse",
+// "bce_with_logits"; "sgd", "adamw"; "constant", "step", "cosine".
+Result<LossKind> parse_loss_kind(const std::string& name);
+Result<OptimizerKind> parse_optimizer_kind(const std::string& name);
+Result<ScheduleKind> parse_schedule_kind(const std::string& name);
+
 struct TrainingOptions {
   // Which constants are trained. By default every f32 constant of rank >= 1;
   // `trainable_regex` narrows that to names matching it (std::regex_search);
