@@ -6,6 +6,28 @@
 #include "runtime/train/optimizers.hpp"
 
 namespace mote {
+namespace {
+
+// Per forward op of `g` (the ops there now), the checkpointed segment it
+// belongs to, or -1 for the last segment, which is never recomputed (its
+// backward pass follows the forward pass directly).
+std::vector<int> recompute_segments(const TrainGraph& g, const std::vector<int>& map, const TrainingModelSpec& spec) {
+  if (spec.checkpoints.empty() && spec.checkpoint_every <= 0) return {};
+  std::vector<int> segment(g.ops().size(), 0);
+  int current = 0;
+  for (size_t j = 0; j < g.ops().size(); ++j) {
+    segment[j] = current;
+    bool cut = spec.checkpoint_every > 0 && (j + 1) % static_cast<size_t>(spec.checkpoint_every) == 0;
+    for (int out : g.ops()[j]->outputs) {
+      for (int t : spec.checkpoints) cut = cut || map[static_cast<size_t>(t)] == out;
+    }
+    current += cut ? 1 : 0;
+  }
+  for (int& s : segment) s = s == current ? -1 : s;
+  return segment;
+}
+
+}  // namespace
 
 Result<std::vector<uint8_t>> build_training_model(const Model& model, const TrainingModelSpec& spec) {
   const fb::GraphT& graph = model.graph();
@@ -15,6 +37,7 @@ Result<std::vector<uint8_t>> build_training_model(const Model& model, const Trai
   TrainGraph g;
   MOTE_ASSIGN_OR_RETURN(std::vector<int> map,
                         copy_into_train_graph(model, g, spec.input_shapes, spec.params, /*split_fused=*/true));
+  const std::vector<int> segments = recompute_segments(g, map, spec);
   const int prediction = map[static_cast<size_t>(graph.outputs[static_cast<size_t>(spec.output)])];
   const int labels = g.input("labels", spec.label_dtype, spec.label_shape);
   OptimizerInputs opt_in;
@@ -35,12 +58,16 @@ Result<std::vector<uint8_t>> build_training_model(const Model& model, const Trai
   MOTE_RETURN_IF_ERROR(g.status());
   std::vector<int> wrt;
   for (int p : spec.params) wrt.push_back(map[static_cast<size_t>(p)]);
-  MOTE_ASSIGN_OR_RETURN(std::vector<int> grads, build_gradients(g, loss, wrt));
-
-  std::vector<int> new_params, new_states;
-  for (size_t i = 0; i < wrt.size(); ++i) {
-    new_params.push_back(build_update(g, spec.optimizer, opt_in, wrt[i], grads[i], states[i], new_states));
-  }
+  // Each parameter is updated as soon as its gradient is complete, so the
+  // gradient dies there rather than living until the backward pass ends.
+  std::vector<int> new_params(wrt.size(), -1);
+  std::vector<std::vector<int>> new_param_states(wrt.size());
+  auto update = [&](size_t i, int grad) {
+    new_params[i] = build_update(g, spec.optimizer, opt_in, wrt[i], grad, states[i], new_param_states[i]);
+  };
+  MOTE_RETURN_IF_ERROR(build_gradients(g, loss, wrt, segments, update).status());
+  std::vector<int> new_states;
+  for (const auto& per_param : new_param_states) new_states.insert(new_states.end(), per_param.begin(), per_param.end());
   MOTE_RETURN_IF_ERROR(g.status());
   g.builder().mark_output(loss, "loss");
   for (size_t i = 0; i < new_params.size(); ++i) {

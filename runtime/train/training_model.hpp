@@ -23,6 +23,10 @@ struct TrainingModelSpec {
   Shape label_shape;
   LossKind loss = LossKind::kSoftmaxCrossEntropy;
   OptimizerOptions optimizer;
+  // Gradient checkpointing (TrainingOptions): tensor indices of the model
+  // after which a segment ends, and/or a segment length in forward ops.
+  std::vector<int> checkpoints;
+  int checkpoint_every = 0;
 };
 
 Result<std::vector<uint8_t>> build_training_model(const Model& model, const TrainingModelSpec& spec);

@@ -56,6 +56,7 @@ struct TrainingSession::Impl {
   TrainingOptions options;
   int output = 0;
   std::vector<int> params;
+  std::vector<int> checkpoints;  // tensor indices (TrainingOptions::checkpoints)
   std::vector<std::string> names;
   std::vector<Tensor> values;               // current parameters
   std::vector<std::vector<Tensor>> states;  // per parameter, optimizer_state_names order
@@ -93,6 +94,11 @@ Result<std::unique_ptr<TrainingSession>> TrainingSession::create(std::shared_ptr
     if (m.output < 0) return not_found("the model has no output named '" + options.output + "'");
   }
   MOTE_ASSIGN_OR_RETURN(m.params, select_trainable(*model, options));
+  for (const std::string& name : options.checkpoints) {
+    const int t = model->find_tensor(name);
+    if (t < 0) return not_found("checkpoints: " + model->source() + " has no tensor '" + name + "'");
+    m.checkpoints.push_back(t);
+  }
   const size_t state_count = optimizer_state_names(options.optimizer).size();
   for (int p : m.params) {
     const fb::TensorT& t = *model->graph().tensors[static_cast<size_t>(p)];
@@ -113,7 +119,9 @@ Result<float> TrainingSession::train_step(const std::vector<Tensor>& inputs, con
       labels.dtype() != m.label_dtype) {
     // The training graph is built for concrete shapes: a new batch shape (a
     // last partial batch) gets a graph of its own.
-    TrainingModelSpec spec{shapes, m.params, m.output, labels.dtype(), labels.shape(), m.options.loss, opt};
+    TrainingModelSpec spec{shapes,         m.params,         m.output, labels.dtype(),
+                           labels.shape(), m.options.loss,   opt,      m.checkpoints,
+                           m.options.checkpoint_every};
     MOTE_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, build_training_model(*m.model, spec));
     MOTE_RETURN_IF_ERROR(make_session(m.train, std::move(bytes), m.options.session, "training model"));
     m.train.shapes = shapes;

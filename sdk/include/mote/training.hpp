@@ -84,6 +84,13 @@ struct TrainingOptions {
   std::string output;
   OptimizerOptions optimizer;
   ScheduleOptions schedule;
+  // Gradient checkpointing: the forward pass is cut into segments, after the
+  // tensors named in `checkpoints` or after every `checkpoint_every` forward
+  // ops; every segment but the last is computed a second time during the
+  // backward pass instead of keeping its intermediates alive until then.
+  // Less memory (train_plan_stats().arena_bytes), more time. Both empty/0: off.
+  std::vector<std::string> checkpoints;
+  int checkpoint_every = 0;
   // Backend, threads... of the inner sessions.
   SessionOptions session;
 };
