@@ -96,7 +96,7 @@ mote::Result<Task> make_task(const Args& a) {
       t.train.scale(255.0f);
       t.test.scale(255.0f);
       t.batch = 0;  // the model's own batch (see main)
-      t.lr = 1e-4f;
+      t.lr = 1e-2f;
     }
   } else {
     return mote::invalid_argument("unknown task '" + a.task +
