@@ -1,21 +1,24 @@
 // @mote bindings=3 push=100
-// ConvGradWeight: dW[m, c, k] = sum over images and output positions of
+// ConvGradWeight: dW[m, c, k] = the sum over images and output positions of
 // X at the tap k of that position times dY[n, m, position], for 1 to 3
 // spatial dims (the host pads 1-D and 2-D to 3-D with unit dims). Weights are
 // few and the sum is long (N * output pixels), so one workgroup owns one
 // weight element: its invocations stride over the sum and fold their partial
 // sums in shared memory, in a fixed order, so results are deterministic.
+// PER_THREAD: one invocation per weight element runs the whole sum, for many
+// weights with short sums (no barriers; the host picks, as for Reduce*).
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "workgroup_reduce.glsl"
 
+layout(constant_id = 3) const bool PER_THREAD = false;
 TENSOR_RO(0, x)
 TENSOR_RO(1, dy)
 TENSOR_WO(2, dw)
 layout(push_constant) uniform Push {
   uint n_weights;    // elements of dW
-  uint terms;        // N * output pixels: the length of each sum
+  uint batch;
   uint out_pixels;
   uint in_channels;  // of X (all groups)
   uint out_channels;
@@ -30,8 +33,8 @@ layout(push_constant) uniform Push {
 } p;
 
 void main() {
-  uint w = wg_row();
-  if (w >= p.n_weights) return;  // the whole workgroup, before any barrier
+  uint w = PER_THREAD ? linear_id() : wg_row();
+  if (w >= p.n_weights) return;  // workgroup-wide unless PER_THREAD, which has no barrier
   uint taps = p.kernel[0] * p.kernel[1] * p.kernel[2];
   uint tap = w % taps, c = w / taps % p.in_per_group, m = w / taps / p.in_per_group;
   ivec3 k_at = ivec3(tap / (p.kernel[1] * p.kernel[2]), tap / p.kernel[2] % p.kernel[1], tap % p.kernel[2]);
@@ -40,17 +43,36 @@ void main() {
   ivec3 offset = k_at * ivec3(p.dilation[0], p.dilation[1], p.dilation[2]) -
                  ivec3(p.pad_begin[0], p.pad_begin[1], p.pad_begin[2]);
   ivec3 size = ivec3(p.in_size[0], p.in_size[1], p.in_size[2]);
+  ivec3 out_size = ivec3(p.out_size[0], p.out_size[1], p.out_size[2]);
+  // The output positions whose tap lands inside X, per dim [lo, hi): then
+  // the loops below need no bounds checks and no divisions per element.
+  ivec3 lo = max((max(-offset, ivec3(0)) + stride - 1) / stride, ivec3(0));
+  ivec3 last = size - 1 - offset;  // the largest o * stride still inside
+  ivec3 hi = min(mix(last / stride + 1, ivec3(0), lessThan(last, ivec3(0))), out_size);
+  ivec3 span = max(hi - lo, ivec3(0));
   uint in_pixels = uint(size.x * size.y * size.z);
   uint channel = m / p.out_per_group * p.in_per_group + c;  // X's channel for this group
 
+  // Rows (n, od, oh) are shared out among the invocations; each walks ow.
+  uint rows = uint(span.x * span.y) * p.batch;
+  uint first = PER_THREAD ? 0u : gl_LocalInvocationID.x;
+  uint step = PER_THREAD ? 1u : gl_WorkGroupSize.x;
   float acc = 0.0;
-  for (uint j = gl_LocalInvocationID.x; j < p.terms; j += gl_WorkGroupSize.x) {
-    uint n = j / p.out_pixels, o = j % p.out_pixels;
-    ivec3 o_at = ivec3(o / (p.out_size[1] * p.out_size[2]), o / p.out_size[2] % p.out_size[1], o % p.out_size[2]);
-    ivec3 pos = o_at * stride + offset;
-    if (any(lessThan(pos, ivec3(0))) || any(greaterThanEqual(pos, size))) continue;
+  for (uint r = first; r < rows; r += step) {
+    int oh = lo.y + int(r % uint(span.y));
+    int od = lo.x + int(r / uint(span.y) % uint(span.x));
+    uint n = r / uint(span.x * span.y);
+    ivec3 o0 = ivec3(od, oh, lo.z);
+    ivec3 pos = o0 * stride + offset;
     uint xi = (n * p.in_channels + channel) * in_pixels + uint((pos.x * size.y + pos.y) * size.z + pos.z);
-    acc = fma(LOAD(x, xi), LOAD(dy, (n * p.out_channels + m) * p.out_pixels + o), acc);
+    uint yi = (n * p.out_channels + m) * p.out_pixels + uint((od * out_size.y + oh) * out_size.z + lo.z);
+    for (int k = 0; k < span.z; ++k) {
+      acc = fma(LOAD(x, xi + uint(k * stride.z)), LOAD(dy, yi + uint(k)), acc);
+    }
+  }
+  if (PER_THREAD) {
+    STORE(dw, w, acc);
+    return;
   }
   float total = wg_reduce(RED_SUM, acc);
   if (gl_LocalInvocationID.x == 0u) STORE(dw, w, total);

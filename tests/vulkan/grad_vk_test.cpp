@@ -24,6 +24,7 @@ struct ConvGradCase {
   Shape x;
   std::vector<int64_t> kernel;
   fb::ConvAttrsT attrs;
+  int64_t out_channels = 0;  // 0: two per group
 };
 
 fb::ConvAttrsT with_kernel(fb::ConvAttrsT a, std::vector<int64_t> kernel) {
@@ -44,13 +45,16 @@ TEST(ConvGradWeightVk, MatchesReference) {
       {"1-D", {2, 3, 127}, {5}, conv_attrs({2}, {2, 1})},
       {"3-D", {1, 2, 5, 6, 7}, {2, 3, 2}, conv_attrs({1, 2, 1}, {0, 1, 1, 1, 0, 0})},
       {"long sum", {4, 2, 64, 64}, {3, 3}, conv_attrs({}, {1, 1, 1, 1})},
+      // Thousands of weights with short sums: one invocation per weight.
+      {"many weights", {2, 16, 6, 5}, {3, 3}, conv_attrs({}, {1, 1, 1, 1}), 24},
+      {"many weights, groups 4", {3, 32, 4, 4}, {3, 3}, conv_attrs({2, 1}, {1, 1, 1, 1}, {}, 4), 64},
   };
   uint32_t seed = 1;
   for (const ConvGradCase& c : cases) {
     SCOPED_TRACE(c.name);
     const int64_t group = std::max<int64_t>(c.attrs.group, 1);
-    // M output channels: two per group (a depthwise multiplier of 2).
-    Shape w = {2 * group, c.x[1] / group};
+    // M output channels, by default two per group (a depthwise multiplier of 2).
+    Shape w = {c.out_channels > 0 ? c.out_channels : 2 * group, c.x[1] / group};
     w.insert(w.end(), c.kernel.begin(), c.kernel.end());
     auto g = resolve_conv(c.attrs, c.x, w);
     ASSERT_TRUE(g.ok()) << g.status().to_string();

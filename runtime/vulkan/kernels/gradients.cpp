@@ -26,7 +26,7 @@ Status require_plannable(PlanContext& ctx) {
 }
 
 struct ConvGradWeightPush {
-  uint32_t n_weights, terms, out_pixels, in_channels, out_channels, in_per_group, out_per_group;
+  uint32_t n_weights, batch, out_pixels, in_channels, out_channels, in_per_group, out_per_group;
   std::array<uint32_t, 3> in, out, kernel;
   std::array<int32_t, 3> stride, dilation, pad_begin;
 };
@@ -37,9 +37,12 @@ Status plan_conv_grad_weight(PlanContext& ctx) {
   auto resolved = resolve_conv(attrs<fb::ConvAttrsT>(ctx.op), ctx.in(0).shape(), ctx.out(0).shape());
   if (!resolved.ok()) return resolved.status();
   const ConvGeometry& g = *resolved;
-  const int64_t terms = g.batch * g.out_pixels();
+  // Loop iterations of the whole sum: a row (image, depth, height) each,
+  // plus its run along the width.
+  const int64_t rows = g.batch * g.out_size[0] * g.out_size[1];
+  const int64_t iterations = rows * (g.out_size[2] + 1);
   ConvGradWeightPush push{static_cast<uint32_t>(ctx.out(0).numel()),
-                          static_cast<uint32_t>(terms),
+                          static_cast<uint32_t>(g.batch),
                           static_cast<uint32_t>(g.out_pixels()),
                           static_cast<uint32_t>(g.in_channels),
                           static_cast<uint32_t>(g.out_channels),
@@ -51,12 +54,21 @@ Status plan_conv_grad_weight(PlanContext& ctx) {
                           x3<int32_t>(g.stride),
                           x3<int32_t>(g.dilation),
                           x3<int32_t>(g.pad_begin)};
-  RowLaunch launch = workgroup_per_row(ctx, push.n_weights, terms);
-  if (ceil_div(terms, launch.local[0]) + 64 > int64_t{ctx.features.max_loop_iterations}) {
-    return ctx.unsupported("a sum of " + std::to_string(terms) + " terms per weight is too long per invocation");
+  std::vector<TensorArg> args = {ctx.input(0), ctx.input(1), ctx.output(0)};
+  // As Reduce* chooses: a workgroup per weight pays for its barriers only
+  // when there are few weights or their sums are long.
+  const bool per_thread =
+      (push.n_weights >= 1024 || iterations <= 64) && iterations <= kMaxInvocationLoop / 4;
+  if (per_thread) {
+    ctx.dispatch_1d(ShaderId::kConvGradWeight, args, push, push.n_weights).constants = {1};
+    return {};
   }
-  ctx.dispatch(ShaderId::kConvGradWeight, {ctx.input(0), ctx.input(1), ctx.output(0)}, push, launch.groups,
-               launch.local);
+  RowLaunch launch = workgroup_per_row(ctx, push.n_weights, g.batch * g.out_pixels());
+  if (ceil_div(rows, launch.local[0]) * (g.out_size[2] + 1) + 64 > int64_t{ctx.features.max_loop_iterations}) {
+    return ctx.unsupported("a sum of " + std::to_string(g.batch * g.out_pixels()) +
+                           " terms per weight is too long per invocation");
+  }
+  ctx.dispatch(ShaderId::kConvGradWeight, args, push, launch.groups, launch.local).constants = {0};
   return {};
 }
 
