@@ -47,9 +47,9 @@ std::shared_ptr<const Model> mlp() {
   return load(b, "mlp.mote");
 }
 
-// x [N, 2, 9, 9] -> Conv 3x3 pad 1 -> Relu -> MaxPool 2x2 -> Conv 3x3 pad 1
-// -> GlobalAveragePool -> Flatten -> Gemm -> [N, 3].
-std::shared_ptr<const Model> cnn() {
+// x [N, 2, 9, 9] -> Conv 3x3 pad 1 -> Relu -> MaxPool (or AveragePool) 2x2
+// -> Conv 3x3 pad 1 -> GlobalAveragePool -> Flatten -> Gemm -> [N, 3].
+std::shared_ptr<const Model> cnn(fb::OpType pool_type = fb::OpType::MaxPool) {
   GraphBuilder b;
   int x = b.add_input("x", DType::F32, {kBatch, 2, 9, 9});
   int w1 = b.add_constant("conv1.weight", random_tensor(DType::F32, {4, 2, 3, 3}, 5, -0.5, 0.5));
@@ -64,12 +64,12 @@ std::shared_ptr<const Model> cnn() {
   fb::PoolAttrsT pool;
   pool.kernel_shape = {2, 2};
   pool.strides = {2, 2};
-  h = b.add_op(fb::OpType::MaxPool, {h}, pool)[0];
+  h = b.add_op(pool_type, {h}, pool)[0];
   h = b.add_op(fb::OpType::Conv, {h, w2, b2}, conv)[0];
   h = b.add_op(fb::OpType::GlobalAveragePool, {h})[0];
   h = b.add_op(fb::OpType::Flatten, {h})[0];
   b.mark_output(b.add_op(fb::OpType::Gemm, {h, w3, b3}, fb::GemmAttrsT{})[0], "logits");
-  return load(b, "cnn.mote");
+  return load(b, std::string("cnn_") + op_type_name(pool_type) + ".mote");
 }
 
 struct Batch {
@@ -135,6 +135,13 @@ void expect_all_on_gpu(const std::vector<OpPlacement>& placement, const std::str
   EXPECT_TRUE(on_cpu.empty()) << what << ": ops off the GPU:" << on_cpu;
 }
 
+// The training step holds `op_type` (so expect_all_on_gpu covered it).
+void expect_has_op(const std::vector<OpPlacement>& placement, const std::string& op_type, const std::string& what) {
+  bool found = std::any_of(placement.begin(), placement.end(),
+                           [&](const OpPlacement& p) { return p.op.rfind(op_type + " ", 0) == 0; });
+  EXPECT_TRUE(found) << what << ": no " << op_type << " in the training step";
+}
+
 double max_abs(const std::vector<double>& v) {
   double m = 0;
   for (double x : v) m = std::max(m, std::abs(x));
@@ -185,7 +192,9 @@ const char* loss_name(LossKind loss) {
 constexpr int kSteps = 5;
 constexpr double kRtol = 1e-4;
 
-void expect_vulkan_trains_like_cpu(std::shared_ptr<const Model> model, const Shape& x_shape) {
+// `backward_ops`: op types the training step must contain (and so ran on the GPU).
+void expect_vulkan_trains_like_cpu(std::shared_ptr<const Model> model, const Shape& x_shape,
+                                   const std::vector<std::string>& backward_ops) {
   ASSERT_TRUE(model);
   for (LossKind loss : {LossKind::kSoftmaxCrossEntropy, LossKind::kMse, LossKind::kBceWithLogits}) {
     for (const Setup& setup : optimizer_setups()) {
@@ -201,6 +210,7 @@ void expect_vulkan_trains_like_cpu(std::shared_ptr<const Model> model, const Sha
       auto gpu = train(model, o, Backend::kVulkan, data);
       ASSERT_TRUE(gpu.ok()) << gpu.status().to_string();
       expect_all_on_gpu(gpu->placement, what);
+      for (const std::string& op : backward_ops) expect_has_op(gpu->placement, op, what);
       ASSERT_EQ(gpu->losses.size(), cpu->losses.size());
       for (size_t s = 0; s < cpu->losses.size(); ++s) {
         EXPECT_NEAR(gpu->losses[s], cpu->losses[s], kRtol * std::max(1.0f, std::abs(cpu->losses[s])))
@@ -213,12 +223,12 @@ void expect_vulkan_trains_like_cpu(std::shared_ptr<const Model> model, const Sha
 
 TEST(TrainVk, MlpTrainsLikeTheCpu) {
   MOTE_REQUIRE_VULKAN();
-  expect_vulkan_trains_like_cpu(mlp(), {kBatch, 8});
+  expect_vulkan_trains_like_cpu(mlp(), {kBatch, 8}, {"Gemm", "Where", "ReduceSum"});
 }
 
 TEST(TrainVk, CnnTrainsLikeTheCpu) {
   MOTE_REQUIRE_VULKAN();
-  expect_vulkan_trains_like_cpu(cnn(), {kBatch, 2, 9, 9});
+  expect_vulkan_trains_like_cpu(cnn(), {kBatch, 2, 9, 9}, {"ConvGradWeight", "MaxPoolGrad", "ConvTranspose"});
 }
 
 // i32 class indices take their own path through the loss (an i32 class
@@ -245,8 +255,14 @@ TEST(TrainVk, GradientsMatchTheCpu) {
     const char* name;
     std::shared_ptr<const Model> model;
     Shape x;
+    const char* backward_op;  // one the step must hold
   };
-  for (const Net& net : {Net{"MLP", mlp(), {kBatch, 8}}, Net{"CNN", cnn(), {kBatch, 2, 9, 9}}}) {
+  const Net nets[] = {
+      {"MLP", mlp(), {kBatch, 8}, "Gemm"},
+      {"CNN", cnn(), {kBatch, 2, 9, 9}, "MaxPoolGrad"},
+      {"CNN with AveragePool", cnn(fb::OpType::AveragePool), {kBatch, 2, 9, 9}, "AveragePoolGrad"},
+  };
+  for (const Net& net : nets) {
     ASSERT_TRUE(net.model);
     for (LossKind loss : {LossKind::kSoftmaxCrossEntropy, LossKind::kMse, LossKind::kBceWithLogits}) {
       const std::string what = std::string(net.name) + ", " + loss_name(loss);
@@ -262,6 +278,7 @@ TEST(TrainVk, GradientsMatchTheCpu) {
       auto gpu = train(net.model, o, Backend::kVulkan, data);
       ASSERT_TRUE(gpu.ok()) << gpu.status().to_string();
       expect_all_on_gpu(gpu->placement, what);
+      expect_has_op(gpu->placement, net.backward_op, what);
       auto gradients = [&](const Trained& t) {
         std::map<std::string, std::vector<double>> g;
         for (const auto& [name, p] : t.params) {
