@@ -13,6 +13,7 @@
 #include "workgroup_reduce.glsl"
 
 layout(constant_id = 3) const bool PER_THREAD = false;
+const uint RUN = 64u;  // kConvGradRun on the host
 TENSOR_RO(0, x)
 TENSOR_RO(1, dy)
 TENSOR_WO(2, dw)
@@ -53,20 +54,26 @@ void main() {
   uint in_pixels = uint(size.x * size.y * size.z);
   uint channel = m / p.out_per_group * p.in_per_group + c;  // X's channel for this group
 
-  // Rows (n, od, oh) are shared out among the invocations; each walks ow.
-  uint rows = uint(span.x * span.y) * p.batch;
+  // Work items are runs of up to RUN output positions along the width, one
+  // row (n, od, oh) after another; the invocations share them out. Runs keep
+  // the divisions per element few, and the loops short when a row is long.
+  uint runs_per_row = (uint(span.z) + RUN - 1u) / RUN;
+  uint items = uint(span.x * span.y) * p.batch * runs_per_row;
   uint first = PER_THREAD ? 0u : gl_LocalInvocationID.x;
   uint step = PER_THREAD ? 1u : gl_WorkGroupSize.x;
   float acc = 0.0;
-  for (uint r = first; r < rows; r += step) {
+  for (uint item = first; item < items; item += step) {
+    uint r = item / runs_per_row;
+    int run_start = int(item % runs_per_row * RUN);
     int oh = lo.y + int(r % uint(span.y));
     int od = lo.x + int(r / uint(span.y) % uint(span.x));
     uint n = r / uint(span.x * span.y);
-    ivec3 o0 = ivec3(od, oh, lo.z);
+    ivec3 o0 = ivec3(od, oh, lo.z + run_start);
     ivec3 pos = o0 * stride + offset;
     uint xi = (n * p.in_channels + channel) * in_pixels + uint((pos.x * size.y + pos.y) * size.z + pos.z);
-    uint yi = (n * p.out_channels + m) * p.out_pixels + uint((od * out_size.y + oh) * out_size.z + lo.z);
-    for (int k = 0; k < span.z; ++k) {
+    uint yi = (n * p.out_channels + m) * p.out_pixels + uint((od * out_size.y + oh) * out_size.z + o0.z);
+    int run = min(int(RUN), span.z - run_start);
+    for (int k = 0; k < run; ++k) {
       acc = fma(LOAD(x, xi + uint(k * stride.z)), LOAD(dy, yi + uint(k)), acc);
     }
   }

@@ -43,6 +43,9 @@ TEST(ConvGradWeightVk, MatchesReference) {
       {"1x1", {3, 5, 6, 6}, {1, 1}, conv_attrs()},
       {"same_upper", {1, 2, 10, 7}, {4, 3}, conv_attrs({2, 1}, {}, {}, 1, fb::AutoPad::SameUpper)},
       {"1-D", {2, 3, 127}, {5}, conv_attrs({2}, {2, 1})},
+      // Rows longer than a work item's run, and than lavapipe's loop limit.
+      {"1-D long", {1, 2, 70001}, {3}, conv_attrs({}, {1, 1})},
+      {"2-D wide", {1, 2, 3, 200}, {3, 3}, conv_attrs({1, 3}, {1, 1, 1, 1})},
       {"3-D", {1, 2, 5, 6, 7}, {2, 3, 2}, conv_attrs({1, 2, 1}, {0, 1, 1, 1, 0, 0})},
       {"long sum", {4, 2, 64, 64}, {3, 3}, conv_attrs({}, {1, 1, 1, 1})},
       // Thousands of weights with short sums: one invocation per weight.

@@ -2,6 +2,8 @@
 // ConvGradWeight on conv_grad_weight.comp, MaxPoolGrad and AveragePoolGrad
 // on pool_grad.comp. Geometry comes from resolve_conv() and pool_geometry(),
 // as in the reference kernels, so the windows agree with the forward ops.
+#include <algorithm>
+
 #include "runtime/ops/conv_geometry.hpp"
 #include "runtime/ops/pool.hpp"
 #include "runtime/vulkan/kernels/rows.hpp"
@@ -32,15 +34,18 @@ struct ConvGradWeightPush {
 };
 static_assert(sizeof(ConvGradWeightPush) == 100, "must match conv_grad_weight.comp's push block");
 
+// Output positions along the width one work item covers (the shader's RUN).
+constexpr int64_t kConvGradRun = 64;
+
 Status plan_conv_grad_weight(PlanContext& ctx) {
   MOTE_RETURN_IF_ERROR(require_plannable(ctx));
   auto resolved = resolve_conv(attrs<fb::ConvAttrsT>(ctx.op), ctx.in(0).shape(), ctx.out(0).shape());
   if (!resolved.ok()) return resolved.status();
   const ConvGeometry& g = *resolved;
-  // Loop iterations of the whole sum: a row (image, depth, height) each,
-  // plus its run along the width.
-  const int64_t rows = g.batch * g.out_size[0] * g.out_size[1];
-  const int64_t iterations = rows * (g.out_size[2] + 1);
+  // Work items of the sum (see the shader) and the loop iterations of each.
+  const int64_t runs_per_row = ceil_div(g.out_size[2], kConvGradRun);
+  const int64_t items = g.batch * g.out_size[0] * g.out_size[1] * runs_per_row;
+  const int64_t per_item = std::min(g.out_size[2], kConvGradRun) + 1;
   ConvGradWeightPush push{static_cast<uint32_t>(ctx.out(0).numel()),
                           static_cast<uint32_t>(g.batch),
                           static_cast<uint32_t>(g.out_pixels()),
@@ -57,6 +62,7 @@ Status plan_conv_grad_weight(PlanContext& ctx) {
   std::vector<TensorArg> args = {ctx.input(0), ctx.input(1), ctx.output(0)};
   // As Reduce* chooses: a workgroup per weight pays for its barriers only
   // when there are few weights or their sums are long.
+  const int64_t iterations = items * per_item;
   const bool per_thread =
       (push.n_weights >= 1024 || iterations <= 64) && iterations <= kMaxInvocationLoop / 4;
   if (per_thread) {
@@ -64,7 +70,7 @@ Status plan_conv_grad_weight(PlanContext& ctx) {
     return {};
   }
   RowLaunch launch = workgroup_per_row(ctx, push.n_weights, g.batch * g.out_pixels());
-  if (ceil_div(rows, launch.local[0]) * (g.out_size[2] + 1) + 64 > int64_t{ctx.features.max_loop_iterations}) {
+  if (ceil_div(items, launch.local[0]) * per_item + 64 > int64_t{ctx.features.max_loop_iterations}) {
     return ctx.unsupported("a sum of " + std::to_string(g.batch * g.out_pixels()) +
                            " terms per weight is too long per invocation");
   }
