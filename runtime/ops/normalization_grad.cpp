@@ -22,20 +22,34 @@ int reduce_mean(TrainGraph& g, int x, const std::vector<int64_t>& axes) {
   return g.op1(fb::OpType::ReduceMean, {x, g.i64s(axes)}, a);
 }
 
+// Whether `t` is known to be all zeros: a folded value, or (too large to
+// fold) an Expand of a zero scalar, which is how autodiff fills the gradient
+// of an output the loss does not read.
+bool known_zero(const TrainGraph& g, int t) {
+  auto all_zero = [](const Tensor* value) {
+    if (!value) return false;
+    for (double v : value->to_doubles()) {
+      if (v != 0.0) return false;
+    }
+    return true;
+  };
+  if (all_zero(g.value(t))) return true;
+  for (auto it = g.ops().rbegin(); it != g.ops().rend(); ++it) {
+    const fb::OpT& op = **it;
+    if (op.outputs.empty() || op.outputs[0] != t) continue;
+    return op.type == fb::OpType::Expand && all_zero(g.value(op.inputs[0]));
+  }
+  return false;
+}
+
 // Only Y's gradient is propagated: the statistics outputs (LayerNorm's Mean
 // and InvStdDev, BatchNorm's running_mean and running_var) must not reach
-// the loss. Autodiff fills an unused output's gradient with zeros, which
-// folds to a known value.
+// the loss.
 Status require_unused_outputs(GradContext& c, const char* names) {
   for (size_t i = 1; i < c.grad_outputs.size(); ++i) {
-    const int dy = c.grad_outputs[i];
-    if (dy < 0) continue;
-    const Tensor* value = c.g.value(dy);
-    bool zero = value != nullptr;
-    if (zero) {
-      for (double v : value->to_doubles()) zero = zero && v == 0.0;
+    if (c.grad_outputs[i] >= 0 && !known_zero(c.g, c.grad_outputs[i])) {
+      return c.fail(std::string("gradients through the outputs ") + names + " are not supported; only Y's");
     }
-    if (!zero) return c.fail(std::string("gradients through the outputs ") + names + " are not supported; only Y's");
   }
   return {};
 }

@@ -2,6 +2,7 @@
 // finite differences (grad_check.hpp: scalar, step and tolerances).
 #include <gtest/gtest.h>
 
+#include "runtime/train/autodiff.hpp"
 #include "tests/support/op_test_util.hpp"
 #include "tests/train/grad_check.hpp"
 
@@ -111,6 +112,28 @@ TEST(GradNormalization, LayerNormalizationAnyAxis) {
   // Scale broadcast over the normalised dims; a large epsilon matters.
   check_gradients(layer_norm_case({2, 3, 4}, {4}, true, 0, 0.5f, 86), "LayerNorm axis 0, scale [4], epsilon 0.5");
   check_gradients(layer_norm_case({4, 2, 3}, {2, 1}, false, -2, 1e-3f, 89), "LayerNorm axis -2, no B");
+}
+
+TEST(GradNormalization, LayerNormStatisticsOutputs) {
+  // Mean and InvStdDev declared but unused: their zero gradients are fine,
+  // even when too large to fold (here 300 * 256 > 2^16 statistics).
+  for (bool read_mean : {false, true}) {
+    TrainGraph g;
+    int x = g.input("x", DType::F32, {300, 256, 2});
+    int scale = g.input("scale", DType::F32, {2});
+    fb::OpT like;
+    fb::NormAttrsT a;
+    a.axis = -1;
+    like.nn.Set(a);
+    std::vector<int> outs = g.op(fb::OpType::LayerNormalization, {x, scale}, 3, &like);
+    int y = g.op1(fb::OpType::ReduceSum, {outs[0]});
+    // Reading Mean as well: a gradient the builder does not propagate must be an error, not a wrong result.
+    int loss = read_mean ? g.add(y, g.op1(fb::OpType::ReduceSum, {outs[1]})) : y;
+    ASSERT_TRUE(g.status().ok()) << g.status().to_string();
+    auto grads = build_gradients(g, loss, {x, scale});
+    EXPECT_EQ(grads.ok(), !read_mean) << grads.status().to_string();
+    if (read_mean) EXPECT_NE(grads.status().message().find("Mean and InvStdDev"), std::string::npos);
+  }
 }
 
 GradCase batch_norm_case(Shape x, bool training, float epsilon, uint32_t seed) {
