@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -448,6 +449,44 @@ TEST(TrainSession, DropoutMasksFollowSeedAndStepAndResume) {
   auto out = (*session)->run({x});
   ASSERT_TRUE(out.ok()) << out.status().to_string();
   expect_tensors_near((*evaluated)[0], (*out)[0], 0.0, 0.0, "evaluate() with Dropout");
+}
+
+TEST(TrainSession, DropoutAndBatchNormTrainOnVulkanLikeOnTheCpu) {
+  // Where a Vulkan device exists (lavapipe in CI), Dropout's shader redraws
+  // the CPU's masks from the step input fed each run, and the BatchNorm
+  // model's GPU ops match: the losses of both backends agree step by step.
+  Tensor x, labels;
+  blobs(24, 13, x, labels);
+  Tensor target = random_tensor(DType::F32, {24, 4}, 14, -1.0, 1.0);
+  Tensor x3 = random_tensor(DType::F32, {24, 3}, 15, -1.0, 1.0);
+  for (bool batch_norm : {false, true}) {
+    TrainingOptions o;
+    o.optimizer.learning_rate = 0.05f;
+    if (batch_norm) o.loss = LossKind::kMse;
+    TrainingOptions vk = o;
+    vk.session.backend = Backend::kVulkan;
+    vk.session.min_gpu_island_elements = 0;
+    auto model = batch_norm ? gemm_batch_norm("vk_bn.mote") : mlp_dropout("vk_dropout.mote", 21);
+    auto cpu = trainer(model, o);
+    auto gpu = trainer(model, vk);
+    ASSERT_TRUE(cpu && gpu);
+    for (int step = 0; step < 3; ++step) {
+      auto a = batch_norm ? cpu->train_step({x3}, target) : cpu->train_step({x}, labels);
+      auto b = batch_norm ? gpu->train_step({x3}, target) : gpu->train_step({x}, labels);
+      ASSERT_TRUE(a.ok() && b.ok()) << a.status().to_string() << " / " << b.status().to_string();
+      EXPECT_NEAR(*a, *b, 1e-4 * (1.0 + std::abs(*a))) << (batch_norm ? "BatchNorm" : "Dropout") << " step " << step;
+    }
+    // Training-mode BatchNormalization itself runs on the CPU (its Vulkan
+    // kernel takes inference mode only); Dropout runs on the GPU when one exists.
+    const std::vector<OpPlacement> placement = gpu->train_placement();
+    const bool any_gpu = std::any_of(placement.begin(), placement.end(),
+                                     [](const OpPlacement& p) { return p.device == "vulkan"; });
+    for (const OpPlacement& p : placement) {
+      if (any_gpu && p.op.rfind("Dropout", 0) == 0 && p.device != "vulkan") {
+        ADD_FAILURE() << p.op << " on " << p.device << ": " << p.reason;
+      }
+    }
+  }
 }
 
 TEST(TrainSession, ClearErrors) {
