@@ -1,6 +1,9 @@
 // Gradients of elementwise activations and unary math. Where the derivative
 // is cheaper from the output than the input (Sigmoid, Tanh, Exp, Sqrt), the
 // forward output is reused.
+#include <cmath>
+#include <numbers>
+
 #include "runtime/ops/unary.hpp"
 #include "runtime/train/grad_builder.hpp"
 
@@ -74,9 +77,51 @@ Status sqrt_grad(GradContext& c) {
   return {};
 }
 
+// hardswish(x) = x * clip(alpha x + beta, 0, 1); its derivative is 0 below
+// the clip's lower bound, 1 above its upper one, 2 alpha x + beta between.
+Status hard_swish_grad(GradContext& c) {
+  TrainGraph& g = c.g;
+  const ActivationParams p = activation_params(c.op);
+  const int x = c.in(0);
+  const int below = g.op1(fb::OpType::Less, {x, g.scalar(-p.beta / p.alpha)});
+  const int above = g.op1(fb::OpType::Greater, {x, g.scalar((1.0f - p.beta) / p.alpha)});
+  const int ramp = g.add(g.scale(x, 2.0f * p.alpha), g.scalar(p.beta));
+  const int slope = g.op1(fb::OpType::Where, {below, g.scalar(0.0f), g.op1(fb::OpType::Where, {above, g.scalar(1.0f), ramp})});
+  c.set(0, g.mul(c.dy(), slope));
+  return {};
+}
+
+// Exact: gelu(x) = x Phi(x), gelu' = Phi(x) + x phi(x), with
+//   Phi(x) = 0.5 (1 + erf(x / sqrt 2)), phi(x) = exp(-x^2 / 2) / sqrt(2 pi).
+// Tanh approximation: gelu(x) = 0.5 x (1 + t), t = tanh(k (x + 0.044715 x^3)),
+//   gelu' = 0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 * 0.044715 x^2), k = sqrt(2 / pi).
+Status gelu_grad(GradContext& c) {
+  TrainGraph& g = c.g;
+  const int x = c.in(0);
+  const int x2 = g.mul(x, x);
+  int slope;
+  if (activation_params(c.op).approximate_tanh) {
+    const float k = static_cast<float>(std::sqrt(2.0 / std::numbers::pi));
+    const float cubic = 0.044715f;
+    const int u = g.scale(g.add(x, g.scale(g.mul(x2, x), cubic)), k);
+    const int t = g.op1(fb::OpType::Tanh, {u});
+    const int du = g.scale(g.add(g.scalar(1.0f), g.scale(x2, 3.0f * cubic)), k);
+    const int sech2 = g.sub(g.scalar(1.0f), g.mul(t, t));
+    slope = g.add(g.scale(g.add(g.scalar(1.0f), t), 0.5f), g.mul(g.scale(x, 0.5f), g.mul(sech2, du)));
+  } else {
+    const int cdf = g.scale(g.add(g.scalar(1.0f), g.op1(fb::OpType::Erf, {g.scale(x, static_cast<float>(1.0 / std::numbers::sqrt2))})), 0.5f);
+    const int pdf = g.scale(g.op1(fb::OpType::Exp, {g.scale(x2, -0.5f)}), static_cast<float>(std::numbers::inv_sqrtpi / std::numbers::sqrt2));
+    slope = g.add(cdf, g.mul(x, pdf));
+  }
+  c.set(0, g.mul(c.dy(), slope));
+  return {};
+}
+
 }  // namespace
 }  // namespace mote
 
+MOTE_GRAD(HardSwish, mote::hard_swish_grad);
+MOTE_GRAD(Gelu, mote::gelu_grad);
 MOTE_GRAD(Relu, mote::relu_grad);
 MOTE_GRAD(LeakyRelu, mote::leaky_relu_grad);
 MOTE_GRAD(Sigmoid, mote::sigmoid_grad);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "runtime/core/attrs.hpp"
+
 namespace mote {
 
 namespace {
@@ -33,7 +35,8 @@ int activation_op(TrainGraph& g, const fb::FusedActivationT& act, int x, const s
 }  // namespace
 
 Result<std::vector<int>> copy_into_train_graph(const Model& model, TrainGraph& g, const std::vector<Shape>& input_shapes,
-                                               const std::vector<int>& params, bool split_fused) {
+                                               const std::vector<int>& params, bool split_fused,
+                                               TrainingForward* training) {
   const fb::GraphT& graph = model.graph();
   std::vector<int> map(graph.tensors.size(), -1);
   if (input_shapes.size() != graph.inputs.size()) {
@@ -47,6 +50,11 @@ Result<std::vector<int>> copy_into_train_graph(const Model& model, TrainGraph& g
   for (int p : params) {
     const fb::TensorT& t = *graph.tensors[static_cast<size_t>(p)];
     map[static_cast<size_t>(p)] = g.input(t.name, t.dtype, t.shape);
+  }
+  if (training) {
+    for (const auto& op : graph.ops) {
+      if (op->type == fb::OpType::Dropout && training->step < 0) training->step = g.input("step", DType::I64, {});
+    }
   }
   for (size_t i = 0; i < graph.tensors.size(); ++i) {
     if (map[i] < 0 && model.tensor_data(static_cast<int>(i))) {
@@ -65,9 +73,29 @@ Result<std::vector<int>> copy_into_train_graph(const Model& model, TrainGraph& g
     const bool split = split_fused && op->fused && op->fused->kind != fb::ActivationKind::None;
     fb::OpT like = *op;
     if (split) like.fused.reset();
-    std::vector<int> outs = g.op(op->type, inputs, static_cast<int>(op->outputs.size()), &like, op->name);
+    int num_outputs = static_cast<int>(op->outputs.size());
+    const bool batch_stats = training && op->type == fb::OpType::BatchNormalization;
+    if (training && op->type == fb::OpType::Dropout) {
+      fb::DropoutAttrsT dropout = attrs<fb::DropoutAttrsT>(*op);
+      dropout.training_mode = true;
+      set_attrs(like, std::move(dropout));
+      inputs.resize(1);
+      inputs.push_back(training->step);
+    }
+    if (batch_stats) {
+      fb::NormAttrsT norm = attrs<fb::NormAttrsT>(*op);
+      norm.training_mode = true;
+      set_attrs(like, std::move(norm));
+      num_outputs = 3;
+    }
+    std::vector<int> outs = g.op(op->type, inputs, num_outputs, &like, op->name);
     if (split) outs[0] = activation_op(g, *op->fused, outs[0], op->name);
     MOTE_RETURN_IF_ERROR(g.status());
+    if (batch_stats) {
+      training->running_updates[op->inputs[3]] = outs[1];
+      training->running_updates[op->inputs[4]] = outs[2];
+      outs.resize(op->outputs.size());
+    }
     for (size_t j = 0; j < outs.size(); ++j) {
       map[static_cast<size_t>(op->outputs[j])] = outs[j];
       g.builder().set_tensor_name(outs[j], graph.tensors[static_cast<size_t>(op->outputs[j])]->name);

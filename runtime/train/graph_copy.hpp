@@ -13,14 +13,27 @@
 
 namespace mote {
 
+// What a training copy of the forward graph adds (copy_into_train_graph).
+struct TrainingForward {
+  // Per model tensor BatchNormalization reads as input_mean or input_var, the
+  // tensor holding its updated (momentum-averaged) value.
+  std::map<int, int> running_updates;
+  // The "step" input (i64 scalar) training-mode Dropout ops read; created
+  // after the listed constants when the model has Dropout, else -1.
+  int step = -1;
+};
+
 // Copies the forward graph of `model` into `g` and returns, per tensor of the
 // model, its index in `g`. Graph inputs get `input_shapes` (model input order);
 // the constants listed in `params` become graph inputs, after the model's
 // inputs and in that order; other constants stay constants. With
 // `split_fused`, an op's fused activation becomes an op of its own, so the
-// backward pass sees two ops with a gradient builder each.
+// backward pass sees two ops with a gradient builder each. With `training`,
+// BatchNormalization uses batch statistics and Dropout drops (training
+// mode), and `training` receives the running updates and the step input.
 Result<std::vector<int>> copy_into_train_graph(const Model& model, TrainGraph& g, const std::vector<Shape>& input_shapes,
-                                               const std::vector<int>& params, bool split_fused);
+                                               const std::vector<int>& params, bool split_fused,
+                                               TrainingForward* training = nullptr);
 
 // The model's graph, op for op and with its tensor names and metadata, with
 // the data of the constants in `replaced` (tensor index -> new value, same

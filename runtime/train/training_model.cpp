@@ -35,8 +35,11 @@ Result<std::vector<uint8_t>> build_training_model(const Model& model, const Trai
     return invalid_argument("model has no output #" + std::to_string(spec.output));
   }
   TrainGraph g;
-  MOTE_ASSIGN_OR_RETURN(std::vector<int> map,
-                        copy_into_train_graph(model, g, spec.input_shapes, spec.params, /*split_fused=*/true));
+  std::vector<int> graph_inputs = spec.params;
+  graph_inputs.insert(graph_inputs.end(), spec.running_stats.begin(), spec.running_stats.end());
+  TrainingForward training;
+  MOTE_ASSIGN_OR_RETURN(std::vector<int> map, copy_into_train_graph(model, g, spec.input_shapes, graph_inputs,
+                                                                    /*split_fused=*/true, &training));
   const std::vector<int> segments = recompute_segments(g, map, spec);
   const int prediction = map[static_cast<size_t>(graph.outputs[static_cast<size_t>(spec.output)])];
   const int labels = g.input("labels", spec.label_dtype, spec.label_shape);
@@ -77,15 +80,30 @@ Result<std::vector<uint8_t>> build_training_model(const Model& model, const Trai
     const std::string& param = graph.tensors[static_cast<size_t>(spec.params[i / state_names.size()])]->name;
     g.builder().mark_output(new_states[i], param + "/" + state_names[i % state_names.size()] + "/updated");
   }
+  for (int stat : spec.running_stats) {
+    auto found = training.running_updates.find(stat);
+    const std::string& name = graph.tensors[static_cast<size_t>(stat)]->name;
+    if (found == training.running_updates.end()) return internal_error("running statistics '" + name + "' have no update");
+    g.builder().mark_output(found->second, name + "/updated");
+  }
   g.builder().set_producer("mote TrainingSession");
   return g.builder().serialize();
 }
 
+bool has_dropout(const Model& model) {
+  for (const auto& op : model.graph().ops) {
+    if (op->type == fb::OpType::Dropout) return true;
+  }
+  return false;
+}
+
 Result<std::vector<uint8_t>> build_eval_model(const Model& model, const std::vector<Shape>& input_shapes,
-                                              const std::vector<int>& params) {
+                                              const std::vector<int>& params, const std::vector<int>& running_stats) {
   TrainGraph g;
+  std::vector<int> graph_inputs = params;
+  graph_inputs.insert(graph_inputs.end(), running_stats.begin(), running_stats.end());
   MOTE_ASSIGN_OR_RETURN(std::vector<int> map,
-                        copy_into_train_graph(model, g, input_shapes, params, /*split_fused=*/false));
+                        copy_into_train_graph(model, g, input_shapes, graph_inputs, /*split_fused=*/false));
   for (int out : model.graph().outputs) {
     g.builder().mark_output(map[static_cast<size_t>(out)], model.graph().tensors[static_cast<size_t>(out)]->name);
   }

@@ -60,6 +60,9 @@ struct TrainingSession::Impl {
   std::vector<std::string> names;
   std::vector<Tensor> values;               // current parameters
   std::vector<std::vector<Tensor>> states;  // per parameter, optimizer_state_names order
+  // BatchNormalization's running statistics: state the forward pass updates.
+  std::vector<int> stats;
+  std::vector<Tensor> stat_values;
   int64_t step = 0;
   Built train;
   Shape label_shape;
@@ -99,6 +102,11 @@ Result<std::unique_ptr<TrainingSession>> TrainingSession::create(std::shared_ptr
     if (t < 0) return not_found("checkpoints: " + model->source() + " has no tensor '" + name + "'");
     m.checkpoints.push_back(t);
   }
+  MOTE_ASSIGN_OR_RETURN(m.stats, select_running_stats(*model));
+  for (int st : m.stats) {
+    const fb::TensorT& t = *model->graph().tensors[static_cast<size_t>(st)];
+    m.stat_values.push_back(Tensor::borrow(t.dtype, t.shape, model->tensor_data(st)).clone());
+  }
   const size_t state_count = optimizer_state_names(options.optimizer).size();
   for (int p : m.params) {
     const fb::TensorT& t = *model->graph().tensors[static_cast<size_t>(p)];
@@ -119,9 +127,8 @@ Result<float> TrainingSession::train_step(const std::vector<Tensor>& inputs, con
       labels.dtype() != m.label_dtype) {
     // The training graph is built for concrete shapes: a new batch shape (a
     // last partial batch) gets a graph of its own.
-    TrainingModelSpec spec{shapes,         m.params,         m.output, labels.dtype(),
-                           labels.shape(), m.options.loss,   opt,      m.checkpoints,
-                           m.options.checkpoint_every};
+    TrainingModelSpec spec{shapes,         m.params,       m.stats, m.output,      labels.dtype(),
+                           labels.shape(), m.options.loss, opt,     m.checkpoints, m.options.checkpoint_every};
     MOTE_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, build_training_model(*m.model, spec));
     MOTE_RETURN_IF_ERROR(make_session(m.train, std::move(bytes), m.options.session, "training model"));
     m.train.shapes = shapes;
@@ -131,6 +138,9 @@ Result<float> TrainingSession::train_step(const std::vector<Tensor>& inputs, con
 
   std::vector<Tensor> feed = inputs;
   for (const auto& v : m.values) feed.push_back(v);
+  for (const auto& v : m.stat_values) feed.push_back(v);
+  // Dropout's mask is drawn from the step: a resumed run redraws the same masks.
+  if (has_dropout(*m.model)) feed.push_back(Tensor::from_vector<int64_t>({}, {m.step}));
   feed.push_back(labels);
   feed.push_back(Tensor::from_vector<float>({}, {learning_rate()}));
   if (opt.kind == OptimizerKind::kAdamW) {
@@ -148,6 +158,7 @@ Result<float> TrainingSession::train_step(const std::vector<Tensor>& inputs, con
   for (auto& per_param : m.states) {
     for (auto& st : per_param) st = std::move(out[k++]);
   }
+  for (auto& v : m.stat_values) v = std::move(out[k++]);
   ++m.step;
   return loss;
 }
@@ -157,12 +168,13 @@ Result<std::vector<Tensor>> TrainingSession::evaluate(const std::vector<Tensor>&
   MOTE_RETURN_IF_ERROR(m.check_inputs(inputs));
   std::vector<Shape> shapes = shapes_of(inputs);
   if (!m.eval.session || shapes != m.eval.shapes) {
-    MOTE_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, build_eval_model(*m.model, shapes, m.params));
+    MOTE_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, build_eval_model(*m.model, shapes, m.params, m.stats));
     MOTE_RETURN_IF_ERROR(make_session(m.eval, std::move(bytes), m.options.session, "evaluation model"));
     m.eval.shapes = shapes;
   }
   std::vector<Tensor> feed = inputs;
   for (const auto& v : m.values) feed.push_back(v);
+  for (const auto& v : m.stat_values) feed.push_back(v);
   return m.eval.session->run(feed);
 }
 
@@ -170,6 +182,7 @@ Status TrainingSession::save(const std::string& path) const {
   const Impl& m = *impl_;
   std::map<int, Tensor> trained;
   for (size_t i = 0; i < m.params.size(); ++i) trained[m.params[i]] = m.values[i];
+  for (size_t i = 0; i < m.stats.size(); ++i) trained[m.stats[i]] = m.stat_values[i];
   MOTE_ASSIGN_OR_RETURN(GraphBuilder model, copy_with_constants(*m.model, trained));
   MOTE_RETURN_IF_ERROR(model.save(path));
 

@@ -1,7 +1,8 @@
-// Gradients of convolution, pooling and data-movement ops against central
+// Gradients of convolution, normalisation, pooling and data-movement ops against central
 // finite differences (grad_check.hpp: scalar, step and tolerances).
 #include <gtest/gtest.h>
 
+#include "runtime/train/autodiff.hpp"
 #include "tests/support/op_test_util.hpp"
 #include "tests/train/grad_check.hpp"
 
@@ -46,6 +47,125 @@ TEST(GradConv, GroupedDepthwiseAnd1d) {
   fb::ConvAttrsT one_d;
   one_d.pads = {2, 1};
   check_gradients(conv_case({2, 2, 9}, {3, 2, 4}, one_d, true, 16), "Conv 1-D");
+}
+
+GradCase conv_transpose_case(Shape x, Shape w, fb::ConvAttrsT a, bool bias, uint32_t seed) {
+  GradCase c;
+  c.inputs = {{"x", rnd(x, seed)}, {"w", rnd(w, seed + 1)}};
+  if (bias) c.inputs.push_back({"b", rnd({w[1] * a.group}, seed + 2)});
+  c.forward = [a](TrainGraph& g, const std::vector<int>& in) { return g.op1(fb::OpType::ConvTranspose, in, a); };
+  return c;
+}
+
+TEST(GradConvTranspose, StridesPadsOutputPadding) {
+  fb::ConvAttrsT plain;
+  check_gradients(conv_transpose_case({2, 3, 4, 4}, {3, 2, 3, 3}, plain, true, 60), "ConvTranspose 3x3");
+  fb::ConvAttrsT strided;
+  strided.strides = {2, 2};
+  strided.pads = {1, 0, 1, 1};
+  strided.output_padding = {1, 0};
+  check_gradients(conv_transpose_case({1, 2, 3, 4}, {2, 3, 3, 3}, strided, true, 63),
+                  "ConvTranspose stride 2, uneven pads, output_padding");
+  fb::ConvAttrsT same;
+  same.strides = {2, 2};
+  same.auto_pad = fb::AutoPad::SameUpper;
+  check_gradients(conv_transpose_case({1, 2, 3, 3}, {2, 2, 2, 3}, same, false, 66), "ConvTranspose SAME_UPPER stride 2");
+}
+
+TEST(GradConvTranspose, GroupedDilatedAnd1d) {
+  fb::ConvAttrsT grouped;
+  grouped.group = 2;
+  grouped.strides = {2, 1};
+  grouped.dilations = {1, 2};
+  grouped.pads = {0, 1, 1, 0};
+  check_gradients(conv_transpose_case({1, 4, 3, 3}, {4, 3, 2, 2}, grouped, true, 70),
+                  "ConvTranspose group 2, stride, dilation");
+  fb::ConvAttrsT depthwise;
+  depthwise.group = 3;
+  depthwise.strides = {2, 2};
+  depthwise.pads = {1, 1, 1, 1};
+  depthwise.output_padding = {1, 1};
+  check_gradients(conv_transpose_case({2, 3, 3, 3}, {3, 1, 3, 3}, depthwise, true, 73), "ConvTranspose depthwise");
+  fb::ConvAttrsT one_d;
+  one_d.strides = {3};
+  one_d.pads = {1, 2};
+  one_d.output_padding = {2};
+  check_gradients(conv_transpose_case({2, 2, 5}, {2, 3, 3}, one_d, true, 76), "ConvTranspose 1-D stride 3");
+}
+
+GradCase layer_norm_case(Shape x, Shape scale, bool bias, int64_t axis, float epsilon, uint32_t seed) {
+  GradCase c;
+  c.inputs = {{"x", rnd(x, seed, -2, 2)}, {"scale", rnd(scale, seed + 1, 0.5, 1.5)}};
+  if (bias) c.inputs.push_back({"b", rnd(scale, seed + 2)});
+  fb::NormAttrsT a;
+  a.axis = axis;
+  a.epsilon = epsilon;
+  c.forward = [a](TrainGraph& g, const std::vector<int>& in) {
+    return g.op1(fb::OpType::LayerNormalization, in, a);
+  };
+  return c;
+}
+
+TEST(GradNormalization, LayerNormalizationAnyAxis) {
+  check_gradients(layer_norm_case({3, 5}, {5}, true, -1, 1e-5f, 80), "LayerNorm [3,5] axis -1");
+  check_gradients(layer_norm_case({2, 3, 4}, {3, 4}, true, 1, 1e-5f, 83), "LayerNorm [2,3,4] axis 1");
+  // Scale broadcast over the normalised dims; a large epsilon matters.
+  check_gradients(layer_norm_case({2, 3, 4}, {4}, true, 0, 0.5f, 86), "LayerNorm axis 0, scale [4], epsilon 0.5");
+  check_gradients(layer_norm_case({4, 2, 3}, {2, 1}, false, -2, 1e-3f, 89), "LayerNorm axis -2, no B");
+}
+
+TEST(GradNormalization, LayerNormStatisticsOutputs) {
+  // Mean and InvStdDev declared but unused: their zero gradients are fine,
+  // even when too large to fold (here 300 * 256 > 2^16 statistics).
+  for (bool read_mean : {false, true}) {
+    TrainGraph g;
+    int x = g.input("x", DType::F32, {300, 256, 2});
+    int scale = g.input("scale", DType::F32, {2});
+    fb::OpT like;
+    fb::NormAttrsT a;
+    a.axis = -1;
+    like.nn.Set(a);
+    std::vector<int> outs = g.op(fb::OpType::LayerNormalization, {x, scale}, 3, &like);
+    int y = g.op1(fb::OpType::ReduceSum, {outs[0]});
+    // Reading Mean as well: a gradient the builder does not propagate must be an error, not a wrong result.
+    int loss = read_mean ? g.add(y, g.op1(fb::OpType::ReduceSum, {outs[1]})) : y;
+    ASSERT_TRUE(g.status().ok()) << g.status().to_string();
+    auto grads = build_gradients(g, loss, {x, scale});
+    EXPECT_EQ(grads.ok(), !read_mean) << grads.status().to_string();
+    if (read_mean) EXPECT_NE(grads.status().message().find("Mean and InvStdDev"), std::string::npos);
+  }
+}
+
+GradCase batch_norm_case(Shape x, bool training, float epsilon, uint32_t seed) {
+  const Shape c_shape = {x[1]};
+  GradCase c;
+  c.inputs = {{"x", rnd(x, seed, -2, 2)},
+              {"scale", rnd(c_shape, seed + 1, 0.5, 1.5)},
+              {"b", rnd(c_shape, seed + 2)},
+              {"mean", rnd(c_shape, seed + 3)},
+              {"var", rnd(c_shape, seed + 4, 0.5, 1.5)}};
+  fb::NormAttrsT a;
+  a.epsilon = epsilon;
+  a.training_mode = training;
+  a.momentum = 0.8f;
+  c.forward = [a](TrainGraph& g, const std::vector<int>& in) {
+    return g.op1(fb::OpType::BatchNormalization, in, a);
+  };
+  return c;
+}
+
+TEST(GradNormalization, BatchNormalizationTrainingMode) {
+  // Batch statistics: dX goes through the mean and variance over N and space.
+  // input_mean/var do not reach Y in training mode (their gradient is zero,
+  // which finite differences check too).
+  check_gradients(batch_norm_case({4, 3}, true, 1e-5f, 90), "BatchNorm training [4,3]");
+  check_gradients(batch_norm_case({2, 3, 2, 3}, true, 1e-5f, 95), "BatchNorm training [2,3,2,3]");
+  check_gradients(batch_norm_case({3, 2, 4}, true, 0.3f, 100), "BatchNorm training [3,2,4], epsilon 0.3");
+}
+
+TEST(GradNormalization, BatchNormalizationInferenceMode) {
+  check_gradients(batch_norm_case({2, 3, 2, 2}, false, 1e-5f, 105), "BatchNorm inference [2,3,2,2]");
+  check_gradients(batch_norm_case({3, 4}, false, 0.1f, 110), "BatchNorm inference [3,4], epsilon 0.1");
 }
 
 TEST(GradPool, MaxAndAverage) {

@@ -59,6 +59,34 @@ TEST(GradUnary, Activations) {
   check_gradients(one_op(fb::OpType::Softplus, {{"x", rnd({4, 6}, 15, -3, 3)}}), "Softplus");
 }
 
+// Moves values within 0.05 of a kink at +-k out to 0.1 past it.
+void away_from_kinks(Tensor& t, float k) {
+  float* d = t.data<float>();
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    for (float kink : {-k, k}) {
+      if (std::abs(d[i] - kink) < 0.05f) d[i] = kink + (d[i] < kink ? -0.1f : 0.1f);
+    }
+  }
+}
+
+TEST(GradUnary, HardSwish) {
+  // Kinks at -3 and 3 (the clip's bounds); inputs cover all three pieces.
+  for (const auto& [shape, seed] : std::vector<std::pair<Shape, uint32_t>>{{{4, 6}, 16}, {{2, 3, 5}, 17}}) {
+    Tensor x = rnd(shape, seed, -5, 5);
+    away_from_kinks(x, 3.0f);
+    check_gradients(one_op(fb::OpType::HardSwish, {{"x", x}}), "HardSwish " + shape_to_string(shape));
+  }
+}
+
+TEST(GradUnary, GeluExactAndTanh) {
+  fb::ActivationAttrsT tanh_form;
+  tanh_form.approximate_tanh = true;
+  check_gradients(one_op(fb::OpType::Gelu, {{"x", rnd({4, 6}, 18, -3, 3)}}), "Gelu erf [4,6]");
+  check_gradients(one_op(fb::OpType::Gelu, {{"x", rnd({2, 1, 7}, 19, -4, 2)}}), "Gelu erf [2,1,7]");
+  check_gradients(one_op(fb::OpType::Gelu, {{"x", rnd({4, 6}, 26, -3, 3)}}, tanh_form), "Gelu tanh [4,6]");
+  check_gradients(one_op(fb::OpType::Gelu, {{"x", rnd({3, 5}, 27, -2, 4)}}, tanh_form), "Gelu tanh [3,5]");
+}
+
 TEST(GradUnary, Math) {
   check_gradients(one_op(fb::OpType::Neg, {{"x", rnd({3, 4}, 20)}}), "Neg");
   check_gradients(one_op(fb::OpType::Abs, {{"x", away_from_zero({3, 4}, 21)}}), "Abs");
@@ -76,6 +104,22 @@ TEST(GradUnary, Math) {
     if (std::abs(d[i] + 0.5f) < 0.05f || std::abs(d[i] - 0.7f) < 0.05f) d[i] += 0.2f;
   }
   check_gradients(clip, "Clip");
+}
+
+TEST(GradDropout, TrainingModeAtAFixedStepAndInferenceMode) {
+  // With the step fixed the mask is fixed, so Dropout is linear in x and
+  // finite differences see exactly the dropped elements' zero gradient.
+  for (auto [ratio, step] : std::vector<std::pair<float, int64_t>>{{0.4f, 3}, {0.75f, 12}}) {
+    fb::DropoutAttrsT a;
+    a.ratio = ratio;
+    a.seed = 2024;
+    a.training_mode = true;
+    check_gradients(one_op(fb::OpType::Dropout, {{"x", rnd({4, 9}, 28)}, {"step", Tensor::from_vector<int64_t>({}, {step})}}, a),
+                    "Dropout training, ratio " + std::to_string(ratio));
+  }
+  fb::DropoutAttrsT inference;
+  inference.ratio = 0.5f;
+  check_gradients(one_op(fb::OpType::Dropout, {{"x", rnd({3, 5}, 29)}}, inference), "Dropout inference");
 }
 
 TEST(GradSoftmax, SoftmaxAndLogSoftmaxAlongEachAxis) {

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -273,6 +274,219 @@ TEST(TrainSession, FailedSaveLeavesThePreviousFileIntact) {
   Status missing = t->save("/nonexistent_mote_dir/model.mote");
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.message().find("/nonexistent_mote_dir/model.mote"), std::string::npos) << missing.message();
+}
+
+// x [N,3] -> Gemm(fc.weight, fc.bias) -> BatchNormalization (momentum 0.8) -> [N,4].
+std::shared_ptr<const Model> gemm_batch_norm(const std::string& name) {
+  GraphBuilder b;
+  int x = b.add_input("x", DType::F32, {-1, 3});
+  int w = b.add_constant("fc.weight", random_tensor(DType::F32, {3, 4}, 11, -1.0, 1.0));
+  int bias = b.add_constant("fc.bias", random_tensor(DType::F32, {4}, 12, -0.5, 0.5));
+  int scale = b.add_constant("bn.scale", random_tensor(DType::F32, {4}, 13, 0.5, 1.5));
+  int shift = b.add_constant("bn.bias", random_tensor(DType::F32, {4}, 14, -0.5, 0.5));
+  int mean = b.add_constant("bn.running_mean", random_tensor(DType::F32, {4}, 15, -0.5, 0.5));
+  int var = b.add_constant("bn.running_var", random_tensor(DType::F32, {4}, 16, 0.5, 1.5));
+  int h = b.add_op(fb::OpType::Gemm, {x, w, bias}, fb::GemmAttrsT{})[0];
+  fb::NormAttrsT bn;
+  bn.momentum = 0.8f;
+  bn.epsilon = 1e-3f;
+  int y = b.add_op(fb::OpType::BatchNormalization, {h, scale, shift, mean, var}, bn)[0];
+  b.mark_output(y, "y");
+  return load(b, name);
+}
+
+// The model's Gemm output on the host, in double: h[n][j].
+std::vector<double> host_gemm(const Tensor& x, const Tensor& w, const Tensor& bias) {
+  const int64_t n = x.shape()[0];
+  std::vector<double> xs = x.to_doubles(), ws = w.to_doubles(), bs = bias.to_doubles(), h(static_cast<size_t>(n * 4));
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < 4; ++j) {
+      double sum = bs[static_cast<size_t>(j)];
+      for (int64_t k = 0; k < 3; ++k) sum += xs[static_cast<size_t>(i * 3 + k)] * ws[static_cast<size_t>(k * 4 + j)];
+      h[static_cast<size_t>(i * 4 + j)] = sum;
+    }
+  }
+  return h;
+}
+
+std::vector<double> saved_constant(const Model& model, const std::string& name) {
+  const int t = model.find_tensor(name);
+  EXPECT_GE(t, 0) << name;
+  if (t < 0 || !model.tensor_data(t)) return {};
+  const fb::TensorT& info = *model.graph().tensors[static_cast<size_t>(t)];
+  return Tensor::borrow(info.dtype, info.shape, model.tensor_data(t)).to_doubles();
+}
+
+TEST(TrainSession, BatchNormRunningStatisticsFollowTheMomentumRule) {
+  auto model = gemm_batch_norm("bn.mote");
+  TrainingOptions o;
+  o.loss = LossKind::kMse;
+  o.optimizer.learning_rate = 0.05f;
+  auto t = trainer(model, o);
+  ASSERT_TRUE(t);
+  // Scale and B train; the running statistics are state, not parameters.
+  std::vector<std::string> names = t->trainable_names();
+  EXPECT_EQ(names, (std::vector<std::string>{"fc.weight", "fc.bias", "bn.scale", "bn.bias"}));
+
+  // Host copy of the running statistics, updated from each step's batch
+  // (ONNX: the biased batch variance) before that step's parameter update.
+  std::vector<double> mean = saved_constant(*model, "bn.running_mean"), var = saved_constant(*model, "bn.running_var");
+  const int steps = 4, n = 6;
+  for (int s = 0; s < steps; ++s) {
+    Tensor x = random_tensor(DType::F32, {n, 3}, 100 + s, -1.0, 1.0);
+    Tensor target = random_tensor(DType::F32, {n, 4}, 200 + s, -1.0, 1.0);
+    const std::vector<double> h = host_gemm(x, *t->parameter("fc.weight"), *t->parameter("fc.bias"));
+    for (size_t j = 0; j < 4; ++j) {
+      double m = 0, v = 0;
+      for (int i = 0; i < n; ++i) m += h[static_cast<size_t>(i) * 4 + j] / n;
+      for (int i = 0; i < n; ++i) v += (h[static_cast<size_t>(i) * 4 + j] - m) * (h[static_cast<size_t>(i) * 4 + j] - m) / n;
+      mean[j] = mean[j] * 0.8 + m * 0.2;
+      var[j] = var[j] * 0.8 + v * 0.2;
+    }
+    auto loss = t->train_step({x}, target);
+    ASSERT_TRUE(loss.ok()) << loss.status().to_string();
+  }
+
+  // save() writes the updated statistics into the model.
+  const std::string path = temp_path("bn_trained.mote");
+  ASSERT_TRUE(t->save(path).ok());
+  auto saved = Model::load(path);
+  ASSERT_TRUE(saved.ok()) << saved.status().to_string();
+  const std::vector<double> saved_mean = saved_constant(**saved, "bn.running_mean");
+  const std::vector<double> saved_var = saved_constant(**saved, "bn.running_var");
+  ASSERT_EQ(saved_mean.size(), 4u);
+  ASSERT_EQ(saved_var.size(), 4u);
+  const std::vector<double> initial_mean = saved_constant(*model, "bn.running_mean");
+  for (size_t j = 0; j < 4; ++j) {
+    EXPECT_NEAR(saved_mean[j], mean[j], 1e-5) << "running_mean[" << j << "]";
+    EXPECT_NEAR(saved_var[j], var[j], 1e-5) << "running_var[" << j << "]";
+    EXPECT_GT(std::abs(saved_mean[j] - initial_mean[j]), 1e-4) << "running_mean[" << j << "] was not updated";
+  }
+
+  // evaluate() and the saved model run in inference mode on those statistics.
+  Tensor x = random_tensor(DType::F32, {3, 3}, 300, -1.0, 1.0);
+  const std::vector<double> h = host_gemm(x, *t->parameter("fc.weight"), *t->parameter("fc.bias"));
+  const std::vector<double> scale = t->parameter("bn.scale")->to_doubles(), shift = t->parameter("bn.bias")->to_doubles();
+  std::vector<double> expected(h.size());
+  for (size_t i = 0; i < h.size(); ++i) {
+    const size_t j = i % 4;
+    expected[i] = (h[i] - mean[j]) / std::sqrt(var[j] + 1e-3) * scale[j] + shift[j];
+  }
+  auto evaluated = t->evaluate({x});
+  ASSERT_TRUE(evaluated.ok()) << evaluated.status().to_string();
+  auto session = Session::create(*saved, {.threads = 1});
+  ASSERT_TRUE(session.ok()) << session.status().to_string();
+  auto ran = (*session)->run({x});
+  ASSERT_TRUE(ran.ok()) << ran.status().to_string();
+  const std::vector<double> got = (*evaluated)[0].to_doubles(), got_saved = (*ran)[0].to_doubles();
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_NEAR(got[i], expected[i], 1e-4) << "evaluate()[" << i << "]";
+    EXPECT_NEAR(got_saved[i], expected[i], 1e-4) << "saved model[" << i << "]";
+  }
+}
+
+// x [N,4] -> Gemm -> Relu -> Dropout(ratio, seed) -> Gemm -> logits [N,3].
+std::shared_ptr<const Model> mlp_dropout(const std::string& name, int64_t seed) {
+  GraphBuilder b;
+  int x = b.add_input("x", DType::F32, {-1, 4});
+  int w1 = b.add_constant("fc1.weight", random_tensor(DType::F32, {4, 16}, 1, -0.5, 0.5));
+  int b1 = b.add_constant("fc1.bias", random_tensor(DType::F32, {16}, 3, 0.1, 0.3));
+  int w2 = b.add_constant("fc2.weight", random_tensor(DType::F32, {16, 3}, 2, -0.5, 0.5));
+  int b2 = b.add_constant("fc2.bias", Tensor::zeros(DType::F32, {3}));
+  int h = b.add_op(fb::OpType::Relu, {b.add_op(fb::OpType::Gemm, {x, w1, b1}, fb::GemmAttrsT{})[0]}, 1, "relu")[0];
+  fb::DropoutAttrsT d;
+  d.ratio = 0.5f;
+  d.seed = seed;
+  h = b.add_op(fb::OpType::Dropout, {h}, d)[0];
+  b.mark_output(b.add_op(fb::OpType::Gemm, {h, w2, b2}, fb::GemmAttrsT{})[0], "logits");
+  return load(b, name);
+}
+
+TEST(TrainSession, DropoutMasksFollowSeedAndStepAndResume) {
+  Tensor x, labels;
+  blobs(24, 12, x, labels);
+  TrainingOptions o;
+  o.optimizer.learning_rate = 0.05f;
+  auto a = trainer(mlp_dropout("dropout_a.mote", 5), o);
+  auto same = trainer(mlp_dropout("dropout_same.mote", 5), o);
+  auto other = trainer(mlp_dropout("dropout_other.mote", 6), o);
+  ASSERT_TRUE(a && same && other);
+  // Same seed and step: the same masks, hence the same losses; another seed
+  // drops other units of the same initial network.
+  const float la = train(*a, 1, x, labels), ls = train(*same, 1, x, labels), lo = train(*other, 1, x, labels);
+  EXPECT_EQ(la, ls);
+  EXPECT_NE(la, lo);
+  // Each step draws a new mask: with the parameters frozen (lr 0) the loss
+  // still changes from step to step.
+  TrainingOptions frozen = o;
+  frozen.optimizer.learning_rate = 0.0f;
+  auto f = trainer(mlp_dropout("dropout_frozen.mote", 5), frozen);
+  ASSERT_TRUE(f);
+  EXPECT_NE(train(*f, 1, x, labels), train(*f, 1, x, labels));
+
+  // A resumed run redraws the masks of the uninterrupted one.
+  train(*a, 2, x, labels);
+  const std::string path = temp_path("dropout_ckpt.mote");
+  ASSERT_TRUE(same->save(path).ok());
+  auto saved = Model::load(path);
+  ASSERT_TRUE(saved.ok()) << saved.status().to_string();
+  auto resumed = trainer(*saved, o);
+  ASSERT_TRUE(resumed);
+  ASSERT_TRUE(resumed->restore_optimizer(path).ok());
+  train(*resumed, 2, x, labels);
+  for (const std::string& name : a->trainable_names()) {
+    EXPECT_EQ(a->parameter(name)->to_doubles(), resumed->parameter(name)->to_doubles()) << name;
+  }
+
+  // evaluate() runs Dropout in inference mode, the identity: the saved model
+  // (whose Dropout has training_mode 0) gives the same outputs.
+  auto evaluated = resumed->evaluate({x});
+  ASSERT_TRUE(resumed->save(path).ok());
+  auto reloaded = Model::load(path);
+  ASSERT_TRUE(reloaded.ok() && evaluated.ok());
+  auto session = Session::create(*reloaded, {.threads = 1});
+  ASSERT_TRUE(session.ok());
+  auto out = (*session)->run({x});
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  expect_tensors_near((*evaluated)[0], (*out)[0], 0.0, 0.0, "evaluate() with Dropout");
+}
+
+TEST(TrainSession, DropoutAndBatchNormTrainOnVulkanLikeOnTheCpu) {
+  // Where a Vulkan device exists (lavapipe in CI), Dropout's shader redraws
+  // the CPU's masks from the step input fed each run, and the BatchNorm
+  // model's GPU ops match: the losses of both backends agree step by step.
+  Tensor x, labels;
+  blobs(24, 13, x, labels);
+  Tensor target = random_tensor(DType::F32, {24, 4}, 14, -1.0, 1.0);
+  Tensor x3 = random_tensor(DType::F32, {24, 3}, 15, -1.0, 1.0);
+  for (bool batch_norm : {false, true}) {
+    TrainingOptions o;
+    o.optimizer.learning_rate = 0.05f;
+    if (batch_norm) o.loss = LossKind::kMse;
+    TrainingOptions vk = o;
+    vk.session.backend = Backend::kVulkan;
+    vk.session.min_gpu_island_elements = 0;
+    auto model = batch_norm ? gemm_batch_norm("vk_bn.mote") : mlp_dropout("vk_dropout.mote", 21);
+    auto cpu = trainer(model, o);
+    auto gpu = trainer(model, vk);
+    ASSERT_TRUE(cpu && gpu);
+    for (int step = 0; step < 3; ++step) {
+      auto a = batch_norm ? cpu->train_step({x3}, target) : cpu->train_step({x}, labels);
+      auto b = batch_norm ? gpu->train_step({x3}, target) : gpu->train_step({x}, labels);
+      ASSERT_TRUE(a.ok() && b.ok()) << a.status().to_string() << " / " << b.status().to_string();
+      EXPECT_NEAR(*a, *b, 1e-4 * (1.0 + std::abs(*a))) << (batch_norm ? "BatchNorm" : "Dropout") << " step " << step;
+    }
+    // Training-mode BatchNormalization itself runs on the CPU (its Vulkan
+    // kernel takes inference mode only); Dropout runs on the GPU when one exists.
+    const std::vector<OpPlacement> placement = gpu->train_placement();
+    const bool any_gpu = std::any_of(placement.begin(), placement.end(),
+                                     [](const OpPlacement& p) { return p.device == "vulkan"; });
+    for (const OpPlacement& p : placement) {
+      if (any_gpu && p.op.rfind("Dropout", 0) == 0 && p.device != "vulkan") {
+        ADD_FAILURE() << p.op << " on " << p.device << ": " << p.reason;
+      }
+    }
+  }
 }
 
 TEST(TrainSession, ClearErrors) {
