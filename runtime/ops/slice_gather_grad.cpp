@@ -58,7 +58,8 @@ Status gather_grad(GradContext& c) {
   int column = g.reshape(wrapped, {k, 1});
   fb::CastAttrsT to_float;
   to_float.to = g.float_dtype();
-  int onehot = g.op1(fb::OpType::Cast, {g.op1(fb::OpType::Equal, {column, typed_constant(g, idx_type, range)})}, to_float);
+  int equal = g.op1(fb::OpType::Equal, {column, typed_constant(g, idx_type, range)});
+  int onehot = g.op1(fb::OpType::Cast, {equal}, to_float);
   fb::GemmAttrsT transposed;
   transposed.trans_a = true;
   int rows_grad = g.op1(fb::OpType::Gemm, {onehot, g.reshape(c.dy(), {k, width})}, transposed);

@@ -30,8 +30,8 @@ inline Status unsupported_float_dtype(const KernelContext& ctx, DType dtype) {
 inline Status require_inputs_dtype(const KernelContext& ctx, DType dtype) {
   for (size_t i = 0; i < ctx.inputs.size(); ++i) {
     if (ctx.has_input(i) && ctx.in(i).dtype() != dtype) {
-      return ctx.fail("input " + std::to_string(i) + " has dtype " + dtype_name(ctx.in(i).dtype()) + " but input 0 has " +
-                      dtype_name(dtype));
+      return ctx.fail("input " + std::to_string(i) + " has dtype " + dtype_name(ctx.in(i).dtype()) +
+                      " but input 0 has " + dtype_name(dtype));
     }
   }
   return {};

@@ -47,8 +47,8 @@ int softmax_cross_entropy(TrainGraph& g, int logits, int labels) {
 
 int check_same_shape(TrainGraph& g, const char* what, int prediction, int labels) {
   if (g.dtype(labels) != g.float_dtype() || g.shape(labels) != g.shape(prediction)) {
-    return g.fail(invalid_argument(std::string(what) + ": labels must be " + dtype_name(g.float_dtype()) + " " + shape_to_string(g.shape(prediction)) +
-                                   " like the model output, got " + dtype_name(g.dtype(labels)) + " " +
+    return g.fail(invalid_argument(std::string(what) + ": labels must be " + dtype_name(g.float_dtype()) + " " +
+                                   shape_to_string(g.shape(prediction)) + " like the model output, got " + dtype_name(g.dtype(labels)) + " " +
                                    shape_to_string(g.shape(labels))));
   }
   return 0;

@@ -109,7 +109,8 @@ TEST(ReferenceF64, ConvStridedPaddedAndItsWeightGradient) {
           for (int64_t kh = 0; kh < 3; ++kh) {
             for (int64_t kw = 0; kw < 3; ++kw) {
               const int64_t h = oh * 2 - 1 + kh, v = ow * 2 - 1 + kw;
-              if (h >= 0 && h < 5 && v >= 0 && v < 5) acc += xs(c, h, v) * w.data<double>()[((m * 2 + c) * 3 + kh) * 3 + kw];
+              if (h < 0 || h >= 5 || v < 0 || v >= 5) continue;
+              acc += xs(c, h, v) * w.data<double>()[((m * 2 + c) * 3 + kh) * 3 + kw];
             }
           }
         }

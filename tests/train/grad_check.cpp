@@ -52,7 +52,8 @@ Status build(const GradCase& c, DType float_dtype, Backend backend, const std::s
     const auto& [name, value] = c.inputs[i];
     b.feed.push_back(as_float_dtype(value, float_dtype));
     ids.push_back(g.input(name, b.feed.back().dtype(), value.shape()));
-    const bool constant = std::find(c.constant_inputs.begin(), c.constant_inputs.end(), name) != c.constant_inputs.end();
+    const bool constant =
+        std::find(c.constant_inputs.begin(), c.constant_inputs.end(), name) != c.constant_inputs.end();
     if (is_float(value.dtype()) && !constant) {
       wrt.push_back(ids.back());
       b.wrt_input.push_back(i);
