@@ -22,6 +22,38 @@ Status allocate(Tensor& tensor, DType dtype, const Shape& shape) {
   }
   return {};
 }
+
+// Ops whose CPU kernels move elements by dtype_size (or read only shapes), so
+// they run f64 tensors as they run f32 ones. Every other CPU kernel computes
+// in f32 and would read f64 bytes as floats: f64 math is for the reference
+// kernels (gradient checks run in f64 there), and plan_op refuses it elsewhere.
+bool cpu_kernel_moves_f64(fb::OpType type) {
+  switch (type) {
+    case fb::OpType::Cast:
+    case fb::OpType::Shape:
+    case fb::OpType::Size:
+    case fb::OpType::Range:
+    case fb::OpType::ConstantOfShape:
+    case fb::OpType::Reshape:
+    case fb::OpType::Flatten:
+    case fb::OpType::Squeeze:
+    case fb::OpType::Unsqueeze:
+    case fb::OpType::Identity:
+    case fb::OpType::Transpose:
+    case fb::OpType::Concat:
+    case fb::OpType::Split:
+    case fb::OpType::Slice:
+    case fb::OpType::Gather:
+    case fb::OpType::Expand:
+    case fb::OpType::Tile:
+    case fb::OpType::Pad:
+    case fb::OpType::DepthToSpace:
+    case fb::OpType::SpaceToDepth:
+    case fb::OpType::Where:
+    case fb::OpType::Resize: return true;  // nearest mode; linear refuses non-f32 itself
+    default: return false;
+  }
+}
 }  // namespace
 
 std::string ExecutionPlan::op_short_label(int op_index) const {
@@ -132,6 +164,17 @@ Status ExecutionPlan::plan_op(int op_index, ThreadPool& pool) {
   const OpDef* def = find_op_def(op.type);
   const CpuKernel* kernel = kernel_for(op.type);
   if (!def || !kernel) return unsupported(op_label(op_index) + ": no CPU kernel for this op type");
+  if (backend_ != Backend::kReference && !cpu_kernel_moves_f64(op.type)) {
+    // Input dtypes as planned so far, output dtypes as the model declares them.
+    const fb::GraphT& g = model_.graph();
+    bool f64 = false;
+    for (int32_t index : op.inputs) f64 = f64 || (index >= 0 && slots_[static_cast<size_t>(index)].dtype == DType::F64);
+    for (int32_t index : op.outputs) f64 = f64 || g.tensors[static_cast<size_t>(index)]->dtype == DType::F64;
+    if (f64) {
+      return unsupported(op_label(op_index) + ": f64 tensors run only on the reference backend; the " +
+                         backend_name(backend_) + " backend's kernel computes in f32");
+    }
+  }
 
   bool shapes_known = true;
   bool all_constant = true;

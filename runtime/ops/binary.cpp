@@ -11,7 +11,8 @@
 namespace mote {
 namespace {
 
-bool is_number(DType d) { return d == DType::F32 || d == DType::I32 || d == DType::I64; }
+// f64 runs on the reference backend only (ExecutionPlan refuses it elsewhere).
+bool is_number(DType d) { return d == DType::F32 || d == DType::F64 || d == DType::I32 || d == DType::I64; }
 
 // Every present input has input 0's dtype.
 Status require_same_dtypes(const ShapeContext& ctx) {
@@ -27,7 +28,7 @@ Status require_same_dtypes(const ShapeContext& ctx) {
 Status require_number(const ShapeContext& ctx, size_t i) {
   if (is_number(ctx.dtype(i))) return {};
   return ctx.fail("input " + std::to_string(i) + " has dtype " + dtype_name(ctx.dtype(i)) +
-                  "; supported: f32, i32, i64");
+                  "; supported: f32, f64, i32, i64");
 }
 
 // Add, Sub, Mul, Div, Min, Max.
@@ -37,7 +38,7 @@ Status arithmetic(ShapeContext& ctx) {
   return shape_fns::broadcast_inputs(ctx);
 }
 
-// Pow(X, Y): T and T1 are each f32, i32 or i64; the result has X's dtype.
+// Pow(X, Y): T and T1 are each f32, f64, i32 or i64; the result has X's dtype.
 Status pow_shape(ShapeContext& ctx) {
   MOTE_RETURN_IF_ERROR(require_number(ctx, 0));
   MOTE_RETURN_IF_ERROR(require_number(ctx, 1));

@@ -18,17 +18,21 @@ namespace mote {
 
 namespace {
 
-Status require_f32(ShapeContext& ctx) {
-  for (size_t i = 0; i < 2; ++i) {
-    if (ctx.dtype(i) != DType::F32) {
-      return ctx.fail("input " + std::to_string(i) + " has dtype " + dtype_name(ctx.dtype(i)) + "; expected f32");
-    }
+// f32, or f64 for the gradient checks (the reference kernels run both); X
+// and dY share it.
+Status require_float(ShapeContext& ctx) {
+  if (ctx.dtype(0) != DType::F32 && ctx.dtype(0) != DType::F64) {
+    return ctx.fail(std::string("input 0 has dtype ") + dtype_name(ctx.dtype(0)) + "; expected f32 or f64");
+  }
+  if (ctx.dtype(1) != ctx.dtype(0)) {
+    return ctx.fail(std::string("input 1 has dtype ") + dtype_name(ctx.dtype(1)) + " but input 0 has " +
+                    dtype_name(ctx.dtype(0)));
   }
   return {};
 }
 
 Status conv_grad_weight_shape(ShapeContext& ctx) {
-  MOTE_RETURN_IF_ERROR(require_f32(ctx));
+  MOTE_RETURN_IF_ERROR(require_float(ctx));
   const auto& a = attrs<fb::ConvAttrsT>(ctx.op);
   const Shape& x = ctx.shape(0);
   const Shape& dy = ctx.shape(1);
@@ -45,12 +49,12 @@ Status conv_grad_weight_shape(ShapeContext& ctx) {
     return ctx.fail("dY has shape " + shape_to_string(dy) + ", the Conv output " +
                     shape_to_string(geometry->output_shape()));
   }
-  ctx.set_output(0, DType::F32, w);
+  ctx.set_output(0, ctx.dtype(0), w);
   return {};
 }
 
 Status pool_grad_shape(ShapeContext& ctx) {
-  MOTE_RETURN_IF_ERROR(require_f32(ctx));
+  MOTE_RETURN_IF_ERROR(require_float(ctx));
   const Shape& x = ctx.shape(0);
   auto geometry = pool_geometry(attrs<fb::PoolAttrsT>(ctx.op), x);
   if (!geometry.ok()) return ctx.fail(geometry.status().message());
@@ -59,7 +63,7 @@ Status pool_grad_shape(ShapeContext& ctx) {
   if (ctx.shape(1) != expected) {
     return ctx.fail("dY has shape " + shape_to_string(ctx.shape(1)) + ", the pool output " + shape_to_string(expected));
   }
-  ctx.set_output(0, DType::F32, x);
+  ctx.set_output(0, ctx.dtype(0), x);
   return {};
 }
 

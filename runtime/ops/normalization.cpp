@@ -19,16 +19,23 @@ Status check_epsilon(const ShapeContext& ctx) {
   return {};
 }
 
-Status check_f32(const ShapeContext& ctx, size_t input, const char* name) {
-  if (ctx.dtype(input) != DType::F32) {
-    return ctx.fail(std::string("input '") + name + "' must be f32, got " + dtype_name(ctx.dtype(input)));
+// X is f32, or f64 on the reference backend (gradient checks); every other
+// float input has X's dtype.
+Status check_float(const ShapeContext& ctx, size_t input, const char* name) {
+  const DType x = ctx.dtype(0);
+  if (x != DType::F32 && x != DType::F64) {
+    return ctx.fail(std::string("input '") + name + "' must be f32 or f64, got " + dtype_name(ctx.dtype(input)));
+  }
+  if (ctx.dtype(input) != x) {
+    return ctx.fail(std::string("input '") + name + "' has dtype " + dtype_name(ctx.dtype(input)) + " but X has " +
+                    dtype_name(x));
   }
   return {};
 }
 
 // Per-channel parameters (scale, bias, mean, var) are 1-D with C elements.
 Status check_channel_vector(const ShapeContext& ctx, size_t input, const char* name) {
-  MOTE_RETURN_IF_ERROR(check_f32(ctx, input, name));
+  MOTE_RETURN_IF_ERROR(check_float(ctx, input, name));
   const int64_t channels = ctx.shape(0)[1];
   if (ctx.shape(input) != Shape{channels}) {
     return ctx.fail(std::string("input '") + name + "' must have shape " + std::to_string(channels) +
@@ -45,33 +52,33 @@ Status infer_batch_norm(ShapeContext& ctx) {
   }
   MOTE_RETURN_IF_ERROR(check_epsilon(ctx));
   if (!std::isfinite(a.momentum)) return ctx.fail("attribute momentum must be finite");
-  MOTE_RETURN_IF_ERROR(check_f32(ctx, 0, "X"));
+  MOTE_RETURN_IF_ERROR(check_float(ctx, 0, "X"));
   if (ctx.rank(0) < 2)
     return ctx.fail("input 'X' must have rank >= 2 (N x C x ...), got " + shape_to_string(ctx.shape(0)));
   const char* names[] = {"X", "scale", "B", "input_mean", "input_var"};
   for (size_t i = 1; i < 5; ++i) MOTE_RETURN_IF_ERROR(check_channel_vector(ctx, i, names[i]));
-  ctx.set_output(0, DType::F32, ctx.shape(0));
+  ctx.set_output(0, ctx.dtype(0), ctx.shape(0));
   // running_mean and running_var, when the node asks for them.
-  for (size_t i = 1; i < ctx.op.outputs.size() && i < 3; ++i) ctx.set_output(i, DType::F32, ctx.shape(1));
+  for (size_t i = 1; i < ctx.op.outputs.size() && i < 3; ++i) ctx.set_output(i, ctx.dtype(0), ctx.shape(1));
   return {};
 }
 
 Status infer_instance_norm(ShapeContext& ctx) {
   MOTE_RETURN_IF_ERROR(check_epsilon(ctx));
-  MOTE_RETURN_IF_ERROR(check_f32(ctx, 0, "input"));
+  MOTE_RETURN_IF_ERROR(check_float(ctx, 0, "input"));
   if (ctx.rank(0) < 3) {
     return ctx.fail("input must have rank >= 3 (N x C x D1 ...), got " + shape_to_string(ctx.shape(0)));
   }
   MOTE_RETURN_IF_ERROR(check_channel_vector(ctx, 1, "scale"));
   MOTE_RETURN_IF_ERROR(check_channel_vector(ctx, 2, "B"));
-  ctx.set_output(0, DType::F32, ctx.shape(0));
+  ctx.set_output(0, ctx.dtype(0), ctx.shape(0));
   return {};
 }
 
 // Scale and B must broadcast (right-aligned, dims equal or 1) to the
 // normalised dims X.shape[axis:].
 Status check_broadcasts_to(const ShapeContext& ctx, size_t input, const char* name, const Shape& normalized) {
-  MOTE_RETURN_IF_ERROR(check_f32(ctx, input, name));
+  MOTE_RETURN_IF_ERROR(check_float(ctx, input, name));
   const Shape& s = ctx.shape(input);
   bool ok = s.size() <= normalized.size();
   for (size_t i = 0; ok && i < s.size(); ++i) {
@@ -87,7 +94,7 @@ Status check_broadcasts_to(const ShapeContext& ctx, size_t input, const char* na
 
 Status infer_layer_norm(ShapeContext& ctx) {
   MOTE_RETURN_IF_ERROR(check_epsilon(ctx));
-  MOTE_RETURN_IF_ERROR(check_f32(ctx, 0, "X"));
+  MOTE_RETURN_IF_ERROR(check_float(ctx, 0, "X"));
   if (ctx.rank(0) < 1) return ctx.fail("input 'X' must have rank >= 1, got a scalar");
   auto axis = normalize_axis(attrs<fb::NormAttrsT>(ctx.op).axis, ctx.rank(0));
   if (!axis.ok()) return ctx.fail("attribute axis: " + axis.status().message());
@@ -98,9 +105,9 @@ Status infer_layer_norm(ShapeContext& ctx) {
   // Mean and InvStdDev keep X's rank with the normalised dims set to 1.
   Shape stats = x;
   for (size_t i = static_cast<size_t>(*axis); i < stats.size(); ++i) stats[i] = 1;
-  ctx.set_output(0, DType::F32, x);
+  ctx.set_output(0, ctx.dtype(0), x);
   // Mean and InvStdDev, when the node asks for them.
-  for (size_t i = 1; i < ctx.op.outputs.size() && i < 3; ++i) ctx.set_output(i, DType::F32, stats);
+  for (size_t i = 1; i < ctx.op.outputs.size() && i < 3; ++i) ctx.set_output(i, ctx.dtype(0), stats);
   return {};
 }
 

@@ -124,13 +124,19 @@ Status pool_failure(const ShapeContext& ctx, const Status& s) {
   return s.code() == StatusCode::kUnsupported ? unsupported(named.message()) : named;
 }
 
+// f32, or f64 on the reference backend (gradient checks).
+Status require_float_x(const ShapeContext& ctx) {
+  if (ctx.dtype(0) == DType::F32 || ctx.dtype(0) == DType::F64) return {};
+  return ctx.fail(std::string("input X must be f32 or f64, got ") + dtype_name(ctx.dtype(0)));
+}
+
 Status infer_pool(ShapeContext& ctx) {
-  if (ctx.dtype(0) != DType::F32) return ctx.fail(std::string("input X must be f32, got ") + dtype_name(ctx.dtype(0)));
+  MOTE_RETURN_IF_ERROR(require_float_x(ctx));
   auto g = pool_geometry(attrs<fb::PoolAttrsT>(ctx.op), ctx.shape(0));
   if (!g.ok()) return pool_failure(ctx, g.status());
   Shape out = {ctx.shape(0)[0], ctx.shape(0)[1]};
   out.insert(out.end(), g->out.begin(), g->out.end());
-  ctx.set_output(0, DType::F32, out);
+  ctx.set_output(0, ctx.dtype(0), out);
   // MaxPool's optional Indices, only when the node has it: computing it
   // costs the kernel its fast path.
   if (ctx.op.type == fb::OpType::MaxPool && ctx.op.outputs.size() > 1) ctx.set_output(1, DType::I64, out);
@@ -138,13 +144,13 @@ Status infer_pool(ShapeContext& ctx) {
 }
 
 Status infer_global_pool(ShapeContext& ctx) {
-  if (ctx.dtype(0) != DType::F32) return ctx.fail(std::string("input X must be f32, got ") + dtype_name(ctx.dtype(0)));
+  MOTE_RETURN_IF_ERROR(require_float_x(ctx));
   if (ctx.rank(0) < 3) {
     return ctx.fail("input X must have rank >= 3 (N x C x spatial), got " + shape_to_string(ctx.shape(0)));
   }
   Shape out = ctx.shape(0);
   for (size_t i = 2; i < out.size(); ++i) out[i] = 1;
-  ctx.set_output(0, DType::F32, out);
+  ctx.set_output(0, ctx.dtype(0), out);
   return {};
 }
 

@@ -20,7 +20,7 @@ Status global_average_pool_grad(GradContext& c) {
   const Shape x = c.g.shape(c.in(0));
   int64_t pixels = 1;
   for (size_t i = 2; i < x.size(); ++i) pixels *= x[i];
-  c.set(0, c.g.expand(c.g.scale(c.dy(), 1.0f / static_cast<float>(pixels)), x));
+  c.set(0, c.g.expand(c.g.scale(c.dy(), 1.0 / static_cast<double>(pixels)), x));
   return {};
 }
 

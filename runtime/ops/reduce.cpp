@@ -47,7 +47,8 @@ Shape reduced_shape(const Shape& shape, const std::vector<bool>& reduced, bool k
 
 bool reduce_supports_dtype(fb::OpType type, DType dtype) {
   switch (dtype) {
-    case DType::F32: return true;
+    case DType::F32:
+    case DType::F64: return true;
     case DType::I32:
     case DType::I64: return type != fb::OpType::ReduceMean && type != fb::OpType::ReduceL2;
     case DType::Bool: return type == fb::OpType::ReduceMax || type == fb::OpType::ReduceMin;
@@ -57,12 +58,14 @@ bool reduce_supports_dtype(fb::OpType type, DType dtype) {
 
 namespace {
 
-bool is_f32_i32_i64(DType t) { return t == DType::F32 || t == DType::I32 || t == DType::I64; }
+bool is_arg_reduce_dtype(DType t) {
+  return t == DType::F32 || t == DType::F64 || t == DType::I32 || t == DType::I64;
+}
 
 Status check_reduce_dtype(ShapeContext& ctx) {
   if (!reduce_supports_dtype(ctx.op.type, ctx.dtype(0))) {
     return ctx.fail(std::string("input 'data' has unsupported dtype ") + dtype_name(ctx.dtype(0)) +
-                    " (f32 for every reduction; i32, i64 for Sum/Max/Min/Prod; bool for Max/Min)");
+                    " (f32, f64 for every reduction; i32, i64 for Sum/Max/Min/Prod; bool for Max/Min)");
   }
   return {};
 }
@@ -82,9 +85,9 @@ Status infer_reduce(ShapeContext& ctx) {
 }
 
 Status infer_arg_reduce(ShapeContext& ctx) {
-  if (!is_f32_i32_i64(ctx.dtype(0))) {
+  if (!is_arg_reduce_dtype(ctx.dtype(0))) {
     return ctx.fail(std::string("input 'data' has unsupported dtype ") + dtype_name(ctx.dtype(0)) +
-                    " (f32, i32 or i64)");
+                    " (f32, f64, i32 or i64)");
   }
   if (ctx.rank(0) < 1) return ctx.fail("input 'data' must have rank >= 1, got a scalar");
   const auto& a = attrs<fb::ArgReduceAttrsT>(ctx.op);

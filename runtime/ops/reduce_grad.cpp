@@ -18,7 +18,7 @@ Status reduce_grad(GradContext& c, bool mean) {
   for (size_t i = 0; i < in_shape.size(); ++i) count *= (*mask)[i] ? in_shape[i] : 1;
   int kept = g.reshape(c.dy(), reduced_shape(in_shape, *mask, /*keepdims=*/true));
   int dx = g.expand(kept, in_shape);
-  c.set(0, mean ? g.scale(dx, 1.0f / static_cast<float>(count)) : dx);
+  c.set(0, mean ? g.scale(dx, 1.0 / static_cast<double>(count)) : dx);
   return {};
 }
 

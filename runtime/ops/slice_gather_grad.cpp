@@ -56,9 +56,10 @@ Status gather_grad(GradContext& c) {
   std::vector<int64_t> range(static_cast<size_t>(rows));
   std::iota(range.begin(), range.end(), int64_t{0});
   int column = g.reshape(wrapped, {k, 1});
-  fb::CastAttrsT to_f32;
-  to_f32.to = DType::F32;
-  int onehot = g.op1(fb::OpType::Cast, {g.op1(fb::OpType::Equal, {column, typed_constant(g, idx_type, range)})}, to_f32);
+  fb::CastAttrsT to_float;
+  to_float.to = g.float_dtype();
+  int equal = g.op1(fb::OpType::Equal, {column, typed_constant(g, idx_type, range)});
+  int onehot = g.op1(fb::OpType::Cast, {equal}, to_float);
   fb::GemmAttrsT transposed;
   transposed.trans_a = true;
   int rows_grad = g.op1(fb::OpType::Gemm, {onehot, g.reshape(c.dy(), {k, width})}, transposed);

@@ -8,8 +8,8 @@ namespace mote {
 namespace {
 
 Status infer_softmax(ShapeContext& ctx) {
-  if (ctx.dtype(0) != DType::F32) {
-    return ctx.fail(std::string("input must be f32, got ") + dtype_name(ctx.dtype(0)));
+  if (ctx.dtype(0) != DType::F32 && ctx.dtype(0) != DType::F64) {
+    return ctx.fail(std::string("input must be f32 or f64, got ") + dtype_name(ctx.dtype(0)));
   }
   if (ctx.rank(0) < 1) return ctx.fail("input must have rank >= 1, got a scalar");
   auto axis = normalize_axis(softmax_axis_attr(ctx.op), ctx.rank(0));

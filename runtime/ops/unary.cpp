@@ -54,15 +54,16 @@ Status require_input_dtype(const ShapeContext& ctx, std::initializer_list<DType>
                   dtype_list(allowed));
 }
 
-// Math and activations defined on real numbers only.
+// Math and activations defined on real numbers only. f64 runs on the
+// reference backend only (ExecutionPlan refuses it elsewhere).
 Status float_unary(ShapeContext& ctx) {
-  MOTE_RETURN_IF_ERROR(require_input_dtype(ctx, {DType::F32}));
+  MOTE_RETURN_IF_ERROR(require_input_dtype(ctx, {DType::F32, DType::F64}));
   return shape_fns::same_as_input0(ctx);
 }
 
 // Abs, Neg, Sign (and Clip): meaningful for signed integers too.
 Status signed_unary(ShapeContext& ctx) {
-  MOTE_RETURN_IF_ERROR(require_input_dtype(ctx, {DType::F32, DType::I32, DType::I64}));
+  MOTE_RETURN_IF_ERROR(require_input_dtype(ctx, {DType::F32, DType::F64, DType::I32, DType::I64}));
   return shape_fns::same_as_input0(ctx);
 }
 

@@ -47,6 +47,7 @@ template <class Visit>
 bool visit_number_type(DType dtype, Visit visit) {
   switch (dtype) {
     case DType::F32: visit(float{}); return true;
+    case DType::F64: visit(double{}); return true;
     case DType::I32: visit(int32_t{}); return true;
     case DType::I64: visit(int64_t{}); return true;
     default: return false;
@@ -62,9 +63,9 @@ Status arithmetic(KernelContext& ctx, FloatFn float_fn, IntegerFn integer_fn) {
   if (a.dtype() != b.dtype()) return unsupported_dtypes(ctx);
   const bool known = visit_number_type(a.dtype(), [&](auto type) {
     using T = decltype(type);
-    if constexpr (std::is_same_v<T, float>) {
-      broadcast_map<float, float, float>(a, b, ctx.out(0), [&](float x, float y) {
-        return static_cast<float>(float_fn(double{x}, double{y}));
+    if constexpr (std::is_floating_point_v<T>) {
+      broadcast_map<T, T, T>(a, b, ctx.out(0), [&](T x, T y) {
+        return static_cast<T>(float_fn(static_cast<double>(x), static_cast<double>(y)));
       });
     } else {
       broadcast_map<T, T, T>(a, b, ctx.out(0), integer_fn);

@@ -2,26 +2,23 @@
 // accumulated in double.
 #include "runtime/core/kernel.hpp"
 #include "runtime/ops/conv_geometry.hpp"
+#include "runtime/reference/float_types.hpp"
 #include "runtime/reference/fused_activation.hpp"
 
 namespace mote::reference {
 namespace {
 
-Status conv(KernelContext& ctx) {
-  for (size_t i = 0; i < ctx.inputs.size(); ++i) {
-    if (ctx.has_input(i) && ctx.in(i).dtype() != DType::F32) {
-      return ctx.fail(std::string("unsupported dtype ") + dtype_name(ctx.in(i).dtype()) + " (only f32)");
-    }
-  }
+template <class T>
+Status conv_typed(KernelContext& ctx) {
   if (!fused_activation_known(ctx.op.fused.get())) return ctx.fail("unknown fused activation");
   auto resolved = resolve_conv(attrs<fb::ConvAttrsT>(ctx.op), ctx.in(0).shape(), ctx.in(1).shape());
   if (!resolved.ok()) return ctx.fail(resolved.status().message());
   const ConvGeometry& g = *resolved;
 
-  const float* x = ctx.in(0).data<float>();
-  const float* w = ctx.in(1).data<float>();
-  const float* bias = ctx.has_input(2) ? ctx.in(2).data<float>() : nullptr;
-  float* y = ctx.out(0).data<float>();
+  const T* x = ctx.in(0).data<T>();
+  const T* w = ctx.in(1).data<T>();
+  const T* bias = ctx.has_input(2) ? ctx.in(2).data<T>() : nullptr;
+  T* y = ctx.out(0).data<T>();
   const auto& in = g.in_size;
   const auto& out = g.out_size;
   const auto& k = g.kernel;
@@ -53,13 +50,17 @@ Status conv(KernelContext& ctx) {
               }
             }
             int64_t yi = (((n * g.out_channels + m) * out[0] + od) * out[1] + oh) * out[2] + ow;
-            y[yi] = static_cast<float>(apply_fused_activation(ctx.op.fused.get(), acc));
+            y[yi] = static_cast<T>(apply_fused_activation(ctx.op.fused.get(), acc));
           }
         }
       }
     }
   }
   return {};
+}
+
+Status conv(KernelContext& ctx) {
+  return run_float_kernel(ctx, [&](auto type) { return conv_typed<decltype(type)>(ctx); });
 }
 
 }  // namespace

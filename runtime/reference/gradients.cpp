@@ -9,19 +9,22 @@
 
 #include "runtime/ops/conv_geometry.hpp"
 #include "runtime/ops/pool.hpp"
+#include "runtime/reference/float_types.hpp"
 
 namespace mote::reference {
+namespace {
 
-Status conv_grad_weight(KernelContext& ctx) {
+template <class T>
+Status conv_grad_weight_typed(KernelContext& ctx) {
   const Tensor& xt = ctx.in(0);
   const Tensor& dyt = ctx.in(1);
   Tensor& dwt = ctx.out(0);
   auto resolved = resolve_conv(attrs<fb::ConvAttrsT>(ctx.op), xt.shape(), dwt.shape());
   if (!resolved.ok()) return ctx.fail(resolved.status().message());
   const ConvGeometry& g = *resolved;
-  const float* x = xt.data<float>();
-  const float* dy = dyt.data<float>();
-  float* dw = dwt.data<float>();
+  const T* x = xt.data<T>();
+  const T* dy = dyt.data<T>();
+  T* dw = dwt.data<T>();
   const auto& in = g.in_size;
   const auto& out = g.out_size;
   const auto& k = g.kernel;
@@ -51,7 +54,7 @@ Status conv_grad_weight(KernelContext& ctx) {
                 }
               }
             }
-            dw[(((m * cg + c) * k[0] + kd) * k[1] + kh) * k[2] + kw] = static_cast<float>(acc);
+            dw[(((m * cg + c) * k[0] + kd) * k[1] + kh) * k[2] + kw] = static_cast<T>(acc);
           }
         }
       }
@@ -59,8 +62,6 @@ Status conv_grad_weight(KernelContext& ctx) {
   }
   return {};
 }
-
-namespace {
 
 // Calls tap(output index, input index, inside) for every tap of every pool
 // window of one plane, in the order reference/pool.cpp visits them.
@@ -93,7 +94,8 @@ void for_each_window(const PoolGeometry& g, Window window) {
   }
 }
 
-Status pool_grad(KernelContext& ctx, bool is_max) {
+template <class T>
+Status pool_grad_typed(KernelContext& ctx, bool is_max) {
   const Tensor& xt = ctx.in(0);
   const auto& a = attrs<fb::PoolAttrsT>(ctx.op);
   auto geometry = pool_geometry(a, xt.shape());
@@ -102,11 +104,11 @@ Status pool_grad(KernelContext& ctx, bool is_max) {
   const int64_t planes = xt.dim(0) * xt.dim(1);
   const int64_t plane_in = g.in[0] * g.in[1] * g.in[2];
   const int64_t plane_out = g.out[0] * g.out[1] * g.out[2];
-  const float* dy = ctx.in(1).data<float>();
-  float* dx = ctx.out(0).data<float>();
+  const T* dy = ctx.in(1).data<T>();
+  T* dx = ctx.out(0).data<T>();
   std::vector<double> acc(static_cast<size_t>(plane_in));
   for (int64_t p = 0; p < planes; ++p) {
-    const float* x = xt.data<float>() + p * plane_in;
+    const T* x = xt.data<T>() + p * plane_in;
     std::fill(acc.begin(), acc.end(), 0.0);
     for_each_window(g, [&](int64_t o, const std::vector<int64_t>& taps, int64_t padded) {
       const double grad = dy[p * plane_out + o];
@@ -122,12 +124,20 @@ Status pool_grad(KernelContext& ctx, bool is_max) {
         for (int64_t t : taps) acc[static_cast<size_t>(t)] += grad / static_cast<double>(count);
       }
     });
-    for (int64_t i = 0; i < plane_in; ++i) dx[p * plane_in + i] = static_cast<float>(acc[static_cast<size_t>(i)]);
+    for (int64_t i = 0; i < plane_in; ++i) dx[p * plane_in + i] = static_cast<T>(acc[static_cast<size_t>(i)]);
   }
   return {};
 }
 
+Status pool_grad(KernelContext& ctx, bool is_max) {
+  return run_float_kernel(ctx, [&](auto type) { return pool_grad_typed<decltype(type)>(ctx, is_max); });
+}
+
 }  // namespace
+
+Status conv_grad_weight(KernelContext& ctx) {
+  return run_float_kernel(ctx, [&](auto type) { return conv_grad_weight_typed<decltype(type)>(ctx); });
+}
 
 Status max_pool_grad(KernelContext& ctx) { return pool_grad(ctx, true); }
 Status average_pool_grad(KernelContext& ctx) { return pool_grad(ctx, false); }

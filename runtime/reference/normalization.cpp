@@ -6,32 +6,24 @@
 #include "runtime/core/kernel.hpp"
 #include "runtime/core/shape_util.hpp"
 #include "runtime/ops/axis_split.hpp"
+#include "runtime/reference/float_types.hpp"
 
 namespace mote::reference {
 namespace {
 
-Status check_all_f32(KernelContext& ctx) {
-  for (size_t i = 0; i < ctx.inputs.size(); ++i) {
-    if (ctx.has_input(i) && ctx.in(i).dtype() != DType::F32) {
-      return ctx.fail("input " + std::to_string(i) + " has unsupported dtype " + dtype_name(ctx.in(i).dtype()));
-    }
-  }
-  return {};
-}
-
 // y = (x - mean[c]) / sqrt(var[c] + epsilon) * scale[c] + B[c], with the
 // input mean/var, or in training mode the batch's own (population variance
 // over N and the spatial dims); then running = input * momentum + batch * (1 - momentum).
-Status batch_norm(KernelContext& ctx) {
-  MOTE_RETURN_IF_ERROR(check_all_f32(ctx));
+template <class T>
+Status batch_norm_typed(KernelContext& ctx) {
   const Tensor& x = ctx.in(0);
   const AxisSplit s = split_at_axis(x.shape(), 1);
-  const float* scale = ctx.in(1).data<float>();
-  const float* bias = ctx.in(2).data<float>();
-  const float* input_mean = ctx.in(3).data<float>();
-  const float* input_var = ctx.in(4).data<float>();
+  const T* scale = ctx.in(1).data<T>();
+  const T* bias = ctx.in(2).data<T>();
+  const T* input_mean = ctx.in(3).data<T>();
+  const T* input_var = ctx.in(4).data<T>();
   const auto& a = attrs<fb::NormAttrsT>(ctx.op);
-  const float* in = x.data<float>();
+  const T* in = x.data<T>();
   auto at = [&](int64_t n, int64_t c, int64_t i) { return (n * s.axis + c) * s.inner + i; };
   std::vector<double> mean(input_mean, input_mean + s.axis), var(input_var, input_var + s.axis);
   if (a.training_mode) {
@@ -47,19 +39,19 @@ Status batch_norm(KernelContext& ctx) {
       }
       var[c] = squares / count;
       if (ctx.outputs.size() > 1) {
-        ctx.out(1).data<float>()[c] = static_cast<float>(input_mean[c] * a.momentum + mean[c] * (1.0 - a.momentum));
+        ctx.out(1).data<T>()[c] = static_cast<T>(input_mean[c] * a.momentum + mean[c] * (1.0 - a.momentum));
       }
       if (ctx.outputs.size() > 2) {
-        ctx.out(2).data<float>()[c] = static_cast<float>(input_var[c] * a.momentum + var[c] * (1.0 - a.momentum));
+        ctx.out(2).data<T>()[c] = static_cast<T>(input_var[c] * a.momentum + var[c] * (1.0 - a.momentum));
       }
     }
   }
-  float* out = ctx.out(0).data<float>();
+  T* out = ctx.out(0).data<T>();
   for (int64_t n = 0; n < s.outer; ++n) {
     for (int64_t c = 0; c < s.axis; ++c) {
       for (int64_t i = 0; i < s.inner; ++i) {
         out[at(n, c, i)] =
-            static_cast<float>((in[at(n, c, i)] - mean[c]) / std::sqrt(var[c] + a.epsilon) * scale[c] + bias[c]);
+            static_cast<T>((in[at(n, c, i)] - mean[c]) / std::sqrt(var[c] + a.epsilon) * scale[c] + bias[c]);
       }
     }
   }
@@ -71,7 +63,8 @@ struct Moments {
   double variance;
 };
 
-Moments moments(const float* x, int64_t n) {
+template <class T>
+Moments moments(const T* x, int64_t n) {
   double sum = 0.0;
   for (int64_t i = 0; i < n; ++i) sum += x[i];
   const double mean = n ? sum / static_cast<double>(n) : 0.0;
@@ -81,20 +74,20 @@ Moments moments(const float* x, int64_t n) {
 }
 
 // Per (n, c): y = (x - mean) / sqrt(var + epsilon) * scale[c] + B[c] over the spatial dims.
-Status instance_norm(KernelContext& ctx) {
-  MOTE_RETURN_IF_ERROR(check_all_f32(ctx));
+template <class T>
+Status instance_norm_typed(KernelContext& ctx) {
   const Tensor& x = ctx.in(0);
   const AxisSplit s = split_at_axis(x.shape(), 1);
-  const float* scale = ctx.in(1).data<float>();
-  const float* bias = ctx.in(2).data<float>();
+  const T* scale = ctx.in(1).data<T>();
+  const T* bias = ctx.in(2).data<T>();
   const double epsilon = attrs<fb::NormAttrsT>(ctx.op).epsilon;
   for (int64_t plane = 0; plane < s.outer * s.axis; ++plane) {
     const int64_t c = plane % s.axis;
-    const float* in = x.data<float>() + plane * s.inner;
-    float* out = ctx.out(0).data<float>() + plane * s.inner;
+    const T* in = x.data<T>() + plane * s.inner;
+    T* out = ctx.out(0).data<T>() + plane * s.inner;
     const Moments m = moments(in, s.inner);
     for (int64_t i = 0; i < s.inner; ++i) {
-      out[i] = static_cast<float>((in[i] - m.mean) / std::sqrt(m.variance + epsilon) * scale[c] + bias[c]);
+      out[i] = static_cast<T>((in[i] - m.mean) / std::sqrt(m.variance + epsilon) * scale[c] + bias[c]);
     }
   }
   return {};
@@ -102,8 +95,8 @@ Status instance_norm(KernelContext& ctx) {
 
 // Per row of the dims from `axis` on: y = (x - mean) * inv_std * Scale + B,
 // Scale and B broadcast to those dims; Mean and InvStdDev optional outputs.
-Status layer_norm(KernelContext& ctx) {
-  MOTE_RETURN_IF_ERROR(check_all_f32(ctx));
+template <class T>
+Status layer_norm_typed(KernelContext& ctx) {
   const Tensor& x = ctx.in(0);
   const auto& a = attrs<fb::NormAttrsT>(ctx.op);
   auto axis = normalize_axis(a.axis, x.rank());
@@ -122,19 +115,31 @@ Status layer_norm(KernelContext& ctx) {
     return offset;
   };
   for (int64_t r = 0; r < rows; ++r) {
-    const float* in = x.data<float>() + r * row_size;
-    float* out = ctx.out(0).data<float>() + r * row_size;
+    const T* in = x.data<T>() + r * row_size;
+    T* out = ctx.out(0).data<T>() + r * row_size;
     const Moments m = moments(in, row_size);
     const double inv_std = 1.0 / std::sqrt(m.variance + a.epsilon);
     for (int64_t j = 0; j < row_size; ++j) {
-      double v = (in[j] - m.mean) * inv_std * ctx.in(1).data<float>()[param_offset(j, scale_stride)];
-      if (ctx.has_input(2)) v += ctx.in(2).data<float>()[param_offset(j, bias_stride)];
-      out[j] = static_cast<float>(v);
+      double v = (in[j] - m.mean) * inv_std * ctx.in(1).data<T>()[param_offset(j, scale_stride)];
+      if (ctx.has_input(2)) v += ctx.in(2).data<T>()[param_offset(j, bias_stride)];
+      out[j] = static_cast<T>(v);
     }
-    if (ctx.outputs.size() > 1) ctx.out(1).data<float>()[r] = static_cast<float>(m.mean);
-    if (ctx.outputs.size() > 2) ctx.out(2).data<float>()[r] = static_cast<float>(inv_std);
+    if (ctx.outputs.size() > 1) ctx.out(1).data<T>()[r] = static_cast<T>(m.mean);
+    if (ctx.outputs.size() > 2) ctx.out(2).data<T>()[r] = static_cast<T>(inv_std);
   }
   return {};
+}
+
+Status batch_norm(KernelContext& ctx) {
+  return run_float_kernel(ctx, [&](auto type) { return batch_norm_typed<decltype(type)>(ctx); });
+}
+
+Status instance_norm(KernelContext& ctx) {
+  return run_float_kernel(ctx, [&](auto type) { return instance_norm_typed<decltype(type)>(ctx); });
+}
+
+Status layer_norm(KernelContext& ctx) {
+  return run_float_kernel(ctx, [&](auto type) { return layer_norm_typed<decltype(type)>(ctx); });
 }
 
 }  // namespace

@@ -8,13 +8,14 @@
 #include "runtime/core/kernel.hpp"
 #include "runtime/ops/axis_split.hpp"
 #include "runtime/ops/pool.hpp"
+#include "runtime/reference/float_types.hpp"
 
 namespace mote::reference {
 namespace {
 
-Status pool(KernelContext& ctx, bool is_max) {
+template <class T>
+Status pool_typed(KernelContext& ctx, bool is_max) {
   const Tensor& x = ctx.in(0);
-  if (x.dtype() != DType::F32) return ctx.fail(std::string("unsupported dtype ") + dtype_name(x.dtype()));
   const auto& a = attrs<fb::PoolAttrsT>(ctx.op);
   auto geometry = pool_geometry(a, x.shape());
   if (!geometry.ok()) return ctx.fail(geometry.status().message());
@@ -22,10 +23,10 @@ Status pool(KernelContext& ctx, bool is_max) {
   const int64_t planes = x.dim(0) * x.dim(1);
   const int64_t plane_in = g.in[0] * g.in[1] * g.in[2];
   const int64_t plane_out = g.out[0] * g.out[1] * g.out[2];
-  float* out = ctx.out(0).data<float>();
+  T* out = ctx.out(0).data<T>();
   int64_t* indices = is_max && ctx.outputs.size() > 1 ? ctx.out(1).data<int64_t>() : nullptr;
   for (int64_t p = 0; p < planes; ++p) {
-    const float* in = x.data<float>() + p * plane_in;
+    const T* in = x.data<T>() + p * plane_in;
     for (int64_t o = 0; o < plane_out; ++o) {
       const int64_t o_at[3] = {o / (g.out[1] * g.out[2]), o / g.out[2] % g.out[1], o % g.out[2]};
       double max = -std::numeric_limits<double>::infinity();
@@ -59,32 +60,41 @@ Status pool(KernelContext& ctx, bool is_max) {
       // A window with no tap in the input (possible with dilation) gives
       // -inf for max and 0 for average rather than a division by zero.
       const int64_t count = a.count_include_pad ? padded : inside;
-      out[p * plane_out + o] = static_cast<float>(is_max ? max : (count ? sum / static_cast<double>(count) : 0.0));
+      out[p * plane_out + o] = static_cast<T>(is_max ? max : (count ? sum / static_cast<double>(count) : 0.0));
       if (indices) indices[p * plane_out + o] = arg_max;
     }
   }
   return {};
 }
 
+Status pool(KernelContext& ctx, bool is_max) {
+  return run_float_kernel(ctx, [&](auto type) { return pool_typed<decltype(type)>(ctx, is_max); });
+}
+
 Status max_pool(KernelContext& ctx) { return pool(ctx, true); }
 Status average_pool(KernelContext& ctx) { return pool(ctx, false); }
 
 // One window over all spatial dims of each (n, c) plane.
-Status global_pool(KernelContext& ctx, bool is_max) {
+template <class T>
+Status global_pool_typed(KernelContext& ctx, bool is_max) {
   const Tensor& x = ctx.in(0);
-  if (x.dtype() != DType::F32 || x.rank() < 3) return ctx.fail("expects an f32 input of rank >= 3");
+  if (x.rank() < 3) return ctx.fail("expects an input of rank >= 3");
   const AxisSplit s = split_at_axis(x.shape(), 1);
   for (int64_t p = 0; p < s.outer * s.axis; ++p) {
-    const float* in = x.data<float>() + p * s.inner;
+    const T* in = x.data<T>() + p * s.inner;
     double max = -std::numeric_limits<double>::infinity();
     double sum = 0.0;
     for (int64_t i = 0; i < s.inner; ++i) {
       if (std::isnan(in[i]) || in[i] > max) max = in[i];  // NaN propagates, as in ReduceMax
       sum += in[i];
     }
-    ctx.out(0).data<float>()[p] = static_cast<float>(is_max ? max : sum / static_cast<double>(s.inner));
+    ctx.out(0).data<T>()[p] = static_cast<T>(is_max ? max : sum / static_cast<double>(s.inner));
   }
   return {};
+}
+
+Status global_pool(KernelContext& ctx, bool is_max) {
+  return run_float_kernel(ctx, [&](auto type) { return global_pool_typed<decltype(type)>(ctx, is_max); });
 }
 
 Status global_max_pool(KernelContext& ctx) { return global_pool(ctx, true); }

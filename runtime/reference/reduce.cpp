@@ -118,6 +118,7 @@ Status reduce(KernelContext& ctx, Kind kind) {
     case DType::I32: return reduce_typed<int32_t>(ctx, kind, *reduced);
     case DType::I64: return reduce_typed<int64_t>(ctx, kind, *reduced);
     case DType::Bool: return reduce_typed<bool>(ctx, kind, *reduced);
+    case DType::F64: return reduce_typed<double>(ctx, kind, *reduced);
     default: return reduce_typed<float>(ctx, kind, *reduced);
   }
 }
@@ -153,6 +154,7 @@ Status arg_reduce(KernelContext& ctx, bool is_max) {
   int64_t* out = ctx.out(0).data<int64_t>();
   switch (x.dtype()) {
     case DType::F32: arg_reduce_typed<float>(x, *axis, is_max, a.select_last_index, out); return {};
+    case DType::F64: arg_reduce_typed<double>(x, *axis, is_max, a.select_last_index, out); return {};
     case DType::I32: arg_reduce_typed<int32_t>(x, *axis, is_max, a.select_last_index, out); return {};
     case DType::I64: arg_reduce_typed<int64_t>(x, *axis, is_max, a.select_last_index, out); return {};
     default: return ctx.fail(std::string("unsupported dtype ") + dtype_name(x.dtype()));

@@ -7,18 +7,15 @@
 #include "runtime/core/shape_util.hpp"
 #include "runtime/ops/axis_split.hpp"
 #include "runtime/ops/softmax.hpp"
+#include "runtime/reference/float_types.hpp"
 
 namespace mote::reference {
 namespace {
 
-Status softmax_common(KernelContext& ctx, bool log) {
-  const Tensor& x = ctx.in(0);
-  if (x.dtype() != DType::F32) return ctx.fail(std::string("unsupported dtype ") + dtype_name(x.dtype()));
-  auto axis = normalize_axis(softmax_axis_attr(ctx.op), x.rank());
-  if (!axis.ok()) return ctx.fail(axis.status().message());
-  const AxisSplit s = split_at_axis(x.shape(), *axis);
-  const float* in = x.data<float>();
-  float* out = ctx.out(0).data<float>();
+template <class T>
+void softmax_typed(const Tensor& x, Tensor& y, const AxisSplit& s, bool log) {
+  const T* in = x.data<T>();
+  T* out = y.data<T>();
   for (int64_t o = 0; o < s.outer; ++o) {
     for (int64_t i = 0; i < s.inner; ++i) {
       auto at = [&](int64_t k) { return (o * s.axis + k) * s.inner + i; };
@@ -31,11 +28,21 @@ Status softmax_common(KernelContext& ctx, bool log) {
       for (int64_t k = 0; k < s.axis; ++k) sum += std::exp(in[at(k)] - max);
       for (int64_t k = 0; k < s.axis; ++k) {
         double v = in[at(k)] - max;
-        out[at(k)] = static_cast<float>(log ? v - std::log(sum) : std::exp(v) / sum);
+        out[at(k)] = static_cast<T>(log ? v - std::log(sum) : std::exp(v) / sum);
       }
     }
   }
-  return {};
+}
+
+Status softmax_common(KernelContext& ctx, bool log) {
+  const Tensor& x = ctx.in(0);
+  auto axis = normalize_axis(softmax_axis_attr(ctx.op), x.rank());
+  if (!axis.ok()) return ctx.fail(axis.status().message());
+  const AxisSplit s = split_at_axis(x.shape(), *axis);
+  const bool known = visit_float_type(x.dtype(), [&](auto type) {
+    softmax_typed<decltype(type)>(x, ctx.out(0), s, log);
+  });
+  return known ? Status{} : unsupported_float_dtype(ctx, x.dtype());
 }
 
 Status softmax(KernelContext& ctx) { return softmax_common(ctx, false); }

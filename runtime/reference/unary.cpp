@@ -1,6 +1,7 @@
 // Reference kernels of the unary elementwise ops: one scalar loop each, no
 // tricks, the definition the optimised kernels are tested against. Float ops
-// compute in double with <cmath> and round once to float.
+// compute in double with <cmath> and round once to the storage type (f32 or
+// f64, float_types.hpp).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -10,6 +11,7 @@
 #include "runtime/core/kernel.hpp"
 #include "runtime/ops/integer_math.hpp"
 #include "runtime/ops/unary.hpp"
+#include "runtime/reference/float_types.hpp"
 
 namespace mote::reference {
 namespace {
@@ -25,19 +27,22 @@ void map(KernelContext& ctx, F f) {
   for (int64_t i = 0; i < ctx.in(0).numel(); ++i) y[i] = f(x[i]);
 }
 
-// f: double -> double, applied to an f32 tensor.
+// f: double -> double, applied to an f32 or f64 tensor.
 template <class F>
-Status map_f32(KernelContext& ctx, F f) {
-  if (ctx.in(0).dtype() != DType::F32) return unsupported_dtype(ctx, ctx.in(0).dtype());
-  map<float>(ctx, [&](float v) { return static_cast<float>(f(static_cast<double>(v))); });
-  return {};
+Status map_float(KernelContext& ctx, F f) {
+  const bool known = visit_float_type(ctx.in(0).dtype(), [&](auto type) {
+    using T = decltype(type);
+    map<T>(ctx, [&](T v) { return static_cast<T>(f(static_cast<double>(v))); });
+  });
+  return known ? Status{} : unsupported_dtype(ctx, ctx.in(0).dtype());
 }
 
-// f: a generic lambda, applied to f32, i32 or i64 in the tensor's own type.
+// f: a generic lambda, applied to f32, f64, i32 or i64 in the tensor's own type.
 template <class F>
 Status map_signed(KernelContext& ctx, F f) {
   switch (ctx.in(0).dtype()) {
     case DType::F32: map<float>(ctx, f); return {};
+    case DType::F64: map<double>(ctx, f); return {};
     case DType::I32: map<int32_t>(ctx, f); return {};
     case DType::I64: map<int64_t>(ctx, f); return {};
     default: return unsupported_dtype(ctx, ctx.in(0).dtype());
@@ -56,28 +61,28 @@ T negate(T v) {
 
 double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 
-Status sqrt(KernelContext& ctx) { return map_f32(ctx, [](double v) { return std::sqrt(v); }); }
-Status exp(KernelContext& ctx) { return map_f32(ctx, [](double v) { return std::exp(v); }); }
-Status log(KernelContext& ctx) { return map_f32(ctx, [](double v) { return std::log(v); }); }
-Status reciprocal(KernelContext& ctx) { return map_f32(ctx, [](double v) { return 1.0 / v; }); }
-Status sigmoid(KernelContext& ctx) { return map_f32(ctx, [](double v) { return sigmoid(v); }); }
-Status tanh(KernelContext& ctx) { return map_f32(ctx, [](double v) { return std::tanh(v); }); }
-Status erf(KernelContext& ctx) { return map_f32(ctx, [](double v) { return std::erf(v); }); }
-Status sin(KernelContext& ctx) { return map_f32(ctx, [](double v) { return std::sin(v); }); }
-Status cos(KernelContext& ctx) { return map_f32(ctx, [](double v) { return std::cos(v); }); }
-Status floor(KernelContext& ctx) { return map_f32(ctx, [](double v) { return std::floor(v); }); }
-Status ceil(KernelContext& ctx) { return map_f32(ctx, [](double v) { return std::ceil(v); }); }
+Status sqrt(KernelContext& ctx) { return map_float(ctx, [](double v) { return std::sqrt(v); }); }
+Status exp(KernelContext& ctx) { return map_float(ctx, [](double v) { return std::exp(v); }); }
+Status log(KernelContext& ctx) { return map_float(ctx, [](double v) { return std::log(v); }); }
+Status reciprocal(KernelContext& ctx) { return map_float(ctx, [](double v) { return 1.0 / v; }); }
+Status sigmoid(KernelContext& ctx) { return map_float(ctx, [](double v) { return sigmoid(v); }); }
+Status tanh(KernelContext& ctx) { return map_float(ctx, [](double v) { return std::tanh(v); }); }
+Status erf(KernelContext& ctx) { return map_float(ctx, [](double v) { return std::erf(v); }); }
+Status sin(KernelContext& ctx) { return map_float(ctx, [](double v) { return std::sin(v); }); }
+Status cos(KernelContext& ctx) { return map_float(ctx, [](double v) { return std::cos(v); }); }
+Status floor(KernelContext& ctx) { return map_float(ctx, [](double v) { return std::floor(v); }); }
+Status ceil(KernelContext& ctx) { return map_float(ctx, [](double v) { return std::ceil(v); }); }
 // nearbyint rounds in the default mode, to nearest with ties to even (ONNX).
-Status round(KernelContext& ctx) { return map_f32(ctx, [](double v) { return std::nearbyint(v); }); }
+Status round(KernelContext& ctx) { return map_float(ctx, [](double v) { return std::nearbyint(v); }); }
 
 // ln(1 + e^x) written as max(x, 0) + ln(1 + e^-|x|), which cannot overflow.
 Status softplus(KernelContext& ctx) {
-  return map_f32(ctx, [](double v) { return std::max(v, 0.0) + std::log1p(std::exp(-std::fabs(v))); });
+  return map_float(ctx, [](double v) { return std::max(v, 0.0) + std::log1p(std::exp(-std::fabs(v))); });
 }
 
 Status leaky_relu(KernelContext& ctx) {
   const double alpha = activation_params(ctx.op).alpha;
-  return map_f32(ctx, [&](double v) { return v < 0.0 ? alpha * v : v; });
+  return map_float(ctx, [&](double v) { return v < 0.0 ? alpha * v : v; });
 }
 
 // max(0, min(1, v)) as numpy's clip computes it: NaN stays NaN.
@@ -85,34 +90,34 @@ double clamp_to_unit(double v) { return v < 0.0 ? 0.0 : v > 1.0 ? 1.0 : v; }
 
 Status hard_sigmoid(KernelContext& ctx) {
   const ActivationParams p = activation_params(ctx.op);
-  return map_f32(ctx, [&](double v) { return clamp_to_unit(double{p.alpha} * v + p.beta); });
+  return map_float(ctx, [&](double v) { return clamp_to_unit(double{p.alpha} * v + p.beta); });
 }
 
 Status hard_swish(KernelContext& ctx) {
-  return map_f32(ctx, [](double v) { return v * clamp_to_unit(v / 6.0 + 0.5); });
+  return map_float(ctx, [](double v) { return v * clamp_to_unit(v / 6.0 + 0.5); });
 }
 
 Status elu(KernelContext& ctx) {
   const double alpha = activation_params(ctx.op).alpha;
-  return map_f32(ctx, [&](double v) { return v > 0.0 ? v : alpha * std::expm1(v); });
+  return map_float(ctx, [&](double v) { return v > 0.0 ? v : alpha * std::expm1(v); });
 }
 
 Status selu(KernelContext& ctx) {
   const ActivationParams p = activation_params(ctx.op);
   // gamma * (alpha * e^x - alpha) for x <= 0, with expm1 for accuracy near 0.
-  return map_f32(ctx, [&](double v) { return double{p.gamma} * (v > 0.0 ? v : double{p.alpha} * std::expm1(v)); });
+  return map_float(ctx, [&](double v) { return double{p.gamma} * (v > 0.0 ? v : double{p.alpha} * std::expm1(v)); });
 }
 
 Status gelu(KernelContext& ctx) {
   if (activation_params(ctx.op).approximate_tanh) {
     const double k = std::sqrt(2.0 / std::numbers::pi);
-    return map_f32(ctx, [&](double v) { return 0.5 * v * (1.0 + std::tanh(k * (v + 0.044715 * v * v * v))); });
+    return map_float(ctx, [&](double v) { return 0.5 * v * (1.0 + std::tanh(k * (v + 0.044715 * v * v * v))); });
   }
-  return map_f32(ctx, [](double v) { return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); });
+  return map_float(ctx, [](double v) { return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); });
 }
 
 // NaN stays NaN, as with np.maximum(x, 0).
-Status relu(KernelContext& ctx) { return map_f32(ctx, [](double v) { return v < 0.0 ? 0.0 : v; }); }
+Status relu(KernelContext& ctx) { return map_float(ctx, [](double v) { return v < 0.0 ? 0.0 : v; }); }
 
 Status abs(KernelContext& ctx) {
   return map_signed(ctx, [](auto v) { return v < 0 ? negate(v) : v; });
@@ -155,6 +160,7 @@ Status clip(KernelContext& ctx) {
   }
   switch (dtype) {
     case DType::F32: return clip_typed<float>(ctx);
+    case DType::F64: return clip_typed<double>(ctx);
     case DType::I32: return clip_typed<int32_t>(ctx);
     case DType::I64: return clip_typed<int64_t>(ctx);
     default: return unsupported_dtype(ctx, dtype);

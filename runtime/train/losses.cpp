@@ -13,7 +13,7 @@ int mean_all(TrainGraph& g, int x) {
 }
 
 // -mean_n sum_c onehot(labels)[n, c] * log_softmax(logits)[n, c]. The one-hot
-// is Equal(labels[:, None], arange(C)) cast to f32: no gather with a
+// is Equal(labels[:, None], arange(C)) cast to the graph's float dtype: no gather with a
 // data-dependent index, and every op has a gradient or needs none.
 int softmax_cross_entropy(TrainGraph& g, int logits, int labels) {
   if (g.rank(logits) != 2) {
@@ -38,17 +38,17 @@ int softmax_cross_entropy(TrainGraph& g, int logits, int labels) {
   axis.axis = 1;
   int log_probs = g.op1(fb::OpType::LogSoftmax, {logits}, axis);
   int column = g.op1(fb::OpType::Unsqueeze, {labels, g.i64s({1})});
-  fb::CastAttrsT to_f32;
-  to_f32.to = DType::F32;
-  int onehot = g.op1(fb::OpType::Cast, {g.op1(fb::OpType::Equal, {column, arange})}, to_f32);
+  fb::CastAttrsT to_float;
+  to_float.to = g.float_dtype();
+  int onehot = g.op1(fb::OpType::Cast, {g.op1(fb::OpType::Equal, {column, arange})}, to_float);
   int picked = g.reduce_sum(g.mul(log_probs, onehot), {1}, /*keepdims=*/false);
   return mean_all(g, g.neg(picked));
 }
 
 int check_same_shape(TrainGraph& g, const char* what, int prediction, int labels) {
-  if (g.dtype(labels) != DType::F32 || g.shape(labels) != g.shape(prediction)) {
-    return g.fail(invalid_argument(std::string(what) + ": labels must be f32 " + shape_to_string(g.shape(prediction)) +
-                                   " like the model output, got " + dtype_name(g.dtype(labels)) + " " +
+  if (g.dtype(labels) != g.float_dtype() || g.shape(labels) != g.shape(prediction)) {
+    return g.fail(invalid_argument(std::string(what) + ": labels must be " + dtype_name(g.float_dtype()) + " " +
+                                   shape_to_string(g.shape(prediction)) + " like the model output, got " + dtype_name(g.dtype(labels)) + " " +
                                    shape_to_string(g.shape(labels))));
   }
   return 0;

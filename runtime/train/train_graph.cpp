@@ -41,8 +41,14 @@ int TrainGraph::constant(const std::string& name, const Tensor& value) {
   return t;
 }
 
-int TrainGraph::scalar(float value) {
-  return constant("train_const_" + std::to_string(constants_++), Tensor::from_vector<float>({}, {value}));
+int TrainGraph::scalar(double value) {
+  const std::string name = "train_const_" + std::to_string(constants_++);
+  if (float_dtype_ == DType::F64) return constant(name, Tensor::from_vector<double>({}, {value}));
+  if (float_dtype_ != DType::F32) {
+    return fail(unsupported(std::string("training graph: float constants of dtype ") + dtype_name(float_dtype_) +
+                            " (f32 or f64 only)"));
+  }
+  return constant(name, Tensor::from_vector<float>({}, {static_cast<float>(value)}));
 }
 
 int TrainGraph::i64s(const std::vector<int64_t>& values) {

@@ -35,8 +35,16 @@ class TrainGraph {
 
   int input(const std::string& name, DType dtype, const Shape& shape);
   int constant(const std::string& name, const Tensor& value);
-  // f32 scalar (shape {}), i64 1-D vector.
-  int scalar(float value);
+  // The dtype of the float constants gradient builders add (scalar(), and
+  // the Casts of one-hot masks): f32 for training, f64 for the gradient
+  // checks, which build the same graphs in f64 to run them on the reference
+  // backend (tests/train/grad_check.hpp).
+  DType float_dtype() const { return float_dtype_; }
+  void set_float_dtype(DType dtype) { float_dtype_ = dtype; }
+
+  // A float_dtype() scalar (shape {}), an i64 1-D vector. The value is given
+  // in double so that f64 graphs get constants like 1/3 unrounded.
+  int scalar(double value);
   int i64s(const std::vector<int64_t>& values);
 
   // Adds an op (attributes, fused activation and name copied from `like`
@@ -70,7 +78,7 @@ class TrainGraph {
   int mul(int a, int b) { return op1(fb::OpType::Mul, {a, b}); }
   int div(int a, int b) { return op1(fb::OpType::Div, {a, b}); }
   int neg(int a) { return op1(fb::OpType::Neg, {a}); }
-  int scale(int a, float s) { return s == 1.0f ? a : mul(a, scalar(s)); }
+  int scale(int a, double s) { return s == 1.0 ? a : mul(a, scalar(s)); }
   int reshape(int a, const Shape& shape);
   int transpose(int a, const std::vector<int64_t>& perm);
   // Swaps the last two axes.
@@ -92,6 +100,7 @@ class TrainGraph {
   std::vector<std::unique_ptr<Tensor>> values_;
   std::vector<fb::OpT*> ops_;
   int constants_ = 0;
+  DType float_dtype_ = DType::F32;
 };
 
 }  // namespace mote

@@ -3,6 +3,8 @@
 // are computed in the tests by hand.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "mote/mote.hpp"
 
 namespace mote {
@@ -145,6 +147,34 @@ TEST(Session, ErrorsNameTheOp) {
   ASSERT_FALSE(out.ok());
   EXPECT_NE(out.status().message().find("op #0 (Relu 'my_relu')"), std::string::npos) << out.status().message();
   EXPECT_NE(out.status().message().find("test.mote"), std::string::npos) << out.status().message();
+}
+
+// f64 math runs on the reference kernels only; the CPU backend's kernels
+// compute in f32 and must refuse f64 with a clear error, not read its bytes
+// as floats.
+TEST(Session, F64RunsOnTheReferenceBackendOnly) {
+  GraphBuilder b;
+  int x = b.add_input("x", DType::F64, {4});
+  int c = b.add_constant("c", Tensor::from_vector<double>({4}, {1, -2, 3, -4}));  // cs below
+  b.mark_output(b.add_op(fb::OpType::Relu, {b.add_op(fb::OpType::Add, {x, c})[0]})[0], "y");
+  auto model = build(b);
+  // 4 + 1e-12 - 4 is 0 in f32; in f64 it stays near 1e-12.
+  const std::vector<double> xs = {0.5, 1.0, -3.25, 4.0 + 1e-12}, cs = {1, -2, 3, -4};
+  const Tensor input = Tensor::from_vector<double>({4}, xs);
+
+  auto ref = Session::create(model, {.backend = Backend::kReference, .threads = 1});
+  ASSERT_TRUE(ref.ok()) << ref.status().to_string();
+  auto out = (*ref)->run({input});
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  ASSERT_EQ((*out)[0].dtype(), DType::F64);
+  for (size_t i = 0; i < xs.size(); ++i) EXPECT_EQ((*out)[0].data<double>()[i], std::max(xs[i] + cs[i], 0.0)) << i;
+  EXPECT_GT((*out)[0].data<double>()[3], 0.0);
+
+  auto cpu = Session::create(model, {.backend = Backend::kCpu, .threads = 1});
+  Status st = cpu.ok() ? (*cpu)->run({input}).status() : cpu.status();
+  EXPECT_EQ(st.code(), StatusCode::kUnsupported) << st.to_string();
+  EXPECT_NE(st.message().find("Add"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("f64 tensors run only on the reference backend"), std::string::npos) << st.message();
 }
 
 }  // namespace

@@ -225,6 +225,8 @@ TEST(GradGraph, SmallMlpEndToEnd) {
     return g.op1(fb::OpType::LogSoftmax, {g.op1(fb::OpType::MatMul, {h, in[3]})}, axis);
   };
   check_gradients(c, "MLP");
+  // The same backward graph in f32 on the CPU kernels training runs.
+  check_cpu_matches_reference(c, "MLP");
 }
 
 TEST(GradErrors, MissingBuilderNamesTheOp) {
