@@ -34,7 +34,10 @@ namespace {
 Status infer_dropout(ShapeContext& ctx) {
   const auto& a = attrs<fb::DropoutAttrsT>(ctx.op);
   if (Status s = check_dropout_ratio(a.ratio); !s.ok()) return ctx.fail(s.message());
-  if (ctx.dtype(0) != DType::F32) return ctx.fail(std::string("input 'X' must be f32, got ") + dtype_name(ctx.dtype(0)));
+  // f64 for the reference backend's gradient checks (plan_op keeps it there).
+  if (ctx.dtype(0) != DType::F32 && ctx.dtype(0) != DType::F64) {
+    return ctx.fail(std::string("input 'X' must be f32 or f64, got ") + dtype_name(ctx.dtype(0)));
+  }
   if (a.training_mode) {
     if (!ctx.has_input(1)) return ctx.fail("input 'step' is required with training_mode = 1");
     if ((ctx.dtype(1) != DType::I64 && ctx.dtype(1) != DType::I32) || ctx.rank(1) != 0) {
@@ -44,7 +47,7 @@ Status infer_dropout(ShapeContext& ctx) {
     // The mask hashes 32-bit element indices.
     if (shape_numel(ctx.shape(0)) > (int64_t{1} << 32)) return ctx.fail("input 'X' has more than 2^32 elements");
   }
-  ctx.set_output(0, DType::F32, ctx.shape(0));
+  ctx.set_output(0, ctx.dtype(0), ctx.shape(0));
   return {};
 }
 

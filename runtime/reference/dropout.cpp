@@ -5,14 +5,16 @@
 
 #include "runtime/core/kernel.hpp"
 #include "runtime/ops/dropout.hpp"
+#include "runtime/reference/float_types.hpp"
 
 namespace mote::reference {
 namespace {
 
+template <class T>
 Status dropout(KernelContext& ctx) {
   const auto& a = attrs<fb::DropoutAttrsT>(ctx.op);
-  const float* x = ctx.in(0).data<float>();
-  float* y = ctx.out(0).data<float>();
+  const T* x = ctx.in(0).data<T>();
+  T* y = ctx.out(0).data<T>();
   const int64_t n = ctx.in(0).numel();
   if (!a.training_mode) {
     std::copy(x, x + n, y);
@@ -22,9 +24,15 @@ Status dropout(KernelContext& ctx) {
   auto mask = dropout_mask(a, ctx.in(1));
   if (!mask.ok()) return ctx.fail(mask.status().message());
   for (int64_t i = 0; i < n; ++i) {
-    y[i] = mask->keep(static_cast<uint32_t>(i)) ? static_cast<float>(double{x[i]} * double{mask->scale}) : 0.0f;
+    y[i] = mask->keep(static_cast<uint32_t>(i)) ? static_cast<T>(double{x[i]} * double{mask->scale}) : T{0};
   }
   return {};
+}
+
+Status dropout(KernelContext& ctx) {
+  Status status = unsupported_float_dtype(ctx, ctx.in(0).dtype());
+  visit_float_type(ctx.in(0).dtype(), [&](auto type) { status = dropout<decltype(type)>(ctx); });
+  return status;
 }
 
 }  // namespace
