@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -48,6 +49,7 @@ struct Args {
   int threads = 0;
   int64_t limit = 0;  // train on the first N training samples only (quick runs)
   int checkpoint_every = 0;
+  int profile_top = 0;
 };
 
 // What differs between the tasks: data, how rows are shaped, model, defaults.
@@ -119,6 +121,24 @@ mote::Result<double> test_accuracy(const std::function<mote::Result<std::vector<
   return static_cast<double>(correct) / static_cast<double>(test.size());
 }
 
+// The op types taking most of the last step's time, summed per type.
+void print_profile(const std::vector<mote::OpTime>& times, int top) {
+  std::map<std::string, std::pair<double, int>> by_type;
+  double total = 0;
+  for (const auto& t : times) {
+    by_type[t.op + " (" + t.device + ")"].first += t.ms;
+    by_type[t.op + " (" + t.device + ")"].second += 1;
+    total += t.ms;
+  }
+  std::vector<std::pair<std::string, std::pair<double, int>>> sorted(by_type.begin(), by_type.end());
+  std::sort(sorted.begin(), sorted.end(), [](const auto& x, const auto& y) { return x.second.first > y.second.first; });
+  std::printf("last step: %.2f ms in %zu ops\n", total, times.size());
+  for (int i = 0; i < top && i < static_cast<int>(sorted.size()); ++i) {
+    std::printf("  %-28s %3d ops %8.3f ms  %5.1f %%\n", sorted[i].first.c_str(), sorted[i].second.second,
+                sorted[i].second.first, 100.0 * sorted[i].second.first / total);
+  }
+}
+
 int fail(const mote::Status& st) {
   std::fprintf(stderr, "mote_example_finetune: %s\n", st.to_string().c_str());
   return 1;
@@ -144,6 +164,7 @@ int main(int argc, char** argv) {
   app.add_option("--threads", a.threads, "CPU threads (0 = all)");
   app.add_option("--checkpoint-every", a.checkpoint_every,
                  "gradient checkpointing: recompute the forward pass in segments of N ops (0 = off)");
+  app.add_option("--profile", a.profile_top, "after training, print the N op types taking most time in a step");
   app.add_option("--limit", a.limit, "train on the first N training samples only");
   app.add_option("--out", a.out, "the trained model (default DATA/<task>_trained.mote)");
   app.add_option("--csv", a.csv, "loss curve as CSV (default DATA/<task>_loss.csv)");
@@ -194,6 +215,7 @@ int main(int argc, char** argv) {
   options.session.backend = *backend;
   options.session.threads = a.threads;
   options.checkpoint_every = a.checkpoint_every;
+  options.session.profile = a.profile_top > 0;
   auto trainer = mote::TrainingSession::create(*model, options);
   if (!trainer.ok()) return fail(trainer.status());
 
@@ -246,6 +268,8 @@ int main(int argc, char** argv) {
               "intermediates arena %.2f MiB%s\n",
               static_cast<double>(epochs * steps_per_epoch * batch) / train_seconds, epochs, stats.ops_total,
               stats.ops_gpu, static_cast<double>(stats.arena_bytes) / (1024.0 * 1024.0), device_arena.c_str());
+
+  if (a.profile_top > 0) print_profile((*trainer)->train_profile(), a.profile_top);
 
   if (auto st = log.write_csv(a.csv); !st.ok()) return fail(st);
   if (auto st = log.write_png(a.png); !st.ok()) return fail(st);

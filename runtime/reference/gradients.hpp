@@ -1,7 +1,6 @@
-// Reference kernels of the gradient ops (runtime/ops/gradients.cpp). The CPU
-// backend registers the same functions for now (runtime/cpu/gradients.cpp):
-// training graphs of the sizes trained on devices so far spend their time in
-// Conv/Gemm, not here.
+// Reference kernels of the gradient ops (runtime/ops/gradients.cpp): direct
+// sums in double, the definition the CPU kernels (cpu/conv_grad_weight.cpp,
+// cpu/pool_grad.cpp) and the Vulkan shaders are tested against.
 #pragma once
 
 #include "runtime/core/kernel.hpp"

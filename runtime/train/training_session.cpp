@@ -257,4 +257,8 @@ std::vector<OpPlacement> TrainingSession::train_placement() const {
   return impl_->train.session ? impl_->train.session->placement() : std::vector<OpPlacement>{};
 }
 
+std::vector<OpTime> TrainingSession::train_profile() const {
+  return impl_->train.session ? impl_->train.session->profile() : std::vector<OpTime>{};
+}
+
 }  // namespace mote

@@ -128,6 +128,8 @@ class TrainingSession {
   // each of its ops runs; empty until the first train_step().
   PlanStats train_plan_stats() const;
   std::vector<OpPlacement> train_placement() const;
+  // Per-op times of the last train_step() when TrainingOptions::session.profile is set.
+  std::vector<OpTime> train_profile() const;
 
  private:
   TrainingSession();
