@@ -121,13 +121,15 @@ mote::Result<double> test_accuracy(const std::function<mote::Result<std::vector<
   return static_cast<double>(correct) / static_cast<double>(test.size());
 }
 
-// The op types taking most of the last step's time, summed per type.
+// The op types taking most of the last step's time, summed per type and device.
 void print_profile(const std::vector<mote::OpTime>& times, int top) {
   std::map<std::string, std::pair<double, int>> by_type;
   double total = 0;
   for (const auto& t : times) {
-    by_type[t.op + " (" + t.device + ")"].first += t.ms;
-    by_type[t.op + " (" + t.device + ")"].second += 1;
+    // OpTime::op is "Type 'name'"; the type is the first word.
+    auto& entry = by_type[t.op.substr(0, t.op.find(' ')) + " (" + t.device + ")"];
+    entry.first += t.ms;
+    entry.second += 1;
     total += t.ms;
   }
   std::vector<std::pair<std::string, std::pair<double, int>>> sorted(by_type.begin(), by_type.end());
@@ -228,6 +230,12 @@ int main(int argc, char** argv) {
 
   const int64_t eval_chunk = declared.empty() || declared[0] < 1 ? 500 : declared[0];
   auto evaluate = [&](const mote::Tensor& x) { return (*trainer)->evaluate({x}); };
+  // The starting point: chance for a model trained from scratch; for a
+  // fine-tune, what the original weights already do on the new data.
+  auto initial = test_accuracy(evaluate, task->test, eval_chunk);
+  if (!initial.ok()) return fail(initial.status());
+  std::printf("before training: test accuracy %.4f\n", *initial);
+
   finetune::TrainingLog log;
   std::mt19937 rng(7);
   double train_seconds = 0;
@@ -243,7 +251,8 @@ int main(int argc, char** argv) {
       if (!loss.ok()) return fail(loss.status());
       log.step((*trainer)->step(), epoch, *loss, lr);
       loss_sum += *loss;
-      if (steps_per_epoch >= 50 && (s + 1) % report_every == 0 && s + 1 < steps_per_epoch) {
+      // A few progress lines per long epoch, none just before its summary.
+      if (steps_per_epoch >= 50 && (s + 1) % report_every == 0 && s + 1 + report_every / 2 < steps_per_epoch) {
         std::printf("  epoch %d  step %lld/%lld  loss %.4f  %.0f samples/s\n", epoch, static_cast<long long>(s + 1),
                     static_cast<long long>(steps_per_epoch), loss_sum / static_cast<double>(s + 1),
                     static_cast<double>((s + 1) * batch) / seconds_since(epoch_start));
@@ -264,10 +273,11 @@ int main(int argc, char** argv) {
   const mote::PlanStats stats = (*trainer)->train_plan_stats();
   const std::string device_arena =
       stats.device_arena_bytes > 0 ? ", device arena " + std::to_string(stats.device_arena_bytes / 1024) + " KiB" : "";
-  std::printf("training: %.0f samples/s over %d epochs; training step plan: %d ops (%d on the GPU), "
-              "intermediates arena %.2f MiB%s\n",
+  std::printf("training: %.0f samples/s over %d epochs; training step plan: %d ops (%d on the GPU, %d on the CPU, "
+              "%d folded), intermediates arena %.2f MiB%s\n",
               static_cast<double>(epochs * steps_per_epoch * batch) / train_seconds, epochs, stats.ops_total,
-              stats.ops_gpu, static_cast<double>(stats.arena_bytes) / (1024.0 * 1024.0), device_arena.c_str());
+              stats.ops_gpu, stats.ops_cpu, stats.ops_folded, static_cast<double>(stats.arena_bytes) / (1024.0 * 1024.0),
+              device_arena.c_str());
 
   if (a.profile_top > 0) print_profile((*trainer)->train_profile(), a.profile_top);
 
