@@ -19,8 +19,9 @@ APT_PACKAGES=(
   # model_onnx tests (tests/models/onnx): Debian's /usr/bin/python3 exports
   # torchvision models to ONNX and decodes the MNIST JPEGs
   python3-torch python3-torchvision python3-pil
-  # examples/finetune: scikit-learn's digits for Debian's /usr/bin/python3
-  python3-sklearn
+  # examples/finetune: scikit-learn's digits for Debian's /usr/bin/python3,
+  # and Fashion-MNIST's IDX files (/usr/share/datasets/fashion-mnist)
+  python3-sklearn dataset-fashion-mnist
 )
 # Python (the pyenv `python3` on PATH, where pip works): numpy for the tools'
 # .npy tests; onnx and onnxruntime for mote-convert --check and model tests.
