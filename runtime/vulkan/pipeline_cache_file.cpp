@@ -22,9 +22,9 @@ uint64_t fnv1a(const uint8_t* data, size_t n) {
 }
 
 template <class T> void put(std::vector<uint8_t>& out, T v) {
-  uint8_t b[sizeof(T)];
-  std::memcpy(b, &v, sizeof(T));
-  out.insert(out.end(), b, b + sizeof(T));
+  const size_t at = out.size();
+  out.resize(at + sizeof(T));
+  std::memcpy(out.data() + at, &v, sizeof(T));
 }
 template <class T> T get(const uint8_t*& p) {
   T v;
