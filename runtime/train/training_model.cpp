@@ -1,5 +1,7 @@
 #include "runtime/train/training_model.hpp"
 
+#include <set>
+
 #include "runtime/train/autodiff.hpp"
 #include "runtime/train/graph_copy.hpp"
 #include "runtime/train/losses.hpp"
@@ -13,14 +15,14 @@ namespace {
 // backward pass follows the forward pass directly).
 std::vector<int> recompute_segments(const TrainGraph& g, const std::vector<int>& map, const TrainingModelSpec& spec) {
   if (spec.checkpoints.empty() && spec.checkpoint_every <= 0) return {};
+  std::set<int> boundaries;  // the checkpoint tensors in the training graph
+  for (int t : spec.checkpoints) boundaries.insert(map[static_cast<size_t>(t)]);
   std::vector<int> segment(g.ops().size(), 0);
   int current = 0;
   for (size_t j = 0; j < g.ops().size(); ++j) {
     segment[j] = current;
     bool cut = spec.checkpoint_every > 0 && (j + 1) % static_cast<size_t>(spec.checkpoint_every) == 0;
-    for (int out : g.ops()[j]->outputs) {
-      for (int t : spec.checkpoints) cut = cut || map[static_cast<size_t>(t)] == out;
-    }
+    for (int out : g.ops()[j]->outputs) cut = cut || boundaries.count(out) > 0;
     current += cut ? 1 : 0;
   }
   for (int& s : segment) s = s == current ? -1 : s;

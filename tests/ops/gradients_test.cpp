@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "tests/support/op_attrs.hpp"
 #include "tests/support/op_test_util.hpp"
 
 namespace mote::test {
@@ -48,12 +49,8 @@ TEST(GradientOps, ConvGradWeightCpuGeometries) {
   };
   for (size_t i = 0; i < cases.size(); ++i) {
     const Case& c = cases[i];
-    fb::ConvAttrsT a;
+    fb::ConvAttrsT a = conv_attrs(c.strides, c.pads, c.dilations, c.group);
     a.kernel_shape = c.kernel;
-    a.strides = c.strides;
-    a.pads = c.pads;
-    a.dilations = c.dilations;
-    a.group = c.group;
     SCOPED_TRACE("case " + std::to_string(i));
     expect_cpu_matches_reference(make_op(fb::OpType::ConvGradWeight, a),
                                  {random_tensor(DType::F32, c.x, 10 + i), random_tensor(DType::F32, c.dy, 20 + i)},
@@ -80,29 +77,22 @@ TEST(GradientOps, PoolGradsHandComputed) {
 // ceil_mode, 1-D and 3-D, ties and a NaN (the first NaN or first maximum
 // takes the gradient).
 TEST(GradientOps, PoolGradsCpuGeometries) {
+  constexpr auto kNotSet = fb::AutoPad::NotSet;
   struct Case {
     Shape x;
-    std::vector<int64_t> kernel, strides, pads, dilations;
-    bool ceil_mode, count_include_pad;
+    PoolParams p;
   };
   const std::vector<Case> cases = {
-      {{2, 3, 8, 8}, {2, 2}, {2, 2}, {}, {}, false, false},
-      {{2, 2, 9, 7}, {3, 3}, {1, 1}, {1, 1, 1, 1}, {}, false, false},
-      {{1, 2, 9, 7}, {3, 3}, {2, 2}, {1, 0, 1, 2}, {}, true, true},
-      {{1, 3, 10, 10}, {3, 2}, {2, 1}, {}, {2, 2}, false, false},
-      {{2, 2, 17}, {4}, {3}, {2, 1}, {}, true, false},
-      {{1, 2, 5, 6, 7}, {2, 3, 2}, {1, 2, 2}, {0, 1, 0, 1, 0, 1}, {}, false, true},
+      {{2, 3, 8, 8}, {{2, 2}, {2, 2}, {}, {}, kNotSet, false, false}},
+      {{2, 2, 9, 7}, {{3, 3}, {1, 1}, {1, 1, 1, 1}, {}, kNotSet, false, false}},
+      {{1, 2, 9, 7}, {{3, 3}, {2, 2}, {1, 0, 1, 2}, {}, kNotSet, true, true}},
+      {{1, 3, 10, 10}, {{3, 2}, {2, 1}, {}, {2, 2}, kNotSet, false, false}},
+      {{2, 2, 17}, {{4}, {3}, {2, 1}, {}, kNotSet, true, false}},
+      {{1, 2, 5, 6, 7}, {{2, 3, 2}, {1, 2, 2}, {0, 1, 0, 1, 0, 1}, {}, kNotSet, false, true}},
   };
   for (size_t i = 0; i < cases.size(); ++i) {
     const Case& c = cases[i];
-    fb::PoolAttrsT a;
-    a.kernel_shape = c.kernel;
-    a.strides = c.strides;
-    a.pads = c.pads;
-    a.dilations = c.dilations;
-    a.ceil_mode = c.ceil_mode;
-    a.count_include_pad = c.count_include_pad;
-    auto shape = run_op(make_op(fb::OpType::MaxPool, a), {random_tensor(DType::F32, c.x, 1)}, Impl::kReference);
+    auto shape = run_op(pool_op(fb::OpType::MaxPool, c.p), {random_tensor(DType::F32, c.x, 1)}, Impl::kReference);
     ASSERT_TRUE(shape.ok()) << shape.status().to_string();
     Tensor x = random_tensor(DType::F32, c.x, 30 + i, -1.0, 1.0);
     // Ties and a NaN exercise the choice of tap.
@@ -110,8 +100,8 @@ TEST(GradientOps, PoolGradsCpuGeometries) {
     x.data<float>()[5] = std::nanf("");
     const Tensor dy = random_tensor(DType::F32, (*shape)[0].shape(), 40 + i);
     SCOPED_TRACE("case " + std::to_string(i));
-    expect_cpu_matches_reference(make_op(fb::OpType::MaxPoolGrad, a), {x, dy});
-    expect_cpu_matches_reference(make_op(fb::OpType::AveragePoolGrad, a), {x, dy});
+    expect_cpu_matches_reference(pool_op(fb::OpType::MaxPoolGrad, c.p), {x, dy});
+    expect_cpu_matches_reference(pool_op(fb::OpType::AveragePoolGrad, c.p), {x, dy});
   }
 }
 

@@ -37,6 +37,32 @@ struct PoolParams {
   bool count_include_pad = false;
 };
 
+// The attribute variants every pool kernel is tested on: dilation, stride 3,
+// ceil_mode (with a last window starting in the padding), SAME_UPPER,
+// SAME_LOWER and VALID, each without and with count_include_pad.
+inline std::vector<PoolParams> pool_attribute_variants() {
+  PoolParams dilated{{3, 2}, {1, 2}, {2, 1, 1, 0}, {2, 3}};
+  PoolParams stride3{{3, 3}, {3, 3}, {1, 2, 2, 1}};
+  PoolParams ceil{{3, 3}, {2, 2}, {1, 1, 1, 1}};
+  ceil.ceil_mode = true;
+  PoolParams ceil_edge{{2, 2}, {2, 2}, {1, 0, 0, 1}};
+  ceil_edge.ceil_mode = true;
+  PoolParams same_upper{{3, 2}, {2, 2}};
+  same_upper.auto_pad = fb::AutoPad::SameUpper;
+  PoolParams same_lower = same_upper;
+  same_lower.auto_pad = fb::AutoPad::SameLower;
+  PoolParams valid{{3, 3}, {2, 1}};
+  valid.auto_pad = fb::AutoPad::Valid;
+  std::vector<PoolParams> variants;
+  for (PoolParams p : {dilated, stride3, ceil, ceil_edge, same_upper, same_lower, valid}) {
+    for (bool count_pad : {false, true}) {
+      p.count_include_pad = count_pad;
+      variants.push_back(p);
+    }
+  }
+  return variants;
+}
+
 inline fb::OpT pool_op(fb::OpType type, const PoolParams& p) {
   fb::PoolAttrsT a;
   a.kernel_shape = p.kernel;

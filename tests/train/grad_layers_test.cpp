@@ -13,12 +13,23 @@ Tensor rnd(Shape shape, uint32_t seed, double lo = -1.0, double hi = 1.0) {
   return random_tensor(DType::F32, std::move(shape), seed, lo, hi);
 }
 
-GradCase conv_case(Shape x, Shape w, fb::ConvAttrsT a, bool bias, uint32_t seed) {
+// Conv or ConvTranspose of x with weights w (and a bias of the output
+// channels: w[0] for Conv, w[1] * group for ConvTranspose).
+GradCase conv_like_case(fb::OpType type, Shape x, Shape w, fb::ConvAttrsT a, bool bias, uint32_t seed) {
   GradCase c;
   c.inputs = {{"x", rnd(x, seed)}, {"w", rnd(w, seed + 1)}};
-  if (bias) c.inputs.push_back({"b", rnd({w[0]}, seed + 2)});
-  c.forward = [a](TrainGraph& g, const std::vector<int>& in) { return g.op1(fb::OpType::Conv, in, a); };
+  const int64_t out_channels = type == fb::OpType::Conv ? w[0] : w[1] * a.group;
+  if (bias) c.inputs.push_back({"b", rnd({out_channels}, seed + 2)});
+  c.forward = [type, a](TrainGraph& g, const std::vector<int>& in) { return g.op1(type, in, a); };
   return c;
+}
+
+GradCase conv_case(Shape x, Shape w, fb::ConvAttrsT a, bool bias, uint32_t seed) {
+  return conv_like_case(fb::OpType::Conv, std::move(x), std::move(w), std::move(a), bias, seed);
+}
+
+GradCase conv_transpose_case(Shape x, Shape w, fb::ConvAttrsT a, bool bias, uint32_t seed) {
+  return conv_like_case(fb::OpType::ConvTranspose, std::move(x), std::move(w), std::move(a), bias, seed);
 }
 
 TEST(GradConv, Conv2dStridesPadsDilations) {
@@ -47,14 +58,6 @@ TEST(GradConv, GroupedDepthwiseAnd1d) {
   fb::ConvAttrsT one_d;
   one_d.pads = {2, 1};
   check_gradients(conv_case({2, 2, 9}, {3, 2, 4}, one_d, true, 16), "Conv 1-D");
-}
-
-GradCase conv_transpose_case(Shape x, Shape w, fb::ConvAttrsT a, bool bias, uint32_t seed) {
-  GradCase c;
-  c.inputs = {{"x", rnd(x, seed)}, {"w", rnd(w, seed + 1)}};
-  if (bias) c.inputs.push_back({"b", rnd({w[1] * a.group}, seed + 2)});
-  c.forward = [a](TrainGraph& g, const std::vector<int>& in) { return g.op1(fb::OpType::ConvTranspose, in, a); };
-  return c;
 }
 
 TEST(GradConvTranspose, StridesPadsOutputPadding) {

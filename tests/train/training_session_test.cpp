@@ -67,6 +67,23 @@ std::unique_ptr<TrainingSession> trainer(std::shared_ptr<const Model> model, Tra
   return t.ok() ? std::move(*t) : nullptr;
 }
 
+// Saves `t` to a temporary `name`, loads the saved model and resumes a new
+// trainer from it and its optimizer state; nullptr (with a failure) on error.
+std::unique_ptr<TrainingSession> save_and_resume(const TrainingSession& t, const std::string& name,
+                                                 const TrainingOptions& o) {
+  const std::string path = temp_path(name);
+  Status saved = t.save(path);
+  EXPECT_TRUE(saved.ok()) << saved.to_string();
+  auto model = Model::load(path);
+  EXPECT_TRUE(model.ok()) << model.status().to_string();
+  if (!saved.ok() || !model.ok()) return nullptr;
+  auto resumed = trainer(*model, o);
+  if (!resumed) return nullptr;
+  Status restored = resumed->restore_optimizer(path);
+  EXPECT_TRUE(restored.ok()) << restored.to_string();
+  return restored.ok() ? std::move(resumed) : nullptr;
+}
+
 float train(TrainingSession& t, int steps, const Tensor& x, const Tensor& labels) {
   float loss = 0;
   for (int i = 0; i < steps; ++i) {
@@ -221,14 +238,8 @@ TEST(TrainSession, SaveAndResumeEqualsUninterrupted) {
   ASSERT_TRUE(straight && first);
   train(*straight, 6, x, labels);
   train(*first, 3, x, labels);
-  const std::string path = temp_path("resume_ckpt.mote");
-  ASSERT_TRUE(first->save(path).ok());
-
-  auto saved = Model::load(path);
-  ASSERT_TRUE(saved.ok()) << saved.status().to_string();
-  auto resumed = trainer(*saved, o);
+  auto resumed = save_and_resume(*first, "resume_ckpt.mote", o);
   ASSERT_TRUE(resumed);
-  ASSERT_TRUE(resumed->restore_optimizer(path).ok());
   EXPECT_EQ(resumed->step(), 3);
   EXPECT_FLOAT_EQ(resumed->learning_rate(), first->learning_rate());
   train(*resumed, 3, x, labels);
@@ -239,6 +250,8 @@ TEST(TrainSession, SaveAndResumeEqualsUninterrupted) {
     for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i], b[i]) << name << "[" << i << "]";
   }
   // The saved model runs as an ordinary model with the trained weights.
+  auto saved = Model::load(temp_path("resume_ckpt.mote"));
+  ASSERT_TRUE(saved.ok()) << saved.status().to_string();
   auto session = Session::create(*saved, {.threads = 1});
   ASSERT_TRUE(session.ok());
   auto out = (*session)->run({x});
@@ -426,13 +439,8 @@ TEST(TrainSession, DropoutMasksFollowSeedAndStepAndResume) {
 
   // A resumed run redraws the masks of the uninterrupted one.
   train(*a, 2, x, labels);
-  const std::string path = temp_path("dropout_ckpt.mote");
-  ASSERT_TRUE(same->save(path).ok());
-  auto saved = Model::load(path);
-  ASSERT_TRUE(saved.ok()) << saved.status().to_string();
-  auto resumed = trainer(*saved, o);
+  auto resumed = save_and_resume(*same, "dropout_ckpt.mote", o);
   ASSERT_TRUE(resumed);
-  ASSERT_TRUE(resumed->restore_optimizer(path).ok());
   train(*resumed, 2, x, labels);
   for (const std::string& name : a->trainable_names()) {
     EXPECT_EQ(a->parameter(name)->to_doubles(), resumed->parameter(name)->to_doubles()) << name;
@@ -441,6 +449,7 @@ TEST(TrainSession, DropoutMasksFollowSeedAndStepAndResume) {
   // evaluate() runs Dropout in inference mode, the identity: the saved model
   // (whose Dropout has training_mode 0) gives the same outputs.
   auto evaluated = resumed->evaluate({x});
+  const std::string path = temp_path("dropout_resumed.mote");
   ASSERT_TRUE(resumed->save(path).ok());
   auto reloaded = Model::load(path);
   ASSERT_TRUE(reloaded.ok() && evaluated.ok());

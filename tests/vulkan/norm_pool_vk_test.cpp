@@ -120,24 +120,9 @@ TEST_P(PoolVk, Common2dWindows) {
 
 TEST_P(PoolVk, AttributeVariants) {
   MOTE_REQUIRE_VULKAN();
-  PoolParams dilated{{3, 2}, {1, 2}, {2, 1, 1, 0}, {2, 3}};
-  PoolParams stride3{{3, 3}, {3, 3}, {1, 2, 2, 1}};
-  PoolParams ceil{{3, 3}, {2, 2}, {1, 1, 1, 1}};
-  ceil.ceil_mode = true;
-  PoolParams ceil_edge{{2, 2}, {2, 2}, {1, 0, 0, 1}};
-  ceil_edge.ceil_mode = true;
-  PoolParams same_upper{{3, 2}, {2, 2}};
-  same_upper.auto_pad = fb::AutoPad::SameUpper;
-  PoolParams same_lower = same_upper;
-  same_lower.auto_pad = fb::AutoPad::SameLower;
-  PoolParams valid{{3, 3}, {2, 1}};
-  valid.auto_pad = fb::AutoPad::Valid;
   uint32_t seed = 1;
-  for (PoolParams p : {dilated, stride3, ceil, ceil_edge, same_upper, same_lower, valid}) {
-    for (bool count_pad : {false, true}) {
-      p.count_include_pad = count_pad;
-      expect_vulkan_matches_reference(pool_op(GetParam(), p), {random_tensor(DType::F32, {1, 3, 13, 11}, seed++)});
-    }
+  for (const PoolParams& p : pool_attribute_variants()) {
+    expect_vulkan_matches_reference(pool_op(GetParam(), p), {random_tensor(DType::F32, {1, 3, 13, 11}, seed++)});
   }
 }
 
