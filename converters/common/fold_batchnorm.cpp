@@ -69,8 +69,8 @@ bool fold_into_conv(Graph& g, fb::OpT& conv, const fb::OpT& bn) {
                                              affine->beta[static_cast<size_t>(c)]);
   }
   conv.inputs.resize(3);
-  conv.inputs[1] = g.add_constant(conv.name + "/bn_folded_weight", std::move(w2));
-  conv.inputs[2] = g.add_constant(conv.name + "/bn_folded_bias", std::move(b2));
+  conv.inputs[1] = g.add_derived_constant(conv.name + "/bn_folded_weight", std::move(w2));
+  conv.inputs[2] = g.add_derived_constant(conv.name + "/bn_folded_bias", std::move(b2));
   return true;
 }
 
@@ -106,8 +106,8 @@ bool fold_into_gemm(Graph& g, fb::OpT& gemm, const fb::OpT& bn) {
   attrs_g.beta = 1.0f;
   set_attrs(gemm, attrs_g);
   gemm.inputs.resize(3);
-  gemm.inputs[1] = g.add_constant(gemm.name + "/bn_folded_weight", std::move(b2));
-  gemm.inputs[2] = g.add_constant(gemm.name + "/bn_folded_bias", std::move(c2));
+  gemm.inputs[1] = g.add_derived_constant(gemm.name + "/bn_folded_weight", std::move(b2));
+  gemm.inputs[2] = g.add_derived_constant(gemm.name + "/bn_folded_bias", std::move(c2));
   return true;
 }
 

@@ -11,18 +11,37 @@ bool Value::shape_static() const {
   return std::all_of(shape.begin(), shape.end(), [](int64_t d) { return d >= 0; });
 }
 
-std::string Graph::unique_name(const std::string& base) {
-  std::string name = base.empty() ? "t" : base;
-  for (int k = 2; names_.count(name); ++k) name = base + "_" + std::to_string(k);
-  names_.insert(name);
+std::string Graph::claim_name(const std::string& base, std::unordered_set<std::string>& used,
+                              const std::unordered_set<std::string>* avoid) {
+  std::string stem = base.empty() ? "t" : base;
+  std::string name = stem;
+  auto taken = [&](const std::string& n) { return used.count(n) || (avoid && avoid->count(n)); };
+  for (int k = 2; taken(name); ++k) name = stem + "_" + std::to_string(k);
+  used.insert(name);
   return name;
 }
 
-int Graph::add_value(const std::string& name) {
+void Graph::reserve_source_names(const std::vector<std::string>& names) {
+  for (const std::string& n : names) {
+    if (!n.empty()) source_names_.insert(n);
+  }
+}
+
+int Graph::push_value(std::string name) {
   Value v;
-  v.name = unique_name(name);
+  v.name = std::move(name);
   values.push_back(std::move(v));
   return static_cast<int>(values.size()) - 1;
+}
+
+int Graph::add_value(const std::string& name) { return push_value(claim_name(name, value_names_, nullptr)); }
+
+int Graph::add_derived_value(const std::string& base) {
+  return push_value(claim_name(base, value_names_, &source_names_));
+}
+
+int Graph::add_derived_constant(const std::string& base, Tensor data) {
+  return make_constant(add_derived_value(base), std::move(data));
 }
 
 int Graph::add_input(const std::string& name, DType dtype, std::optional<Shape> shape) {
@@ -39,8 +58,11 @@ int Graph::add_input(const std::string& name, DType dtype, std::optional<Shape> 
 }
 
 int Graph::add_constant(const std::string& name, Tensor data) {
-  int index = add_value(name);
-  Value& v = values.back();
+  return make_constant(add_value(name), std::move(data));
+}
+
+int Graph::make_constant(int index, Tensor data) {
+  Value& v = values[static_cast<size_t>(index)];
   v.set_info(data.dtype(), data.shape());
   v.data = std::move(data);
   return index;
@@ -49,7 +71,7 @@ int Graph::add_constant(const std::string& name, Tensor data) {
 fb::OpT& Graph::add_op(fb::OpType type, const std::string& name, std::vector<int> in, std::vector<int> out) {
   auto op = std::make_unique<fb::OpT>();
   op->type = type;
-  op->name = unique_name(name.empty() ? std::string(op_type_name(type)) : name);
+  op->name = claim_name(name.empty() ? std::string(op_type_name(type)) : name, op_names_, nullptr);
   op->inputs = std::move(in);
   op->outputs = std::move(out);
   ops.push_back(std::move(op));
@@ -109,11 +131,12 @@ void Graph::compact() {
   }
   std::vector<int> remap(values.size(), -1);
   std::vector<Value> kept;
-  names_.clear();
+  value_names_.clear();
+  op_names_.clear();
   for (size_t i = 0; i < values.size(); ++i) {
     if (!used[i]) continue;
     remap[i] = static_cast<int>(kept.size());
-    names_.insert(values[i].name);
+    value_names_.insert(values[i].name);
     kept.push_back(std::move(values[i]));
   }
   values = std::move(kept);
@@ -125,7 +148,7 @@ void Graph::compact() {
   fix(inputs);
   fix(outputs);
   for (auto& op : ops) {
-    names_.insert(op->name);
+    op_names_.insert(op->name);
     fix(op->inputs);
     fix(op->outputs);
   }

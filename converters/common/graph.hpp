@@ -52,15 +52,27 @@ class Graph {
   std::vector<std::pair<std::string, std::string>> metadata;
   std::string producer;
 
-  // Each returns the new value's index. Names are made unique by a suffix.
+  // Tensor names and op names are separate namespaces: an op may share its
+  // name with a tensor (exporters often name a node after its output).
+  //
+  // The source model's tensor names are reserved before import: a source
+  // name is taken exactly as given, and a derived value (a helper a mapper or
+  // pass adds) gets a name no source tensor uses, so graph inputs, outputs
+  // and surviving intermediates keep the names the user knows.
+  void reserve_source_names(const std::vector<std::string>& names);
+
+  // Each returns the new value's index.
+  // A value named by the source model (exact unless already taken).
   int add_value(const std::string& name);
   int add_input(const std::string& name, DType dtype, std::optional<Shape> shape);
   int add_constant(const std::string& name, Tensor data);
+  // A value the conversion adds: `base`, or `base_2`, `base_3`..., whichever
+  // neither an existing value nor a source name uses.
+  int add_derived_value(const std::string& base);
+  int add_derived_constant(const std::string& base, Tensor data);
   // Appends an op reading `inputs` (-1 = omitted optional input) and writing
-  // `outputs`; the name is made unique.
+  // `outputs`; the name is made unique among op names.
   fb::OpT& add_op(fb::OpType type, const std::string& name, std::vector<int> inputs, std::vector<int> outputs);
-  // `base`, or `base_2`, `base_3`... whichever no value or op uses yet.
-  std::string unique_name(const std::string& base);
 
   // Per value: the index of the op writing it, or -1.
   std::vector<int> producers() const;
@@ -80,7 +92,15 @@ class Graph {
   static std::string op_label(const fb::OpT& op);
 
  private:
-  std::unordered_set<std::string> names_;
+  // Claims `base` (or base_2, base_3...) in `used`, skipping `avoid`.
+  static std::string claim_name(const std::string& base, std::unordered_set<std::string>& used,
+                                const std::unordered_set<std::string>* avoid);
+  int push_value(std::string name);
+  int make_constant(int index, Tensor data);
+
+  std::unordered_set<std::string> value_names_;
+  std::unordered_set<std::string> op_names_;
+  std::unordered_set<std::string> source_names_;
 };
 
 }  // namespace mote::convert

@@ -54,6 +54,9 @@ Result<std::vector<uint8_t>> write_mote(const Graph& graph) {
       int v = op->outputs[i];
       index[static_cast<size_t>(v)] = outs[i];
       const Value& value = graph.values[static_cast<size_t>(v)];
+      // The builder names outputs after the op; the value's name is the
+      // source's own (or a derived one no source tensor uses).
+      b.set_tensor_name(outs[i], value.name);
       if (value.dtype_known) b.set_tensor_info(outs[i], value.dtype, value.rank_known ? value.shape : Shape{});
     }
   }

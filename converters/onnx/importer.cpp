@@ -7,6 +7,7 @@
 #include "converters/onnx/onnx_file.hpp"
 #include "converters/onnx/op_table.hpp"
 #include "converters/onnx/tensor_proto.hpp"
+#include "converters/onnx/unsupported_list.hpp"
 #include "onnx.pb.h"
 #include "runtime/core/registry.hpp"
 
@@ -80,6 +81,7 @@ class Importer {
     if (g.sparse_initializer_size() > 0) {
       return unsupported(state_.file + ": sparse initializers are not supported");
     }
+    state_.graph.reserve_source_names(source_tensor_names(g));
     MOTE_RETURN_IF_ERROR(read_initializers(g));
     MOTE_RETURN_IF_ERROR(read_inputs(g));
     MOTE_RETURN_IF_ERROR(read_nodes(g));
@@ -89,6 +91,7 @@ class Importer {
         return not_found(state_.file + ": --input-shape names '" + name + "', which is not a graph input");
       }
     }
+    record_source_names(g);
     result_.graph = std::move(state_.graph);
     return std::move(result_);
   }
@@ -113,6 +116,44 @@ class Importer {
                          std::to_string(kMinOnnxOpset) + " to " + std::to_string(kMaxOnnxOpset) + ")");
     }
     return {};
+  }
+
+  // Every tensor name the model uses, so helper values never take one.
+  static std::vector<std::string> source_tensor_names(const onnx::GraphProto& g) {
+    std::vector<std::string> names;
+    for (const auto& t : g.initializer()) names.push_back(t.name());
+    for (const auto& info : g.input()) names.push_back(info.name());
+    for (const auto& info : g.output()) names.push_back(info.name());
+    for (const auto& node : g.node()) names.insert(names.end(), node.output().begin(), node.output().end());
+    return names;
+  }
+
+  // The source's graph inputs (with declared dimensions, symbolic ones by
+  // name) and outputs, for the check and for mote-info (SourceNames).
+  void record_source_names(const onnx::GraphProto& g) {
+    for (const auto& info : g.input()) {
+      if (state_.graph.is_input(state_.by_name.at(info.name()))) {
+        result_.source.inputs.push_back(source_input(info));
+      }
+    }
+    for (const auto& info : g.output()) result_.source.outputs.push_back(info.name());
+    state_.graph.metadata.emplace_back(kSourceInputsKey, encode_source_inputs(result_.source.inputs));
+    state_.graph.metadata.emplace_back(kSourceOutputsKey, encode_source_outputs(result_.source.outputs));
+  }
+
+  static SourceInput source_input(const onnx::ValueInfoProto& info) {
+    SourceInput in;
+    in.name = info.name();
+    if (!info.type().has_tensor_type() || !info.type().tensor_type().has_shape()) return in;
+    in.has_shape = true;
+    for (const auto& dim : info.type().tensor_type().shape().dim()) {
+      SourceDim d;
+      if (dim.has_dim_value() && dim.dim_value() >= 0) d.value = dim.dim_value();
+      if (dim.has_dim_param()) d.symbol = dim.dim_param();
+      d.denotation = dim.denotation();
+      in.dims.push_back(std::move(d));
+    }
+    return in;
   }
 
   Status define(const std::string& name, int value, const std::string& what) {
@@ -144,7 +185,8 @@ class Importer {
       if (state_.by_name.count(info.name())) continue;
       DeclaredType d = declared_type(info);
       std::string what = state_.file + ": graph input '" + info.name() + "'";
-      if (!info.type().has_tensor_type()) return unsupported(what + " is not a tensor (sequences, maps and optionals are not supported)");
+      if (!info.type().has_tensor_type())
+        return unsupported(what + " is not a tensor (sequences, maps and optionals are not supported)");
       auto dtype = dtype_from_onnx(d.elem_type);
       if (!dtype.ok()) return unsupported(what + ": " + dtype.status().message());
       std::optional<Shape> shape;
@@ -175,11 +217,11 @@ class Importer {
 
   Status read_nodes(const onnx::GraphProto& g) {
     ProgressTicker ticker(options_, "nodes", static_cast<size_t>(g.node_size()));
-    std::vector<std::string> unsupported_nodes;
+    UnsupportedList unsupported_nodes;
     for (int n = 0; n < g.node_size(); ++n) {
       const onnx::NodeProto& node = g.node(n);
       ++result_.op_histogram[node.op_type()];
-      std::string name = node.name().empty() ? node.op_type() + "_" + std::to_string(n) : node.name();
+      std::string name = node_name(node, n);
       std::string label = node.op_type() + " '" + name + "' (opset " + std::to_string(state_.opset) + ")";
 
       for (const std::string& in : node.input()) {
@@ -193,16 +235,11 @@ class Importer {
           return invalid_model(state_.file + ": node " + label + ": output '" + out + "' is already defined");
         }
       }
-      Status st;
-      const OnnxMapper* mapper = nullptr;
-      if (!node.domain().empty() && node.domain() != "ai.onnx") {
-        st = unsupported("domain '" + node.domain() + "' is not supported");
-      } else if (!(mapper = find_onnx_mapper(node.op_type()))) {
-        st = unsupported("no mapper for this op type");
-      } else {
+      Status st = mapper_gap(node);
+      if (st.ok()) {
         size_t first_op = state_.graph.ops.size();
         NodeContext ctx(state_, node, name);
-        st = (*mapper)(ctx);
+        st = (*find_onnx_mapper(node.op_type()))(ctx);
         if (st.ok()) st = ctx.status();
         if (st.ok()) st = check_emitted(first_op, ctx);
       }
@@ -215,20 +252,51 @@ class Importer {
         std::string prefix = state_.file + ": node '" + name + "' (" + node.op_type() + ", opset " +
                              std::to_string(state_.opset) + "): ";
         if (reason.rfind(prefix, 0) == 0) reason = reason.substr(prefix.size());
-        unsupported_nodes.push_back(label + ": " + reason);
+        unsupported_nodes.add(node.op_type(), label, reason);
         for (const std::string& out : node.output()) {
           if (!out.empty() && !state_.by_name.count(out)) state_.by_name[out] = state_.graph.add_value(out);
         }
       }
+      // Nodes inside If/Loop/Scan bodies: listed now, so a user learns about
+      // all of them in one run rather than one per attempt.
+      collect_nested_gaps(node, node.op_type() + " '" + name + "'", unsupported_nodes);
       ticker.tick(static_cast<size_t>(n) + 1);
     }
-    if (!unsupported_nodes.empty()) {
-      std::string msg = state_.file + ": " + std::to_string(unsupported_nodes.size()) + " unsupported node" +
-                        (unsupported_nodes.size() == 1 ? "" : "s") + ":";
-      for (const auto& line : unsupported_nodes) msg += "\n  " + line;
-      return unsupported(msg);
-    }
+    if (!unsupported_nodes.empty()) return unsupported(unsupported_nodes.message(state_.file));
     return {};
+  }
+
+  static std::string node_name(const onnx::NodeProto& node, int index) {
+    return node.name().empty() ? node.op_type() + "_" + std::to_string(index) : node.name();
+  }
+
+  // Why no mapper can take `node`, or OK when one is registered.
+  static Status mapper_gap(const onnx::NodeProto& node) {
+    if (!node.domain().empty() && node.domain() != "ai.onnx") {
+      return unsupported("domain '" + node.domain() + "' is not supported");
+    }
+    if (!find_onnx_mapper(node.op_type())) return unsupported("no mapper for this op type");
+    return {};
+  }
+
+  // Walks the subgraphs of `node` (If branches, Loop and Scan bodies) and
+  // lists every node in them that no mapper takes, with its path:
+  // "If 'x' / then_branch / LSTM 'y'".
+  static void collect_nested_gaps(const onnx::NodeProto& node, const std::string& path, UnsupportedList& list) {
+    for (const auto& attr : node.attribute()) {
+      std::vector<const onnx::GraphProto*> bodies;
+      if (attr.has_g()) bodies.push_back(&attr.g());
+      for (const auto& sub : attr.graphs()) bodies.push_back(&sub);
+      for (size_t b = 0; b < bodies.size(); ++b) {
+        std::string where = path + " / " + attr.name() + (bodies.size() > 1 ? "[" + std::to_string(b) + "]" : "");
+        for (int n = 0; n < bodies[b]->node_size(); ++n) {
+          const onnx::NodeProto& inner = bodies[b]->node(n);
+          std::string label = where + " / " + inner.op_type() + " '" + node_name(inner, n) + "'";
+          if (Status gap = mapper_gap(inner); !gap.ok()) list.add(inner.op_type(), label, gap.message());
+          collect_nested_gaps(inner, label, list);
+        }
+      }
+    }
   }
 
   // After a mapper: fills dtypes of what it emitted, checks the op arity the

@@ -3,8 +3,12 @@
 // Initializers become constants, graph inputs become inputs (an input that
 // also has an initializer is a constant: its default value is folded in),
 // each node goes to the mapper its op type registered (op_table.hpp). Every
-// node no mapper can take is collected, and the import fails once with the
-// full list.
+// node no mapper can take, nested ones in If/Loop/Scan bodies included, is
+// collected, and the import fails once with the full list.
+//
+// Names: graph inputs and outputs keep their ONNX names exactly, and so do
+// intermediate tensors that survive the passes (Graph reserves the source's
+// tensor names; helper values never take one).
 #pragma once
 
 #include <functional>
@@ -13,6 +17,7 @@
 #include <string>
 
 #include "converters/common/graph.hpp"
+#include "mote/source_interface.hpp"
 #include "mote/status.hpp"
 
 namespace onnx {
@@ -37,6 +42,9 @@ struct OnnxImport {
   std::map<std::string, int> op_histogram;
   size_t node_count = 0;
   size_t initializer_count = 0;
+  // The graph inputs (not initializers) and outputs as the file declares
+  // them; also written to the metadata (mote/source_interface.hpp).
+  SourceInterface source;
 };
 
 // `file` names the model in messages; `model_dir` is where external data

@@ -189,10 +189,10 @@ fb::OpT& NodeContext::emit(fb::OpType type, std::vector<int> inputs, std::vector
   return op;
 }
 
-int NodeContext::temp(const std::string& suffix) { return state_.graph.add_value(name_ + "/" + suffix); }
+int NodeContext::temp(const std::string& suffix) { return state_.graph.add_derived_value(name_ + "/" + suffix); }
 
 int NodeContext::constant(Tensor t, const std::string& suffix) {
-  return state_.graph.add_constant(name_ + "/" + suffix, std::move(t));
+  return state_.graph.add_derived_constant(name_ + "/" + suffix, std::move(t));
 }
 
 int NodeContext::constant_i64(const std::vector<int64_t>& values, const std::string& suffix) {

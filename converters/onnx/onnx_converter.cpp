@@ -34,6 +34,7 @@ Result<ConvertResult> finish(ConvertResult r, OnnxImport imported, const std::st
   r.node_count = imported.node_count;
   r.initializer_count = imported.initializer_count;
   r.onnx_ops = imported.op_histogram;
+  r.source = imported.source;
   Graph& graph = imported.graph;
   r.ops_before = op_histogram(graph);
 

@@ -26,6 +26,7 @@ struct ConvertResult {
   size_t node_count = 0;
   size_t initializer_count = 0;
   std::map<std::string, int> onnx_ops;
+  SourceInterface source;
   // Mote op histograms as imported and after the passes.
   std::map<std::string, int> ops_before;
   std::map<std::string, int> ops_after;

@@ -8,11 +8,23 @@ line per tensor:
     output<TAB>NAME<TAB>FILE.npy
 
 This script feeds the inputs to onnxruntime (CPU) and saves each listed output
-to its file. Exit status 0 on success; errors go to stderr.
+to its file. Errors go to stderr, and the exit status says which step failed
+(mote-convert words its message from it):
+
+    0  done
+    3  numpy or onnxruntime cannot be imported
+    4  onnxruntime cannot load the model, or it lacks an input or output the
+       manifest names
+    5  onnxruntime failed while running it
 
 Usage: onnx_reference.py MODEL.onnx MANIFEST
 """
 import sys
+
+
+def fail(status, message):
+    print(f"onnx_reference.py: {message}", file=sys.stderr)
+    sys.exit(status)
 
 
 def main():
@@ -23,7 +35,7 @@ def main():
         import numpy as np
         import onnxruntime as ort
     except ImportError as e:
-        sys.exit(f"onnx_reference.py: {e}; install with: python3 -m pip install numpy onnxruntime")
+        fail(3, f"{e}; install with: python3 -m pip install numpy onnxruntime")
 
     feeds, outputs = {}, []
     with open(manifest_path, encoding="utf-8") as f:
@@ -36,8 +48,20 @@ def main():
 
     options = ort.SessionOptions()
     options.log_severity_level = 3
-    session = ort.InferenceSession(model_path, options, providers=["CPUExecutionProvider"])
-    results = session.run([name for name, _ in outputs], feeds)
+    try:
+        session = ort.InferenceSession(model_path, options, providers=["CPUExecutionProvider"])
+    except Exception as e:  # onnxruntime raises its own exception types
+        fail(4, f"onnxruntime cannot load {model_path}: {e}")
+    for what, names, known in (("input", feeds, session.get_inputs()), ("output", [n for n, _ in outputs],
+                                                                       session.get_outputs())):
+        known_names = [k.name for k in known]
+        for name in names:
+            if name not in known_names:
+                fail(4, f"the model has no {what} named {name!r}; its {what}s are {known_names}")
+    try:
+        results = session.run([name for name, _ in outputs], feeds)
+    except Exception as e:
+        fail(5, f"onnxruntime failed while running {model_path}: {e}")
     for (name, path), value in zip(outputs, results):
         # np.asarray, not np.ascontiguousarray: the latter turns a scalar into
         # shape [1] (it returns at least one dimension).

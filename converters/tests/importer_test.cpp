@@ -27,6 +27,55 @@ TEST(Import, ListsEveryUnsupportedNodeAtOnce) {
   EXPECT_NE(st.message().find("Defenestrate 'second' (opset 13)"), std::string::npos) << st.message();
 }
 
+// Nodes inside If/Loop bodies are listed with their path, grouped by op type,
+// so a user learns about every one of them from one run.
+TEST(Import, ListsUnsupportedNodesInsideSubgraphsWithTheirPath) {
+  OnnxBuilder b(17);
+  b.input("c", DType::Bool, {}).input("x", DType::F32, {3}).output("y");
+  onnx::NodeProto& branch = b.node("If", {"c"}, {"y"}, "branch");
+  auto add_body = [&](const std::string& attr, const std::vector<std::string>& op_types) {
+    auto* a = branch.add_attribute();
+    a->set_name(attr);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    onnx::GraphProto* g = a->mutable_g();
+    std::string prev = "x";
+    for (size_t i = 0; i < op_types.size(); ++i) {
+      onnx::NodeProto* n = g->add_node();
+      n->set_op_type(op_types[i]);
+      n->set_name(attr + "_" + std::to_string(i));
+      n->add_input(prev);
+      prev = attr + "_out" + std::to_string(i);
+      n->add_output(prev);
+    }
+    g->add_output()->set_name(prev);
+    return g;
+  };
+  add_body("then_branch", {"LSTM", "Relu", "LSTM"});
+  onnx::GraphProto* else_body = add_body("else_branch", {"GRU"});
+  // A Loop nested in a branch: its body is walked too.
+  onnx::NodeProto* loop = else_body->add_node();
+  loop->set_op_type("Loop");
+  loop->set_name("inner_loop");
+  auto* body = loop->add_attribute();
+  body->set_name("body");
+  body->set_type(onnx::AttributeProto::GRAPH);
+  onnx::NodeProto* deep = body->mutable_g()->add_node();
+  deep->set_op_type("LSTM");
+  deep->set_name("deep");
+  Status st = try_convert(b);
+  ASSERT_EQ(st.code(), StatusCode::kUnsupported);
+  const std::string& m = st.message();
+  EXPECT_NE(m.find("6 unsupported nodes of 4 op types"), std::string::npos) << m;
+  EXPECT_NE(m.find("LSTM (3 nodes):"), std::string::npos) << m;
+  EXPECT_NE(m.find("If 'branch' / then_branch / LSTM 'then_branch_0'"), std::string::npos) << m;
+  EXPECT_NE(m.find("If 'branch' / then_branch / LSTM 'then_branch_2'"), std::string::npos) << m;
+  EXPECT_NE(m.find("If 'branch' / else_branch / GRU 'else_branch_0'"), std::string::npos) << m;
+  EXPECT_NE(m.find("If 'branch' / else_branch / Loop 'inner_loop' / body / LSTM 'deep'"), std::string::npos) << m;
+  EXPECT_EQ(m.find("Relu"), std::string::npos) << "a supported nested node is not listed:\n" << m;
+  // Most frequent op type first.
+  EXPECT_LT(m.find("LSTM (3 nodes)"), m.find("If (1 node)")) << m;
+}
+
 TEST(Import, AnUndefinedInputNamesTheNode) {
   OnnxBuilder b(13);
   b.input("x", DType::F32, {3}).output("y");

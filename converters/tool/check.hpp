@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "mote/source_interface.hpp"
 #include "mote/status.hpp"
 #include "mote/tensor.hpp"
 
@@ -17,16 +18,21 @@ struct CheckOptions {
   std::string mote_path;
   // Inputs given as .npy files; the rest are random (fixed seed).
   std::map<std::string, std::string> input_files;
-  // Shapes for dynamic dimensions of random inputs (others default to 1).
-  std::map<std::string, Shape> input_shapes;
+  // The source model's inputs with their symbolic dimensions, and --dim
+  // SYMBOL=SIZE: what sizes the dynamic dimensions of random inputs
+  // (check_shapes.hpp).
+  SourceInterface source;
+  std::map<std::string, int64_t> dim_sizes;
   // An output passes when every element has |mote - ort| <= atol + rtol * |ort|.
   double rtol = 1e-3;
   double atol = 1e-4;
   bool verbose = false;
 };
 
-// Prints one line per output (max abs and max rel error); an error when an
-// output is over tolerance or either side fails to run.
+// Prints one line per output: max|mote - ort|, that over max|ort|, and how
+// many elements fail the element-wise tolerance. An error when an output is
+// over tolerance, when an input cannot be sized, or when either side fails
+// to run; the message says which side and carries that side's own message.
 Status run_check(const CheckOptions& options, FILE* out);
 
 }  // namespace mote::convert

@@ -1,5 +1,5 @@
 // mote-convert IN.onnx OUT.mote [--input-shape NAME:1x3x224x224] [--fp16]
-//              [--check] [--inputs NAME=FILE.npy] [--verbose]
+//              [--check] [--inputs NAME=FILE.npy] [--dim SYMBOL=SIZE] [--verbose]
 //
 // Converts an ONNX model to a .mote model: imports it (converters/onnx),
 // runs the graph passes (converters/common), writes the file, prints a
@@ -53,7 +53,7 @@ Result<std::pair<std::string, std::string>> split_arg(const std::string& arg, ch
 int main(int argc, char** argv) {
   CLI::App app{"Converts an ONNX model (opsets 7 to 21; later ones where the ops did not change) to Mote's .mote format."};
   std::string in_path, out_path;
-  std::vector<std::string> shape_args, input_args;
+  std::vector<std::string> shape_args, input_args, dim_args;
   bool fp16 = false, check = false, verbose = false, no_optimize = false, list_ops = false;
   double rtol = -1, atol = -1;
   app.add_option("input", in_path, "the ONNX model (.onnx); external data files are read from its directory");
@@ -62,6 +62,8 @@ int main(int argc, char** argv) {
   app.add_flag("--fp16", fp16, "store float weights as f16 (the runtime widens them at load)");
   app.add_flag("--check", check, "run the result in Mote and the original in onnxruntime and compare the outputs");
   app.add_option("--inputs", input_args, "NAME=FILE.npy: an input for --check (others are random; repeatable)");
+  app.add_option("--dim", dim_args,
+                 "SYMBOL=SIZE: the size --check gives a named dynamic dimension, e.g. H=480 (repeatable)");
   app.add_option("--rtol", rtol, "--check relative tolerance (default 1e-3, 1e-2 with --fp16)");
   app.add_option("--atol", atol, "--check absolute tolerance (default 1e-4, 1e-2 with --fp16)");
   app.add_flag("--no-optimize", no_optimize, "skip constant folding, BatchNormalization folding and fusion");
@@ -96,6 +98,16 @@ int main(int argc, char** argv) {
     }
     check_options.input_files[kv->first] = kv->second;
   }
+  for (const std::string& arg : dim_args) {
+    auto kv = split_arg(arg, '=', "--dim");
+    auto dims = kv.ok() ? parse_dims(kv->second) : Result<Shape>(kv.status());
+    if (!dims.ok() || dims->size() != 1) {
+      std::string why = dims.ok() ? "--dim expects SYMBOL=SIZE, got '" + arg + "'" : dims.status().message();
+      std::fprintf(stderr, "mote-convert: %s\n", why.c_str());
+      return 2;
+    }
+    check_options.dim_sizes[kv->first] = (*dims)[0];
+  }
   options.passes.fp16 = fp16;
   options.passes.optimize = !no_optimize;
   // Progress only where it helps: large models, or when asked.
@@ -119,13 +131,14 @@ int main(int argc, char** argv) {
   if (check) {
     check_options.onnx_path = in_path;
     check_options.mote_path = out_path;
-    check_options.input_shapes = options.import.input_shapes;
+    check_options.source = result->source;
     check_options.rtol = rtol >= 0 ? rtol : fp16 ? 1e-2 : 1e-3;
     check_options.atol = atol >= 0 ? atol : fp16 ? 1e-2 : 1e-4;
     check_options.verbose = verbose;
     std::fflush(stdout);
     if (Status st = run_check(check_options, stdout); !st.ok()) {
-      std::fprintf(stderr, "mote-convert: %s\n", st.to_string().c_str());
+      // The message names the step that failed (and carries its own code).
+      std::fprintf(stderr, "mote-convert: %s\n", st.message().c_str());
       return 3;
     }
   }

@@ -218,11 +218,11 @@ Status ExecutionPlan::build_gpu_program() {
     stats_.device_arena_bytes = ps.arena_bytes;
     stats_.device_weight_bytes = ps.weight_bytes;
   }
+  Status saved = gpu_->device->pipelines().save_cache();
   vk::PipelineCacheStats cache = gpu_->device->pipelines().stats();
   // Pipelines were created during placement; count this plan's share.
   stats_.pipelines_created = cache.pipelines_created - gpu_->pipelines_before;
-  stats_.pipeline_cache = cache.load_note;
-  Status saved = gpu_->device->pipelines().save_cache();
+  stats_.pipeline_cache = vk::describe_pipeline_cache(cache, stats_.pipelines_created);
   if (!saved.ok()) stats_.pipeline_cache += " (not saved: " + saved.message() + ")";
   return {};
 }

@@ -1,8 +1,40 @@
 #include "runtime/vulkan/pipelines.hpp"
 
+#include <cstdio>
 #include <cstring>
 
 namespace mote::vk {
+
+namespace {
+
+// VkPipelineCacheHeaderVersionOne: length, version, vendor, device, UUID.
+constexpr uint64_t kDriverHeaderBytes = 16 + VK_UUID_SIZE;
+
+std::string kib(uint64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(bytes) / 1024.0);
+  return buf;
+}
+
+std::string pipelines(int n) { return std::to_string(n) + " pipeline" + (n == 1 ? "" : "s"); }
+
+}  // namespace
+
+std::string describe_pipeline_cache(const PipelineCacheStats& stats, int compiled) {
+  if (stats.path.empty()) return "not kept: " + stats.load_note + "; every start compiles " + pipelines(compiled);
+  if (stats.driver_bytes > 0 && stats.driver_bytes <= kDriverHeaderBytes) {
+    return "the driver keeps no pipeline cache; every start compiles " + pipelines(compiled);
+  }
+  if (stats.loaded_bytes > 0) {
+    return "warm start: " + kib(stats.loaded_bytes) + " of compiled pipelines read from " + stats.path + "; " +
+           pipelines(compiled) + " created from it (new ones are added to the file)";
+  }
+  std::string why = stats.load_note.rfind("miss: ", 0) == 0 ? stats.load_note.substr(6) : stats.load_note;
+  return "cold start (" + why + "); " + pipelines(compiled) + " compiled" +
+         (stats.driver_bytes > 0
+              ? " and saved to " + stats.path + " (" + kib(stats.driver_bytes) + ") for the next start"
+              : "");
+}
 
 PipelineSet::PipelineSet(Device& device) : device_(device) {}
 
@@ -51,6 +83,7 @@ void PipelineSet::load_cache_locked() {
   } else {
     blob = std::move(decoded).value();
     stats_.loaded_bytes = blob.size();
+    stats_.driver_bytes = blob.size();
     stats_.load_note = "hit: loaded " + std::to_string(blob.size()) + " bytes from " + stats_.path;
   }
   VkPipelineCacheCreateInfo ci{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
@@ -79,6 +112,7 @@ Status PipelineSet::save_cache_locked() {
   std::vector<uint8_t> blob(size);
   MOTE_VK_CHECK(vkGetPipelineCacheData(device_.handle(), cache_, &size, blob.data()), "vkGetPipelineCacheData");
   blob.resize(size);
+  stats_.driver_bytes = size;
   MOTE_RETURN_IF_ERROR(write_file_atomically(stats_.path, encode_pipeline_cache(cache_key(), blob)));
   dirty_ = false;
   return {};

@@ -38,8 +38,18 @@ struct PipelineCacheStats {
   std::string path;        // empty: not persisted
   std::string load_note;   // "loaded N bytes" or why the file was a miss
   uint64_t loaded_bytes = 0;
+  // Size of the driver's cache data at the last save, or at the load when
+  // nothing was saved since. A driver that keeps nothing returns only the
+  // 32-byte header Vulkan defines.
+  uint64_t driver_bytes = 0;
   int pipelines_created = 0;
 };
+
+// What happened to the cache, in a user's words, for `compiled` pipelines
+// created by one prepare: "the driver keeps no pipeline cache; every start
+// compiles 12 pipelines", "cold start: no cache file yet; 12 pipelines
+// compiled and saved to PATH (40.2 KiB) for the next start", ...
+std::string describe_pipeline_cache(const PipelineCacheStats& stats, int compiled);
 
 class PipelineSet {
  public:

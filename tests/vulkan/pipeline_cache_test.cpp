@@ -110,6 +110,33 @@ class PipelineCacheOnDevice : public ::testing::Test {
   fs::path dir_;
 };
 
+// The line mote-run prints: each outcome in words, with the counts and the
+// path, from the stats alone (no device needed).
+TEST(PipelineCacheDescription, SaysWhatHappenedInWords) {
+  vk::PipelineCacheStats s;
+  s.path = "/cache/pipelines.bin";
+  s.load_note = "miss: no cache file yet";
+  s.driver_bytes = 32;  // the Vulkan header and nothing else: lavapipe
+  EXPECT_EQ(vk::describe_pipeline_cache(s, 12),
+            "the driver keeps no pipeline cache; every start compiles 12 pipelines");
+
+  s.driver_bytes = 40 * 1024;
+  EXPECT_EQ(vk::describe_pipeline_cache(s, 12),
+            "cold start (no cache file yet); 12 pipelines compiled and saved to /cache/pipelines.bin (40.0 KiB) for "
+            "the next start");
+
+  s.loaded_bytes = 40 * 1024;
+  s.load_note = "hit: loaded 40960 bytes from /cache/pipelines.bin";
+  std::string warm = vk::describe_pipeline_cache(s, 1);
+  EXPECT_EQ(warm.rfind("warm start: 40.0 KiB of compiled pipelines read from /cache/pipelines.bin; 1 pipeline ", 0), 0u)
+      << warm;
+
+  vk::PipelineCacheStats none;
+  none.load_note = "no cache directory (set MOTE_CACHE_DIR or HOME)";
+  EXPECT_EQ(vk::describe_pipeline_cache(none, 3),
+            "not kept: no cache directory (set MOTE_CACHE_DIR or HOME); every start compiles 3 pipelines");
+}
+
 TEST_F(PipelineCacheOnDevice, WarmStartHits) {
   std::string path = populate();
   ASSERT_TRUE(fs::exists(path)) << path;

@@ -92,7 +92,7 @@ struct PlanStats {
   uint64_t device_arena_bytes = 0;
   uint64_t device_weight_bytes = 0;
   int pipelines_created = 0;     // by this prepare (0 when all were cached)
-  std::string pipeline_cache;    // where the cache lives and how it loaded
+  std::string pipeline_cache;    // what happened to the pipeline cache, in words (cold/warm start, where)
 };
 
 class Session {

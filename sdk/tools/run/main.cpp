@@ -133,7 +133,7 @@ Status run(const RunOptions& o) {
     std::printf("gpu      %d command buffer%s, %d dispatches, %d barriers, %d transfers per run; %s device memory\n",
                 plan.gpu_segments, plan.gpu_segments == 1 ? "" : "s", plan.gpu_dispatches, plan.gpu_barriers,
                 plan.gpu_transfers, format_bytes(plan.device_arena_bytes + plan.device_weight_bytes).c_str());
-    std::printf("pipelines %d compiled by this prepare; cache %s\n", plan.pipelines_created, plan.pipeline_cache.c_str());
+    std::printf("cache    %s\n", plan.pipeline_cache.c_str());
   }
   if (o.placement) print_placement(session->placement());
   std::printf("inputs\n");
