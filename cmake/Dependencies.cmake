@@ -10,7 +10,13 @@ find_package(Threads REQUIRED)
 if(MOTE_VULKAN)
   # Headers only: the loader is opened at run time through volk, so nothing
   # links against libvulkan and a machine without it runs on the CPU.
-  find_package(VulkanHeaders REQUIRED)
+  find_package(VulkanHeaders QUIET)
+  if(NOT TARGET Vulkan::Headers)
+    # The Android NDK ships vulkan/vulkan.h in its sysroot, without a CMake package.
+    find_path(MOTE_VULKAN_INCLUDE vulkan/vulkan.h REQUIRED)
+    add_library(Vulkan::Headers INTERFACE IMPORTED)
+    set_target_properties(Vulkan::Headers PROPERTIES INTERFACE_INCLUDE_DIRECTORIES ${MOTE_VULKAN_INCLUDE})
+  endif()
   find_path(MOTE_VOLK_INCLUDE volk.h REQUIRED)
   find_program(MOTE_GLSLANG glslangValidator REQUIRED)
 endif()

@@ -1,9 +1,21 @@
 # Install rules: the library, public headers (with the generated schema
 # header), the CMake package (find_package(mote) -> mote::mote) and a
 # pkg-config file.
+#
+# With MOTE_SHARED, mote::mote and `pkg-config mote` are libmote.so, and the
+# static library is there too as mote::mote_static and `pkg-config --static
+# mote-static`; without it, mote::mote and `pkg-config mote` are libmote.a.
 include(CMakePackageConfigHelpers)
 
-install(TARGETS mote mote_schema_headers EXPORT moteTargets
+if(MOTE_SHARED)
+  set_target_properties(mote_shared PROPERTIES EXPORT_NAME mote)
+  set_target_properties(mote PROPERTIES EXPORT_NAME mote_static)
+  set(MOTE_INSTALLED_LIBRARIES mote_shared mote)
+else()
+  set_target_properties(mote PROPERTIES EXPORT_NAME mote)
+  set(MOTE_INSTALLED_LIBRARIES mote)
+endif()
+install(TARGETS ${MOTE_INSTALLED_LIBRARIES} mote_schema_headers EXPORT moteTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
@@ -21,15 +33,29 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/moteConfigVersion.cmake
 install(FILES ${PROJECT_BINARY_DIR}/moteConfig.cmake ${PROJECT_BINARY_DIR}/moteConfigVersion.cmake
   DESTINATION ${MOTE_CMAKE_DIR})
 
-# A static libmote needs its private dependencies at link time.
-if(BUILD_SHARED_LIBS)
-  set(MOTE_PC_PRIVATE_LIBS "")
-else()
-  set(MOTE_PC_PRIVATE_LIBS "-lhwy -lstdc++ -lm -pthread -ldl")
-endif()
 # Relative to the .pc file, so an install tree can be moved (or installed to a
 # scratch prefix by the package test) and still resolve.
 file(RELATIVE_PATH MOTE_PC_PREFIX_FROM_PCDIR
   ${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
-configure_file(${PROJECT_SOURCE_DIR}/cmake/mote.pc.in ${PROJECT_BINARY_DIR}/mote.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/mote.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+# A static libmote needs its private dependencies at link time; libmote.so
+# carries them itself.
+set(MOTE_STATIC_PRIVATE_LIBS "-lhwy -lstdc++ -lm -pthread -ldl")
+if(MOTE_SHARED)
+  set(MOTE_PC_NAME mote)
+  set(MOTE_PC_LIBS "-L\${libdir} -lmote")
+  set(MOTE_PC_PRIVATE_LIBS "")
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/mote.pc.in ${PROJECT_BINARY_DIR}/mote.pc @ONLY)
+  # The archive by path: with both installed, -lmote would pick the .so.
+  set(MOTE_PC_NAME mote-static)
+  set(MOTE_PC_LIBS "\${libdir}/libmote.a")
+  set(MOTE_PC_PRIVATE_LIBS ${MOTE_STATIC_PRIVATE_LIBS})
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/mote.pc.in ${PROJECT_BINARY_DIR}/mote-static.pc @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/mote.pc ${PROJECT_BINARY_DIR}/mote-static.pc
+    DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+else()
+  set(MOTE_PC_NAME mote)
+  set(MOTE_PC_LIBS "-L\${libdir} -lmote")
+  set(MOTE_PC_PRIVATE_LIBS ${MOTE_STATIC_PRIVATE_LIBS})
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/mote.pc.in ${PROJECT_BINARY_DIR}/mote.pc @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/mote.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endif()

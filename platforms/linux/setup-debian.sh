@@ -22,22 +22,15 @@ APT_PACKAGES=(
   # examples/finetune: scikit-learn's digits for Debian's /usr/bin/python3,
   # and Fashion-MNIST's IDX files (/usr/share/datasets/fashion-mnist)
   python3-sklearn dataset-fashion-mnist
+  # The Java API's JNI library and its host test on the JVM (platforms/android)
+  openjdk-17-jdk-headless
 )
 # Python (the pyenv `python3` on PATH, where pip works): numpy for the tools'
 # .npy tests; onnx and onnxruntime for mote-convert --check and model tests.
 PIP_PACKAGES=(numpy onnx onnxruntime)
 
-as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
-
-missing=()
-for p in "${APT_PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "setup: installing ${missing[*]}"
-  as_root apt-get update -qq
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+. "$(dirname "$0")/apt.sh"
+apt_install_missing "${APT_PACKAGES[@]}"
 
 if ! python3 -c "import numpy, onnx, onnxruntime" 2>/dev/null; then
   echo "setup: pip installing ${PIP_PACKAGES[*]}"

@@ -25,5 +25,5 @@ if [ "${1:-}" = "--sanitize" ]; then
     run_suite build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMOTE_SANITIZE=ON \
       -DMOTE_BUILD_BENCHMARKS=OFF
 else
-  run_suite build -DCMAKE_BUILD_TYPE=Release
+  run_suite build -DCMAKE_BUILD_TYPE=Release -DMOTE_SHARED=ON
 fi

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "runtime/core/execution_plan.hpp"
+#include "runtime/cpu/simd_target.hpp"
 #include "runtime/cpu/thread_pool.hpp"
 #if MOTE_HAS_VULKAN
 #include "runtime/vulkan/device.hpp"
@@ -108,6 +109,7 @@ Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> mo
     MOTE_ASSIGN_OR_RETURN(options.backend, parse_backend(env));
   }
   options.backend = resolve_backend(options.backend);
+  MOTE_RETURN_IF_ERROR(cpu::apply_simd_target_env());
   std::unique_ptr<Session> session(new Session());
   session->impl_->model = std::move(model);
   session->impl_->options = options;

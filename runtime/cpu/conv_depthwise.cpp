@@ -40,43 +40,50 @@ HWY_INLINE V LoadColumns(D d, const float* HWY_RESTRICT p) {
 // and the independent accumulators hide the multiply-add latency.
 constexpr int kBlock = 4;
 
+// Clamps one output vector and stores the first `valid - first` of its
+// lanes at out + first (at most a whole vector).
+HWY_INLINE void StoreClamped(D d, V acc, V lo, V hi, float* HWY_RESTRICT out, int64_t first, int64_t valid) {
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const V result = hn::Min(hn::Max(acc, lo), hi);
+  if (first + lanes <= valid) {
+    hn::StoreU(result, d, out + first);
+  } else {
+    // The partial last vector goes through the stack: no store past the row.
+    HWY_ALIGN float tail[hn::MaxLanes(d)];
+    hn::Store(result, d, tail);
+    std::copy(tail, tail + (valid - first), out + first);
+  }
+}
+
 // Computes kCount (<= kBlock) output vectors starting at output column ow of
 // the row whose top-left input is `base` (in the padded plane), clamps them
-// and stores the first `valid` outputs at `out`.
+// and stores the first `valid` outputs at `out`. The accumulators are named
+// variables, not an array: scalable vectors (SVE) cannot be array elements,
+// and unused ones cost nothing.
 template <int kStride, int kCount>
 HWY_INLINE void Block(D d, const DepthwiseShape& s, const float* HWY_RESTRICT base, int64_t padded_w,
                       const float* HWY_RESTRICT w, float bias, float* HWY_RESTRICT out, int64_t valid) {
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  // Fully unrolled, so the accumulators live in registers.
-  V acc[kCount];
-  HWY_UNROLL(kBlock)
-  for (int b = 0; b < kCount; ++b) acc[b] = hn::Set(d, bias);
+  static_assert(kCount >= 1 && kCount <= kBlock);
+  const int64_t step = static_cast<int64_t>(hn::Lanes(d)) * kStride;
+  V acc0 = hn::Set(d, bias), acc1 = acc0, acc2 = acc0, acc3 = acc0;
   for (int64_t kh = 0; kh < s.kernel_h; ++kh) {
     const float* row = base + kh * s.dilation_h * padded_w;
     for (int64_t kw = 0; kw < s.kernel_w; ++kw) {
       const V wv = hn::Set(d, w[kh * s.kernel_w + kw]);
       const float* p = row + kw * s.dilation_w;
-      HWY_UNROLL(kBlock)
-      for (int b = 0; b < kCount; ++b) {
-        acc[b] = hn::MulAdd(LoadColumns<kStride>(d, p + b * lanes * kStride), wv, acc[b]);
-      }
+      acc0 = hn::MulAdd(LoadColumns<kStride>(d, p), wv, acc0);
+      if constexpr (kCount > 1) acc1 = hn::MulAdd(LoadColumns<kStride>(d, p + step), wv, acc1);
+      if constexpr (kCount > 2) acc2 = hn::MulAdd(LoadColumns<kStride>(d, p + 2 * step), wv, acc2);
+      if constexpr (kCount > 3) acc3 = hn::MulAdd(LoadColumns<kStride>(d, p + 3 * step), wv, acc3);
     }
   }
   const V lo = hn::Set(d, s.clamp_min);
   const V hi = hn::Set(d, s.clamp_max);
-  HWY_UNROLL(kBlock)
-  for (int b = 0; b < kCount; ++b) {
-    const V result = hn::Min(hn::Max(acc[b], lo), hi);
-    const int64_t first = b * lanes;
-    if (first + lanes <= valid) {
-      hn::StoreU(result, d, out + first);
-    } else {
-      // The partial last vector goes through the stack: no store past the row.
-      HWY_ALIGN float tail[hn::MaxLanes(d)];
-      hn::Store(result, d, tail);
-      std::copy(tail, tail + (valid - first), out + first);
-    }
-  }
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  StoreClamped(d, acc0, lo, hi, out, 0, valid);
+  if constexpr (kCount > 1) StoreClamped(d, acc1, lo, hi, out, lanes, valid);
+  if constexpr (kCount > 2) StoreClamped(d, acc2, lo, hi, out, 2 * lanes, valid);
+  if constexpr (kCount > 3) StoreClamped(d, acc3, lo, hi, out, 3 * lanes, valid);
 }
 
 template <int kStride>

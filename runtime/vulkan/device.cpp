@@ -167,6 +167,17 @@ Status Device::create_instance() {
   ci.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
   ci.ppEnabledExtensionNames = extensions.data();
   VkResult r = vkCreateInstance(&ci, nullptr, &instance_);
+  if (r == VK_ERROR_LAYER_NOT_PRESENT && validation) {
+    // Listed but not loadable: a manifest of another architecture's layer
+    // (an x86-64 layer seen by an arm64 process under qemu, say). The
+    // device still works; only the checking is lost, and that is said.
+    std::fprintf(stderr, "mote: MOTE_VK_VALIDATION is set but VK_LAYER_KHRONOS_validation could not be loaded "
+                         "(installed for another architecture?); continuing without validation\n");
+    validation = false;
+    ci.enabledLayerCount = 0;
+    ci.enabledExtensionCount = 0;
+    r = vkCreateInstance(&ci, nullptr, &instance_);
+  }
   if (r != VK_SUCCESS) return vk_error("Vulkan unavailable: vkCreateInstance failed", r);
   volkLoadInstanceOnly(instance_);
   if (validation) {

@@ -42,6 +42,9 @@ struct DeviceFeatures {
   // Iterations after which the driver cuts a shader loop short (a quirk;
   // unlimited unless quirks.cpp says otherwise).
   uint32_t max_loop_iterations = 0xffffffffu;
+  // packHalf2x16/unpackHalf2x16 compile correctly (Cast to and from f16);
+  // a quirk turns it off.
+  bool half_conversions = true;
 };
 
 struct DeviceInfo {

@@ -8,10 +8,21 @@
 namespace mote::vk {
 namespace {
 
+// The machine this build runs on, for drivers that compile shaders to host
+// code (llvmpipe), whose bugs follow the host's instruction set.
+#if defined(__aarch64__)
+constexpr const char* kHostArch = "aarch64";
+#elif defined(__x86_64__)
+constexpr const char* kHostArch = "x86_64";
+#else
+constexpr const char* kHostArch = "other";
+#endif
+
 struct Quirk {
   uint32_t vendor_id;           // 0 matches any vendor
   const char* name_contains;    // "" matches any device
   uint32_t below_driver;        // matches drivers older than this; 0 = any
+  const char* host_arch;        // "" matches any host
   const char* bug;              // what goes wrong
   const char* workaround;       // what the row changes
   void (*apply)(DeviceFeatures& features);
@@ -23,9 +34,16 @@ constexpr Quirk kQuirks[] = {
     // Found by TopK (k=100 over 1000) and CumSum (66000 elements) going wrong
     // from iteration 65535 on: gallivm caps every loop at 65535 iterations,
     // counted across re-entries, and silently skips the rest.
-    {kMesaVendor, "llvmpipe", 0, "shader loops stop after 65535 iterations",
+    {kMesaVendor, "llvmpipe", 0, "", "shader loops stop after 65535 iterations",
      "max_loop_iterations = 65535 (longer per-invocation work runs on the CPU)",
      [](DeviceFeatures& f) { f.max_loop_iterations = 65535; }},
+    // Found by the arm64 suite under qemu (Mesa 22.3.6, LLVM 15): shaders
+    // reading f16 storage abort the process inside LLVM's AArch64
+    // instruction selection ("Cannot select: v4f32 = fp_extend v4i16"), and
+    // unpackHalf2x16 gives wrong values, then aborts the same way.
+    {kMesaVendor, "llvmpipe", 0, "aarch64", "f16 loads and conversions abort LLVM's AArch64 code generator",
+     "no 16-bit storage, f16 math or f16 casts on the GPU (those run on the CPU; f16 storage requests use f32)",
+     [](DeviceFeatures& f) { f.fp16_storage = f.shader_float16 = f.half_conversions = false; }},
 };
 
 }  // namespace
@@ -37,6 +55,7 @@ std::vector<std::string> apply_quirks(const DeviceInfo& info, DeviceFeatures& fe
     if (q.vendor_id && q.vendor_id != info.vendor_id) continue;
     if (q.name_contains && *q.name_contains && info.name.find(q.name_contains) == std::string::npos) continue;
     if (q.below_driver && info.driver_version >= q.below_driver) continue;
+    if (q.host_arch && *q.host_arch && std::string(q.host_arch) != kHostArch) continue;
     q.apply(features);
     applied.push_back(info.name + ": " + q.bug + " -> " + q.workaround);
   }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "runtime/cpu/gemm_internal.hpp"
+#include "runtime/cpu/simd_target.hpp"
 #include "runtime/cpu/thread_pool.hpp"
 
 namespace mote::cpu {
@@ -306,10 +308,18 @@ TEST(Sgemm, RejectsInvalidArguments) {
 // on a current x86), whose register blocking and packed layouts all differ.
 TEST(Sgemm, EveryCompiledTarget) {
   struct Restore {
-    ~Restore() { gemm_detail::force_target_for_test(0); }
+    ~Restore() {
+      gemm_detail::force_target_for_test(0);
+      EXPECT_TRUE(cpu::apply_simd_target_env().ok());  // back to MOTE_SIMD_TARGET's choice, if any
+    }
   } restore;
   ThreadPool pool(2);
   const std::vector<int64_t> targets = gemm_detail::targets_for_test();
+  if (targets.empty() && std::getenv("MOTE_SIMD_TARGET")) {
+    // The GEMM kernel is not compiled for the forced target (SVE: see
+    // gemm_kernel.cpp); it then runs the baseline (NEON), tested in that run.
+    GTEST_SKIP() << "the GEMM kernel has no " << std::getenv("MOTE_SIMD_TARGET") << " variant";
+  }
   EXPECT_FALSE(targets.empty());
   for (int64_t target : targets) {
     gemm_detail::force_target_for_test(target);

@@ -16,6 +16,11 @@ bool device_has_fp16_storage() {
   return device.ok() && device.value()->features().fp16_storage;
 }
 
+bool device_has_half_conversions() {
+  auto device = vk::Device::get();
+  return device.ok() && device.value()->features().half_conversions;
+}
+
 Tensor round_to_f16(const Tensor& t) {
   if (t.dtype() != DType::F32) return t;
   Tensor r = t.clone();

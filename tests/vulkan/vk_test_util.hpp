@@ -26,6 +26,9 @@ std::string vulkan_unavailable_reason();
   } while (0)
 
 bool device_has_fp16_storage();
+// Whether Cast to and from f16 runs on this device (false under a driver
+// quirk, runtime/vulkan/quirks.cpp: those casts then run on the CPU).
+bool device_has_half_conversions();
 
 // Which op inputs become model constants (bit i = input i); the others are
 // graph inputs uploaded per run. kValueInputs: the op definition's

@@ -28,6 +28,9 @@ Status plan_cast(PlanContext& ctx) {
     return ctx.unsupported(std::string("cast from ") + dtype_name(ctx.in(0).dtype()) + " to " +
                            dtype_name(ctx.out(0).dtype()));
   }
+  if ((from == 4 || to == 4) && !ctx.features.half_conversions) {
+    return ctx.unsupported("this driver miscompiles f16 conversions (a device quirk, runtime/vulkan/quirks.cpp)");
+  }
   const int64_t n = ctx.out(0).numel();
   if (!fits_u32(n)) return ctx.unsupported("more than 2^31 elements");
   const int64_t per = to == 3 ? 4 : (to == 4 ? 2 : 1);  // bool and f16 outputs: one word per invocation

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "mote/export.hpp"
 #include "mote/status.hpp"
 
 namespace mote {
@@ -14,11 +15,11 @@ namespace mote {
 // features kernels rely on, quirks applied), or an error saying in one line
 // why no device is usable (no loader, no driver, MOTE_VK_DEVICE mismatch,
 // built without Vulkan).
-Result<std::vector<std::string>> describe_gpu();
+MOTE_API Result<std::vector<std::string>> describe_gpu();
 
 // Drops every compiled pipeline and the in-memory pipeline cache so the next
 // prepare compiles again (from the disk cache if one is there). For
 // benchmarks measuring cold and warm prepare; a no-op without a device.
-void reset_gpu_pipelines();
+MOTE_API void reset_gpu_pipelines();
 
 }  // namespace mote

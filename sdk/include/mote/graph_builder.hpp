@@ -15,12 +15,13 @@
 #include <vector>
 
 #include "mote/attrs.hpp"
+#include "mote/export.hpp"
 #include "mote/status.hpp"
 #include "mote/tensor.hpp"
 
 namespace mote {
 
-class GraphBuilder {
+class MOTE_API GraphBuilder {
  public:
   GraphBuilder();
   ~GraphBuilder();

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "mote/export.hpp"
 #include "mote/status.hpp"
 #include "mote/tensor.hpp"
 
@@ -25,7 +26,7 @@ struct TensorDesc {
   Shape shape;
 };
 
-class Model {
+class MOTE_API Model {
  public:
   // Memory-maps `path`, verifies it and unpacks the graph. Errors name the
   // file and, where one is involved, the op and tensor.

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "mote/export.hpp"
 #include "mote/model.hpp"
 #include "mote/status.hpp"
 #include "mote/tensor.hpp"
@@ -22,9 +23,9 @@ enum class Backend {
   kAuto,       // Vulkan on a real GPU, otherwise the CPU
 };
 
-const char* backend_name(Backend backend);
+MOTE_API const char* backend_name(Backend backend);
 // Parses "cpu" / "reference" / "vulkan" / "auto"; error for anything else.
-Result<Backend> parse_backend(const std::string& name);
+MOTE_API Result<Backend> parse_backend(const std::string& name);
 
 // How float tensors are stored on the GPU. Arithmetic is f32 either way.
 enum class GpuPrecision {
@@ -95,7 +96,7 @@ struct PlanStats {
   std::string pipeline_cache;    // what happened to the pipeline cache, in words (cold/warm start, where)
 };
 
-class Session {
+class MOTE_API Session {
  public:
   static Result<std::unique_ptr<Session>> create(std::shared_ptr<const Model> model, SessionOptions options = {});
   ~Session();

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "mote/export.hpp"
+
 namespace mote {
 
 class Model;
@@ -38,13 +40,13 @@ struct SourceInterface {
 inline constexpr const char* kSourceInputsKey = "source.inputs";
 inline constexpr const char* kSourceOutputsKey = "source.outputs";
 
-std::string encode_source_inputs(const std::vector<SourceInput>& inputs);
-std::string encode_source_outputs(const std::vector<std::string>& outputs);
+MOTE_API std::string encode_source_inputs(const std::vector<SourceInput>& inputs);
+MOTE_API std::string encode_source_outputs(const std::vector<std::string>& outputs);
 // From a model's metadata; nullopt when it has none (a model not converted,
 // or converted before the metadata existed).
-std::optional<SourceInterface> source_interface(const Model& model);
+MOTE_API std::optional<SourceInterface> source_interface(const Model& model);
 
 // "[N, 3, 224, 224]"; "?" for an unnamed dynamic dimension.
-std::string source_dims_to_string(const SourceInput& input);
+MOTE_API std::string source_dims_to_string(const SourceInput& input);
 
 }  // namespace mote

@@ -8,6 +8,8 @@
 #include <string>
 #include <utility>
 
+#include "mote/export.hpp"
+
 namespace mote {
 
 enum class StatusCode : int {
@@ -21,9 +23,9 @@ enum class StatusCode : int {
   kInternal = 7,         // a bug in Mote; please report it
 };
 
-const char* status_code_name(StatusCode code);
+MOTE_API const char* status_code_name(StatusCode code);
 
-class [[nodiscard]] Status {
+class [[nodiscard]] MOTE_API Status {
  public:
   Status() = default;
   Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}

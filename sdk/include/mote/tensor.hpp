@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "mote/export.hpp"
 #include "mote/mote_generated.h"
 #include "mote/status.hpp"
 
@@ -17,12 +18,12 @@ using DType = fb::DType;
 using Shape = std::vector<int64_t>;
 
 // Bytes per element; 0 for an unknown dtype.
-size_t dtype_size(DType dtype);
-const char* dtype_name(DType dtype);
+MOTE_API size_t dtype_size(DType dtype);
+MOTE_API const char* dtype_name(DType dtype);
 // "1x3x224x224"; dynamic dimensions print as "?".
-std::string shape_to_string(const Shape& shape);
+MOTE_API std::string shape_to_string(const Shape& shape);
 // Product of dims; -1 when a dimension is negative or the product overflows.
-int64_t shape_numel(const Shape& shape);
+MOTE_API int64_t shape_numel(const Shape& shape);
 
 // Maps C++ element types to DType.
 template <class T> struct DTypeOf;
@@ -34,7 +35,7 @@ template <> struct DTypeOf<int32_t> { static constexpr DType value = DType::I32;
 template <> struct DTypeOf<int64_t> { static constexpr DType value = DType::I64; };
 template <> struct DTypeOf<bool> { static constexpr DType value = DType::Bool; };
 
-class Tensor {
+class MOTE_API Tensor {
  public:
   Tensor() = default;
 

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "mote/export.hpp"
 #include "mote/model.hpp"
 #include "mote/session.hpp"
 #include "mote/status.hpp"
@@ -64,13 +65,13 @@ struct ScheduleOptions {
 };
 
 // The learning rate of step `step` (0-based) for a base rate and schedule.
-float scheduled_learning_rate(float base, const ScheduleOptions& schedule, int64_t step);
+MOTE_API float scheduled_learning_rate(float base, const ScheduleOptions& schedule, int64_t step);
 
 // The names command lines and the C API use: "softmax_cross_entropy", "mse",
 // "bce_with_logits"; "sgd", "adamw"; "constant", "step", "cosine".
-Result<LossKind> parse_loss_kind(const std::string& name);
-Result<OptimizerKind> parse_optimizer_kind(const std::string& name);
-Result<ScheduleKind> parse_schedule_kind(const std::string& name);
+MOTE_API Result<LossKind> parse_loss_kind(const std::string& name);
+MOTE_API Result<OptimizerKind> parse_optimizer_kind(const std::string& name);
+MOTE_API Result<ScheduleKind> parse_schedule_kind(const std::string& name);
 
 struct TrainingOptions {
   // Which constants are trained. By default every f32 constant of rank >= 1;
@@ -95,7 +96,7 @@ struct TrainingOptions {
   SessionOptions session;
 };
 
-class TrainingSession {
+class MOTE_API TrainingSession {
  public:
   static Result<std::unique_ptr<TrainingSession>> create(std::shared_ptr<const Model> model,
                                                          TrainingOptions options = {});

@@ -1,0 +1,27 @@
+// Which instruction set the CPU kernels run with. Highway compiles each SIMD
+// kernel once per target (AVX-512, AVX2 and a portable path on x86; NEON,
+// SVE and SVE2 on arm64) and picks the best one the CPU has at run time.
+// MOTE_SIMD_TARGET=<name> limits that choice to one target, to test a code
+// path the machine would not pick (every arm64 target under qemu), to
+// compare them, or to step around a suspect one in the field.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "mote/status.hpp"
+
+namespace mote::cpu {
+
+// Applies $MOTE_SIMD_TARGET (case-insensitive, as simd_targets() spells
+// them); nothing when it is unset. An unknown name is an error listing the
+// choices. Session::create calls it.
+Status apply_simd_target_env();
+
+// The targets compiled in that this CPU can run, best first ("AVX3",
+// "AVX2", "EMU128"; "NEON", "SVE2"...).
+std::vector<std::string> simd_targets();
+// The one the kernels use now.
+std::string simd_target();
+
+}  // namespace mote::cpu
