@@ -129,7 +129,8 @@ class Importer {
   }
 
   // The source's graph inputs (with declared dimensions, symbolic ones by
-  // name) and outputs, for the check and for mote-info (SourceNames).
+  // name) and outputs, for the check and for mote-info
+  // (mote/source_interface.hpp).
   void record_source_names(const onnx::GraphProto& g) {
     for (const auto& info : g.input()) {
       if (state_.graph.is_input(state_.by_name.at(info.name()))) {
