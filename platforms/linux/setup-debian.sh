@@ -36,4 +36,6 @@ if ! python3 -c "import numpy, onnx, onnxruntime" 2>/dev/null; then
   echo "setup: pip installing ${PIP_PACKAGES[*]}"
   python3 -m pip install --quiet "${PIP_PACKAGES[@]}"
 fi
+# The peer benchmark's runtimes (its smoke test is part of the suite).
+"$(dirname "$0")/../../tests/bench/peers/setup-peers.sh"
 echo "setup: dependencies ready"

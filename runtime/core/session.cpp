@@ -5,8 +5,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 
 #include "runtime/core/execution_plan.hpp"
+#include "runtime/cpu/denormals.hpp"
 #include "runtime/cpu/simd_target.hpp"
 #include "runtime/cpu/thread_pool.hpp"
 #if MOTE_HAS_VULKAN
@@ -163,6 +165,10 @@ Result<std::vector<Tensor>> Session::run(const std::vector<Tensor>& inputs) {
     shapes.push_back(inputs[k].shape());
   }
   MOTE_RETURN_IF_ERROR(impl_->plan_for(shapes));
+  // Subnormals count as zero in the optimised backends' kernels; the
+  // reference backend keeps IEEE arithmetic (runtime/cpu/denormals.hpp).
+  std::optional<cpu::FlushDenormalsScope> flush;
+  if (impl_->options.backend != Backend::kReference) flush.emplace();
   auto result = impl_->plan->run(inputs, *impl_->pool);
   if (!result.ok()) return result.status().with_context(impl_->model->source());
   return result;

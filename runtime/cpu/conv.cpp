@@ -1,4 +1,6 @@
-// Optimised Conv. Three paths, chosen per call from the geometry:
+// Optimised Conv. Four paths, chosen per call from the geometry:
+//  - Winograd F(4x4, 3x3) for 3x3 stride-1 layers with enough channels and
+//    pixels (conv_winograd), with its weights transformed at prepare;
 //  - depthwise (group == C_in == C_out, 1-D or 2-D, width stride 1 or 2):
 //    SIMD over output columns, one channel plane per task (conv_depthwise);
 //  - pointwise (1x1 kernel, stride 1, no padding): the NCHW input already is
@@ -14,6 +16,7 @@
 #include "runtime/core/kernel.hpp"
 #include "runtime/cpu/conv_depthwise.hpp"
 #include "runtime/cpu/conv_im2col.hpp"
+#include "runtime/cpu/conv_winograd.hpp"
 #include "runtime/cpu/fused_epilogue.hpp"
 #include "runtime/cpu/gemm.hpp"
 #include "runtime/cpu/thread_pool.hpp"
@@ -27,12 +30,23 @@ namespace {
 // after by the GEMM's packing, so it should stay in L2 (>= 512 KiB on the
 // x86 and ARM cores we target).
 constexpr int64_t kColumnTileBytes = 512 * 1024;
+constexpr int64_t kMaxColumnTileBytes = 4 * 1024 * 1024;
 // Narrower tiles make GEMMs too thin to run at full speed.
 constexpr int64_t kMinTilePixels = 64;
 
 struct ConvState : KernelState {
   const void* weights = nullptr;      // the constant W the packs were made from
   std::vector<PackedMatrix> packed;   // per group: W_g as [M_g, C_g * kvol]
+  WinogradWeights winograd;           // instead of `packed` where Winograd pays
+
+  bool winograd_fits(const ConvGeometry& g) const {
+    return !winograd.empty() && winograd.points[0].rows() == g.out_channels &&
+           winograd.points[0].cols() == g.in_channels;
+  }
+  bool packed_fits(const ConvGeometry& g) const {
+    return static_cast<int64_t>(packed.size()) == g.group && packed[0].rows() == g.out_channels_per_group() &&
+           packed[0].cols() == g.in_channels_per_group() * g.kernel_volume();
+  }
 };
 
 bool use_depthwise(const ConvGeometry& g) {
@@ -63,7 +77,11 @@ Status conv_prepare(KernelContext& ctx, std::unique_ptr<KernelState>& state) {
   if (use_depthwise(*g)) return {};  // reads W as it is
   auto s = std::make_unique<ConvState>();
   s->weights = ctx.in(1).raw();
-  s->packed = pack_weights(*g, ctx.in(1).data<float>());
+  if (winograd_pays(*g)) {
+    s->winograd = winograd_pack_weights(*g, ctx.in(1).data<float>());
+  } else {
+    s->packed = pack_weights(*g, ctx.in(1).data<float>());
+  }
   state = std::move(s);
   return {};
 }
@@ -105,10 +123,19 @@ void run_depthwise(KernelContext& ctx, const ConvGeometry& g) {
 }
 
 // Pixels per column tile: what fits kColumnTileBytes, narrowed further when
-// that leaves too few tiles to keep every thread busy.
+// that leaves too few tiles to keep every thread busy. Each tile's GEMM reads
+// all of the group's weights, so where they outweigh a tile (deep layers on
+// small images: ResNet-18's 14x14 layers have 2.4 MB of weights) the tiles
+// grow to as much as the weights, up to kMaxColumnTileBytes, and are not split
+// for balance: the GEMM of a lone tile spreads over the threads instead.
 int64_t tile_pixels(const ConvGeometry& g, int64_t threads) {
   const int64_t pixels = g.out_pixels();
   const int64_t rows = g.in_channels_per_group() * g.kernel_volume();
+  const int64_t weight_bytes = g.out_channels_per_group() * rows * int64_t{sizeof(float)};
+  if (weight_bytes > kColumnTileBytes) {
+    const int64_t bytes = std::min(weight_bytes, kMaxColumnTileBytes);
+    return std::min(pixels, std::max(kMinTilePixels, bytes / (rows * int64_t{sizeof(float)}) / 16 * 16));
+  }
   int64_t tile = std::max(kMinTilePixels, kColumnTileBytes / (rows * int64_t{sizeof(float)}) / 16 * 16);
   const int64_t planes = g.batch * g.group;
   const int64_t wanted_tiles = (2 * threads + planes - 1) / planes;
@@ -183,10 +210,14 @@ Status conv_run(KernelContext& ctx) {
     run_depthwise(ctx, g);
     return {};
   }
+  // The state was made for the shapes at prepare; input shapes may have
+  // changed since, so each path checks that its weights still fit.
   const auto* state = static_cast<const ConvState*>(ctx.state);
-  const int64_t rows = g.in_channels_per_group() * g.kernel_volume();
-  if (state && state->weights == ctx.in(1).raw() && static_cast<int64_t>(state->packed.size()) == g.group &&
-      state->packed[0].rows() == g.out_channels_per_group() && state->packed[0].cols() == rows) {
+  if (state && state->weights != ctx.in(1).raw()) state = nullptr;
+  if (state && state->winograd_fits(g) && winograd_pays(g)) {
+    winograd_conv(g, state->winograd, ctx.in(0).data<float>(), ctx.has_input(2) ? ctx.in(2).data<float>() : nullptr,
+                  ctx.op.fused.get(), ctx.out(0).data<float>(), *ctx.pool);
+  } else if (state && state->packed_fits(g)) {
     run_gemm_paths(ctx, g, state->packed);
   } else {
     run_gemm_paths(ctx, g, pack_weights(g, ctx.in(1).data<float>()));

@@ -142,9 +142,25 @@ TEST(ConvOps, FusedActivationsCpuMatchReference) {
   }
 }
 
+// 3x3 stride-1 layers with at least 16 channels and 16 output tiles take the
+// Winograd path (runtime/cpu/conv_winograd.cpp): partial edge tiles, padding
+// on any side, other channel counts in and out, batches, every fused
+// activation, and an image wide enough to be done in several bands.
+TEST(ConvOps, WinogradCpuMatchesReference) {
+  for (const auto& pads : std::vector<std::vector<int64_t>>{{1, 1, 1, 1}, {0, 0, 0, 0}, {2, 0, 1, 2}}) {
+    EXPECT_TRUE(check_conv({1, 16, 16, 16}, {16, 16, 3, 3}, true, conv_attrs({1, 1}, pads)));
+    EXPECT_TRUE(check_conv({2, 24, 17, 23}, {16, 24, 3, 3}, false, conv_attrs({1, 1}, pads)));
+    EXPECT_TRUE(check_conv({1, 16, 21, 18}, {40, 16, 3, 3}, true, conv_attrs({1, 1}, pads)));
+  }
+  for (const auto& act : all_fused_activations()) {
+    EXPECT_TRUE(check_conv({1, 16, 19, 22}, {24, 16, 3, 3}, true, conv_attrs({1, 1}, {1, 1, 1, 1}), &act));
+  }
+  EXPECT_TRUE(check_conv({1, 16, 80, 600}, {16, 16, 3, 3}, true, conv_attrs({1, 1}, {1, 1, 1, 1})));
+}
+
 // Large enough for several column tiles per image, run as parallel tasks.
 TEST(ConvOps, ManyColumnTilesCpuMatchesReference) {
-  EXPECT_TRUE(check_conv({1, 64, 30, 34}, {32, 64, 3, 3}, true, conv_attrs({1, 1}, {1, 1, 1, 1})));
+  EXPECT_TRUE(check_conv({1, 64, 30, 34}, {32, 64, 3, 5}, true, conv_attrs({1, 1}, {1, 2, 1, 2})));
   EXPECT_TRUE(check_conv({2, 32, 17, 19}, {16, 16, 3, 3}, false, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 2)));
 }
 

@@ -21,12 +21,16 @@ shape at batch 1 and the two files.
 
   mobilenet_v2, mobilenet_v3_small, resnet18, squeezenet1_1,
   shufflenet_v2_x1_0, efficientnet_b0   torchvision, 1x3x224x224
+  resnet50      torchvision, 1x3x224x224 (peer benchmark only)
   transformer   2-layer nn.TransformerEncoder, d_model 64, 4 heads, GELU,
                 batch_first, input 1x16x64
+  transformer_encoder  the peer benchmark's encoder: 4 layers, d_model 256,
+                4 heads, feed-forward 1024, GELU, batch_first, input 1x128x256
   unet          small U-Net (below): ConvTranspose, bilinear and nearest
                 F.interpolate (Resize), skip Concat, input 1x3x64x64
 
 Usage: export_models.py OUTDIR [--models NAME,NAME...] [--opset 17]
+                         [--variants static,dynamic]
 """
 import argparse
 import inspect
@@ -86,9 +90,9 @@ class SmallUNet(nn.Module):
 
 
 class Transformer(nn.Module):
-    def __init__(self, d_model=64, heads=4, layers=2):
+    def __init__(self, d_model=64, heads=4, layers=2, feedforward=128):
         super().__init__()
-        layer = nn.TransformerEncoderLayer(d_model, heads, dim_feedforward=128, dropout=0.0, activation="gelu",
+        layer = nn.TransformerEncoderLayer(d_model, heads, dim_feedforward=feedforward, dropout=0.0, activation="gelu",
                                            batch_first=True)
         kwargs = {}
         if "enable_nested_tensor" in inspect.signature(nn.TransformerEncoder).parameters:
@@ -111,10 +115,12 @@ MODELS = {
     "mobilenet_v2": (lambda: torchvision_model("mobilenet_v2"), IMAGE),
     "mobilenet_v3_small": (lambda: torchvision_model("mobilenet_v3_small"), IMAGE),
     "resnet18": (lambda: torchvision_model("resnet18"), IMAGE),
+    "resnet50": (lambda: torchvision_model("resnet50"), IMAGE),
     "squeezenet1_1": (lambda: torchvision_model("squeezenet1_1"), IMAGE),
     "shufflenet_v2_x1_0": (lambda: torchvision_model("shufflenet_v2_x1_0"), IMAGE),
     "efficientnet_b0": (lambda: torchvision_model("efficientnet_b0"), IMAGE),
     "transformer": (Transformer, (1, 16, 64)),
+    "transformer_encoder": (lambda: Transformer(d_model=256, heads=4, layers=4, feedforward=1024), (1, 128, 256)),
     "unet": (SmallUNet, (1, 3, 64, 64)),
 }
 
@@ -153,6 +159,7 @@ def main():
     parser.add_argument("outdir")
     parser.add_argument("--models", default=",".join(MODELS), help="comma-separated subset of: " + ", ".join(MODELS))
     parser.add_argument("--opset", type=int, default=OPSET)
+    parser.add_argument("--variants", default="static,dynamic", help="which files to write: static, dynamic or both")
     args = parser.parse_args()
     os.makedirs(args.outdir, exist_ok=True)
     torch.set_num_threads(2)
@@ -170,7 +177,7 @@ def main():
         model.eval()
         example = torch.randn(shape, generator=generator)
         files = {}
-        for variant in ("static", "dynamic"):
+        for variant in args.variants.split(","):
             files[variant] = f"{name}_{variant}.onnx"
             export(model, example, os.path.join(args.outdir, files[variant]), variant == "dynamic", args.opset)
         manifest[name] = {"input": "input", "shape": list(shape), "files": files, "opset": args.opset,

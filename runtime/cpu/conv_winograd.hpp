@@ -1,0 +1,44 @@
+// Winograd convolution F(4x4, 3x3) for 3x3, stride-1, undilated, ungrouped
+// 2-D Conv (Lavin and Gray, "Fast Algorithms for Convolutional Neural
+// Networks", 2016). Each 4x4 block of outputs comes from a 6x6 block of
+// inputs with 36 multiplications per channel pair instead of 144; the 36
+// products become 36 GEMMs of [C_out, C_in] x [C_in, tiles], so the time still
+// goes into the tuned sgemm. Weights are transformed and packed once at
+// prepare (36 x C_out x C_in floats, four times the 3x3 weights).
+//
+// Accuracy: the transforms scale values by up to 5 (input) and 8 (output),
+// which costs a few bits against a direct sum. Measured against onnxruntime
+// on whole networks (tests/bench/peers): max|diff| / max|output| 1.8e-6 on
+// ResNet-18 and 2.0e-6 on ResNet-50, within the 1e-4 Mote is held to.
+#pragma once
+
+#include <vector>
+
+#include "runtime/core/attrs.hpp"
+#include "runtime/cpu/gemm.hpp"
+#include "runtime/ops/conv_geometry.hpp"
+
+namespace mote {
+class ThreadPool;
+}
+
+namespace mote::cpu {
+
+// The transformed weights: for each of the 36 points of the 6x6 transform
+// domain, U_point [C_out, C_in] packed as a GEMM left operand.
+struct WinogradWeights {
+  std::vector<PackedMatrix> points;
+  bool empty() const { return points.empty(); }
+};
+
+// True where Winograd applies and pays: 3x3, stride 1, dilation 1, one group,
+// 2-D, and enough channels and output tiles for the GEMMs to be efficient.
+bool winograd_pays(const ConvGeometry& g);
+
+WinogradWeights winograd_pack_weights(const ConvGeometry& g, const float* w);
+
+// y = act(conv(x, w) + bias); `bias` may be null, `act` null for none.
+void winograd_conv(const ConvGeometry& g, const WinogradWeights& u, const float* x, const float* bias,
+                   const fb::FusedActivationT* act, float* y, ThreadPool& pool);
+
+}  // namespace mote::cpu
