@@ -15,8 +15,7 @@ constexpr uint64_t kFlushBits = uint64_t{1} << 24;  // FPCR.FZ
 constexpr uint64_t kFlushBits = 0;
 #endif
 
-}  // namespace
-
+// The calling thread's floating-point control register (0 where unknown).
 uint64_t fp_control() {
 #if defined(__x86_64__) || defined(__i386__)
   return _mm_getcsr();
@@ -38,6 +37,8 @@ void set_fp_control(uint64_t value) {
   (void)value;
 #endif
 }
+
+}  // namespace
 
 FlushDenormalsScope::FlushDenormalsScope() : saved_(fp_control()) {
   if (kFlushBits) set_fp_control(saved_ | kFlushBits);

@@ -15,10 +15,6 @@
 
 namespace mote::cpu {
 
-// The calling thread's floating-point control register (0 where unknown).
-uint64_t fp_control();
-void set_fp_control(uint64_t value);
-
 // Sets flush-to-zero on the calling thread for its lifetime; restores the
 // previous mode after.
 class FlushDenormalsScope {

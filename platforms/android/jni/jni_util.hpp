@@ -5,6 +5,7 @@
 
 #include <jni.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,5 +31,16 @@ bool borrow_tensor(JNIEnv* env, jobject tensor, const std::string& what, Tensor*
 jobjectArray to_java(JNIEnv* env, const std::vector<Tensor>& tensors);
 // A run's outputs as Java tensors, or its error thrown (and null returned).
 jobjectArray to_java_or_throw(JNIEnv* env, const Result<std::vector<Tensor>>& outputs);
+
+// What a create() made, handed to Java as a handle (Java's close() deletes
+// it), or its error thrown and 0 returned.
+template <class T>
+jlong handle_or_throw(JNIEnv* env, Result<std::unique_ptr<T>> created) {
+  if (!created.ok()) {
+    throw_status(env, created.status());
+    return 0;
+  }
+  return reinterpret_cast<jlong>(created->release());
+}
 
 }  // namespace mote::jni

@@ -150,12 +150,7 @@ JNIEXPORT jlong JNICALL Java_dev_mote_Session_nativeCreate(JNIEnv* env, jclass, 
   options.backend = *parsed;
   options.threads = threads;
   options.gpu_precision = fp16 ? GpuPrecision::kF16Storage : GpuPrecision::kF32;
-  auto session = Session::create(model_ref(model), options);
-  if (!session.ok()) {
-    jni::throw_status(env, session.status());
-    return 0;
-  }
-  return reinterpret_cast<jlong>(session->release());
+  return jni::handle_or_throw(env, Session::create(model_ref(model), options));
 }
 
 JNIEXPORT jobjectArray JNICALL Java_dev_mote_Session_nativeRun(JNIEnv* env, jclass, jlong handle,
@@ -197,12 +192,7 @@ JNIEXPORT jlong JNICALL Java_dev_mote_TrainingSession_nativeCreate(JNIEnv* env, 
   options.trainable_after = jni::to_string(env, trainable_after);
   options.session.backend = *backend_kind;
   options.session.threads = threads;
-  auto session = TrainingSession::create(model_ref(model), options);
-  if (!session.ok()) {
-    jni::throw_status(env, session.status());
-    return 0;
-  }
-  return reinterpret_cast<jlong>(session->release());
+  return jni::handle_or_throw(env, TrainingSession::create(model_ref(model), options));
 }
 
 JNIEXPORT jfloat JNICALL Java_dev_mote_TrainingSession_nativeTrainStep(JNIEnv* env, jclass, jlong handle,

@@ -7,8 +7,7 @@
 # Extra arguments go to peer_bench.py (e.g. --models resnet18 --rounds 5).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
-platforms/linux/setup-debian.sh
-tests/bench/peers/setup-peers.sh
+platforms/linux/setup-debian.sh  # installs the peers too (setup-peers.sh)
 python3 -m pip install --quiet matplotlib
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DMOTE_SHARED=ON >/dev/null
 cmake --build build -j"$(nproc)" --target mote-convert mote_shared

@@ -8,6 +8,7 @@ their pip packages' Python bindings. Every runtime is set to fp32 arithmetic
 on the CPU (no fp16 or bf16 storage, no GPU).
 """
 import ctypes
+import functools
 import os
 
 import numpy as np
@@ -26,7 +27,9 @@ class _SessionOptions(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_size_t), ("threads", ctypes.c_int32), ("backend", ctypes.c_char_p)]
 
 
+@functools.lru_cache(maxsize=None)
 def _load_libmote(path):
+    """The library with its C API's signatures declared, once per path."""
     lib = ctypes.CDLL(path)
     vp = ctypes.c_void_p
     pvp = ctypes.POINTER(vp)
