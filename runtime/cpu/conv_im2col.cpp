@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "runtime/cpu/row_simd.hpp"
+
 namespace mote::cpu {
 namespace {
 
@@ -23,17 +25,37 @@ Range valid_range(int64_t count, int64_t limit, int64_t stride, int64_t pad, int
 
 // Calls fn(column, a, b, c_begin, c_end) for each run of pixels [p0, p1) of
 // a grid sized `size` that shares its two outer coordinates (a, b); `column`
-// is the run's first pixel minus p0.
+// is the run's first pixel minus p0. Divides once, then steps the
+// coordinates: runs are short (a 14-pixel row) and many.
 template <class Fn>
 void for_each_run(const ConvGeometry::Dims& size, int64_t p0, int64_t p1, Fn fn) {
-  int64_t p = p0;
-  while (p < p1) {
-    int64_t c = p % size[2];
-    int64_t b = p / size[2] % size[1];
-    int64_t a = p / (size[2] * size[1]);
-    int64_t len = std::min(size[2] - c, p1 - p);
+  int64_t c = p0 % size[2];
+  int64_t b = p0 / size[2] % size[1];
+  int64_t a = p0 / (size[2] * size[1]);
+  for (int64_t p = p0; p < p1;) {
+    const int64_t len = std::min(size[2] - c, p1 - p);
     fn(p - p0, a, b, c, c + len);
     p += len;
+    c = 0;
+    if (++b == size[1]) {
+      b = 0;
+      ++a;
+    }
+  }
+}
+
+// Plain loops rather than memcpy/fill calls: the runs are a few dozen floats,
+// where a library call costs more than the copy (GCC vectorizes these).
+inline void zero(float* dst, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) dst[i] = 0.0f;
+}
+inline void copy_run(const float* src, int64_t stride, float* dst, int64_t n) {
+  if (stride == 1) {
+    for (int64_t i = 0; i < n; ++i) dst[i] = src[i];
+  } else if (stride == 2 && n >= 16) {
+    simd::copy_every_second(src, n, dst);
+  } else {
+    for (int64_t i = 0; i < n; ++i) dst[i] = src[i * stride];
   }
 }
 
@@ -57,21 +79,16 @@ void im2col(const ConvGeometry& g, const float* x, int64_t p0, int64_t p1, int64
       const int64_t id = od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
       const int64_t ih = oh * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
       if (id < 0 || id >= in[0] || ih < 0 || ih >= in[1]) {
-        std::fill(dst, dst + (ow1 - ow0), 0.0f);
+        zero(dst, ow1 - ow0);
         return;
       }
       const int64_t lo = std::clamp(w_ok.lo, ow0, ow1);
       const int64_t hi = std::clamp(w_ok.hi, lo, ow1);
-      std::fill(dst, dst + (lo - ow0), 0.0f);
-      std::fill(dst + (hi - ow0), dst + (ow1 - ow0), 0.0f);
+      zero(dst, lo - ow0);
+      zero(dst + (hi - ow0), ow1 - hi);
       if (hi == lo) return;
       const float* src = x + ((c * in[0] + id) * in[1] + ih) * in[2] + (lo * sw - g.pad_begin[2] + kw * g.dilation[2]);
-      float* out = dst + (lo - ow0);
-      if (sw == 1) {
-        std::memcpy(out, src, static_cast<size_t>(hi - lo) * sizeof(float));
-      } else {
-        for (int64_t j = 0; j < hi - lo; ++j) out[j] = src[j * sw];
-      }
+      copy_run(src, sw, dst + (lo - ow0), hi - lo);
     });
   }
 }

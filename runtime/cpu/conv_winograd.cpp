@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "runtime/cpu/activation.hpp"
 #include "runtime/cpu/fused_epilogue.hpp"
@@ -26,11 +27,6 @@ constexpr int64_t kBlockBytes = 8 << 20;
 constexpr int64_t kMinChannels = 16;
 constexpr int64_t kMinTiles = 40;
 
-// Tiles transformed together, one SIMD lane each (winograd_simd), so the
-// stores to the 36 point planes are contiguous runs.
-constexpr int kLanes = simd::kWinogradLanes;
-using Lanes = float[kLanes];
-
 // The weight transform G g (3 -> 6) along one line of a filter, `s` and `os`
 // apart; applied to the columns and then the rows. Once per model, scalar.
 inline void weight_1d(const float* g, int s, float* o, int os) {
@@ -51,39 +47,39 @@ struct Layout {
   int64_t in_h, in_w, out_h, out_w, pad_top, pad_left, tiles_w, tiles_h;
 };
 
-// The 6x6 inputs of tile t (block-relative) of one channel plane into lane
-// `l` of d, zeros outside the image.
-void gather_tile(const Layout& l, const Block& b, const float* plane, int64_t t, int lane, Lanes* d) {
-  const int64_t y0 = (b.row0 + t / l.tiles_w) * kOut - l.pad_top, x0 = (t % l.tiles_w) * kOut - l.pad_left;
-  if (y0 >= 0 && x0 >= 0 && y0 + kIn <= l.in_h && x0 + kIn <= l.in_w) {
-    for (int i = 0; i < kIn; ++i) {
-      const float* row = plane + (y0 + i) * l.in_w + x0;
-      for (int j = 0; j < kIn; ++j) d[i * kIn + j][lane] = row[j];
-    }
-    return;
-  }
-  for (int i = 0; i < kIn; ++i) {
-    for (int j = 0; j < kIn; ++j) {
-      const int64_t yy = y0 + i, xx = x0 + j;
-      d[i * kIn + j][lane] = (yy >= 0 && yy < l.in_h && xx >= 0 && xx < l.in_w) ? plane[yy * l.in_w + xx] : 0.0f;
-    }
-  }
+// Zero-padded rows for the row transforms of the calling thread: six input
+// (or four output) rows plus the transform's scratch, kept between calls.
+float* row_buffer(size_t stride) {
+  thread_local std::vector<float> buffer;
+  if (buffer.size() < 12 * stride) buffer.assign(12 * stride, 0.0f);
+  return buffer.data();
 }
 
 // V[point][c][t] = B^T d B for input channels [c0, c1) and every tile t of
-// the block.
+// the block, one tile row at a time.
 void transform_inputs(const Layout& l, const Block& b, const float* x, int64_t c0, int64_t c1, int64_t channels,
                       float* v) {
-  const int64_t point_stride = channels * b.tiles;
-  alignas(64) Lanes d[kPoints] = {}, out[kPoints];  // lanes past the last tile stay 0
+  const size_t stride = simd::winograd_row_floats(static_cast<size_t>(l.tiles_w));
+  float* rows = row_buffer(stride);
+  float* scratch = rows + 6 * stride;
+  // Columns [pad_left, pad_left + in_w) of each row hold the image or zeros;
+  // the rest stays zero from here on.
+  std::fill(rows, rows + 6 * stride, 0.0f);
+  const size_t point_stride = static_cast<size_t>(channels * b.tiles);
   for (int64_t c = c0; c < c1; ++c) {
     const float* plane = x + c * l.in_h * l.in_w;
-    for (int64_t t0 = 0; t0 < b.tiles; t0 += kLanes) {
-      const int count = static_cast<int>(std::min<int64_t>(kLanes, b.tiles - t0));
-      for (int lane = 0; lane < count; ++lane) gather_tile(l, b, plane, t0 + lane, lane, d);
-      simd::winograd_input_tiles(d[0], out[0]);
-      float* dst = v + c * b.tiles + t0;
-      for (int p = 0; p < kPoints; ++p) std::memcpy(dst + p * point_stride, out[p], sizeof(float) * count);
+    for (int64_t ty = b.row0; ty < b.row1; ++ty) {
+      for (int64_t i = 0; i < kIn; ++i) {
+        const int64_t yy = ty * kOut - l.pad_top + i;
+        float* row = rows + static_cast<size_t>(i) * stride + l.pad_left;
+        if (yy >= 0 && yy < l.in_h) {
+          std::memcpy(row, plane + yy * l.in_w, sizeof(float) * static_cast<size_t>(l.in_w));
+        } else {
+          std::fill(row, row + l.in_w, 0.0f);
+        }
+      }
+      simd::winograd_input_row(rows, stride, static_cast<size_t>(l.tiles_w), scratch,
+                               v + c * b.tiles + (ty - b.row0) * l.tiles_w, point_stride);
     }
   }
 }
@@ -93,24 +89,19 @@ void transform_inputs(const Layout& l, const Block& b, const float* x, int64_t c
 void transform_outputs(const Layout& l, const Block& b, const float* m, int64_t k0, int64_t k1, int64_t channels,
                        const float* bias, const fb::FusedActivationT* act, float* y) {
   const GemmEpilogue clamp = fused::clamp_epilogue(act);
-  const int64_t point_stride = channels * b.tiles;
-  alignas(64) Lanes tile[kPoints] = {}, out[kOut * kOut];
+  const size_t stride = simd::winograd_row_floats(static_cast<size_t>(l.tiles_w));
+  float* rows = row_buffer(stride);
+  const size_t point_stride = static_cast<size_t>(channels * b.tiles);
   for (int64_t k = k0; k < k1; ++k) {
     float* plane = y + k * l.out_h * l.out_w;
     const float add = bias ? bias[k] : 0.0f;
-    for (int64_t t0 = 0; t0 < b.tiles; t0 += kLanes) {
-      const int count = static_cast<int>(std::min<int64_t>(kLanes, b.tiles - t0));
-      const float* src = m + k * b.tiles + t0;
-      for (int p = 0; p < kPoints; ++p) std::memcpy(tile[p], src + p * point_stride, sizeof(float) * count);
-      simd::winograd_output_tiles(tile[0], add, clamp.clamp_min, clamp.clamp_max, out[0]);
-      for (int lane = 0; lane < count; ++lane) {
-        const int64_t t = t0 + lane;
-        const int64_t oy = (b.row0 + t / l.tiles_w) * kOut, ox = (t % l.tiles_w) * kOut;
-        const int64_t rows = std::min<int64_t>(kOut, l.out_h - oy), width = std::min<int64_t>(kOut, l.out_w - ox);
-        for (int64_t i = 0; i < rows; ++i) {
-          float* row = plane + (oy + i) * l.out_w + ox;
-          for (int64_t j = 0; j < width; ++j) row[j] = out[i * kOut + j][lane];
-        }
+    for (int64_t ty = b.row0; ty < b.row1; ++ty) {
+      simd::winograd_output_row(m + k * b.tiles + (ty - b.row0) * l.tiles_w, point_stride,
+                                static_cast<size_t>(l.tiles_w), add, clamp.clamp_min, clamp.clamp_max, rows, stride);
+      const int64_t oy = ty * kOut, count = std::min<int64_t>(kOut, l.out_h - oy);
+      for (int64_t i = 0; i < count; ++i) {
+        std::memcpy(plane + (oy + i) * l.out_w, rows + static_cast<size_t>(i) * stride,
+                    sizeof(float) * static_cast<size_t>(l.out_w));
       }
     }
     if (fused::needs_pass(act)) {
@@ -156,7 +147,9 @@ void winograd_conv(const ConvGeometry& g, const WinogradWeights& u, const float*
   l.tiles_h = (l.out_h + kOut - 1) / kOut;
   const int64_t row_bytes = kPoints * (cin + cout) * l.tiles_w * int64_t{sizeof(float)};
   const int64_t rows_per_block = std::clamp<int64_t>(kBlockBytes / row_bytes, 1, l.tiles_h);
-  float* v = thread_scratch(static_cast<size_t>(kPoints * (cin + cout) * rows_per_block * l.tiles_w));
+  // The output transform reads up to a vector past the last tile.
+  float* v = thread_scratch(static_cast<size_t>(kPoints * (cin + cout) * rows_per_block * l.tiles_w) +
+                            simd::kWinogradLanes);
   const int64_t in_image = cin * l.in_h * l.in_w, out_image = cout * l.out_h * l.out_w;
   for (int64_t n = 0; n < g.batch; ++n) {
     for (int64_t row0 = 0; row0 < l.tiles_h; row0 += rows_per_block) {

@@ -207,6 +207,21 @@ void MultiplyRow(const float* x, const float* s, int64_t n, float* y) {
   for (; i < count; ++i) y[i] = x[i] * s[i];
 }
 
+void CopyEverySecond(const float* HWY_RESTRICT src, int64_t n, float* HWY_RESTRICT dst) {
+  const D d;
+  const size_t N = hn::Lanes(d);
+  const size_t count = static_cast<size_t>(n);
+  size_t i = 0;
+  // A de-interleaving load reads 2N floats, one past the last one used:
+  // stop while that one is still inside the row.
+  for (; i + N < count; i += N) {
+    hn::Vec<D> even, odd;
+    hn::LoadInterleaved2(d, src + 2 * i, even, odd);
+    hn::StoreU(even, d, dst + i);
+  }
+  for (; i < count; ++i) dst[i] = src[2 * i];
+}
+
 // Where in x the extreme value `target` sits: the first (or last) equal
 // element, or NaN when target is NaN.
 int64_t FindValue(const float* HWY_RESTRICT x, size_t n, float target, bool last) {
@@ -312,6 +327,7 @@ HWY_EXPORT(SumSquaredDeviation);
 HWY_EXPORT(ScaleShiftRow);
 HWY_EXPORT(NormalizeRow);
 HWY_EXPORT(MultiplyRow);
+HWY_EXPORT(CopyEverySecond);
 HWY_EXPORT(ArgExtremeRow);
 HWY_EXPORT(ArgExtremeAccumulate);
 
@@ -347,6 +363,10 @@ void normalize_row(const float* x, int64_t n, float mean, float inv_std, const f
 
 void multiply_row(const float* x, const float* s, int64_t n, float* y) {
   HWY_DYNAMIC_DISPATCH(MultiplyRow)(x, s, n, y);
+}
+
+void copy_every_second(const float* src, int64_t n, float* dst) {
+  HWY_DYNAMIC_DISPATCH(CopyEverySecond)(src, n, dst);
 }
 
 int64_t arg_extreme_row(const float* x, int64_t n, bool is_max, bool last) {

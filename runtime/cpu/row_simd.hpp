@@ -38,6 +38,9 @@ void normalize_row(const float* x, int64_t n, float mean, float inv_std, const f
 // y[i] = x[i] * s[i]. y may alias x.
 void multiply_row(const float* x, const float* s, int64_t n, float* y);
 
+// dst[i] = src[2 * i] for i < n: the stride-2 gather of im2col.
+void copy_every_second(const float* src, int64_t n, float* dst);
+
 // ArgMax/ArgMin rules: the index of the largest (is_max) or smallest element
 // of x[0, n), n >= 1; ties go to the first index, or the last when `last`; a
 // NaN counts as more extreme than any number (numpy's argmax/argmin).

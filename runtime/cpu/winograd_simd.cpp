@@ -5,6 +5,7 @@
 #include "hwy/foreach_target.h"  // must come before highway.h
 
 #include <cstddef>
+#include <cstring>
 
 #include "hwy/highway.h"
 #include "runtime/cpu/winograd_simd.hpp"
@@ -14,64 +15,136 @@ namespace mote::cpu::simd {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// At most kWinogradLanes lanes, so a vector never spans two rows (wide SVE).
+// At most kWinogradLanes lanes: the row padding is sized for that (wide SVE).
 using D = hn::CappedTag<float, kWinogradLanes>;
 using V = hn::Vec<D>;
-constexpr size_t kRow = kWinogradLanes;  // floats between two points
 
-// B^T applied to six points `s` rows apart, written `os` rows apart, for the
-// lanes starting at `lane`.
-HWY_INLINE void InputLine(const float* in, size_t s, float* out, size_t os, size_t lane) {
+// B^T along one line of six points: the input transform's 1-D step. (SVE
+// vectors cannot live in arrays, hence the six references.)
+HWY_INLINE void InputLine(V d0, V d1, V d2, V d3, V d4, V d5, V& o0, V& o1, V& o2, V& o3, V& o4, V& o5) {
   const D d;
-  const V d0 = hn::LoadU(d, in + lane), d1 = hn::LoadU(d, in + s * kRow + lane);
-  const V d2 = hn::LoadU(d, in + 2 * s * kRow + lane), d3 = hn::LoadU(d, in + 3 * s * kRow + lane);
-  const V d4 = hn::LoadU(d, in + 4 * s * kRow + lane), d5 = hn::LoadU(d, in + 5 * s * kRow + lane);
   const V four = hn::Set(d, 4.0f), five = hn::Set(d, 5.0f), two = hn::Set(d, 2.0f);
-  // out0 = 4 d0 - 5 d2 + d4;  out5 = 4 d1 - 5 d3 + d5
-  hn::StoreU(hn::NegMulAdd(five, d2, hn::MulAdd(four, d0, d4)), d, out + lane);
-  hn::StoreU(hn::NegMulAdd(five, d3, hn::MulAdd(four, d1, d5)), d, out + 5 * os * kRow + lane);
-  // out1,2 = d4 + d3 -/+ 4 (d1 + d2 | d1 - d2), signs as below
-  const V d34 = hn::Add(d3, d4), d4m3 = hn::Sub(d4, d3);
-  hn::StoreU(hn::NegMulAdd(four, hn::Add(d1, d2), d34), d, out + os * kRow + lane);
-  hn::StoreU(hn::MulAdd(four, hn::Sub(d1, d2), d4m3), d, out + 2 * os * kRow + lane);
-  // out3,4 = d4 - d2 +/- 2 (d3 - d1)
+  o0 = hn::NegMulAdd(five, d2, hn::MulAdd(four, d0, d4));  // 4 d0 - 5 d2 + d4
+  o5 = hn::NegMulAdd(five, d3, hn::MulAdd(four, d1, d5));  // 4 d1 - 5 d3 + d5
+  o1 = hn::NegMulAdd(four, hn::Add(d1, d2), hn::Add(d3, d4));
+  o2 = hn::MulAdd(four, hn::Sub(d1, d2), hn::Sub(d4, d3));
   const V d42 = hn::Sub(d4, d2), d31 = hn::Sub(d3, d1);
-  hn::StoreU(hn::MulAdd(two, d31, d42), d, out + 3 * os * kRow + lane);
-  hn::StoreU(hn::NegMulAdd(two, d31, d42), d, out + 4 * os * kRow + lane);
+  o3 = hn::MulAdd(two, d31, d42);
+  o4 = hn::NegMulAdd(two, d31, d42);
 }
 
-// A^T applied to six points `s` rows apart, four results `os` rows apart.
-HWY_INLINE void OutputLine(const float* in, size_t s, float* out, size_t os, size_t lane) {
+// A^T along one line of six points: the output transform's 1-D step.
+HWY_INLINE void OutputLine(V m0, V m1, V m2, V m3, V m4, V m5, V& o0, V& o1, V& o2, V& o3) {
   const D d;
-  const V m0 = hn::LoadU(d, in + lane), m1 = hn::LoadU(d, in + s * kRow + lane);
-  const V m2 = hn::LoadU(d, in + 2 * s * kRow + lane), m3 = hn::LoadU(d, in + 3 * s * kRow + lane);
-  const V m4 = hn::LoadU(d, in + 4 * s * kRow + lane), m5 = hn::LoadU(d, in + 5 * s * kRow + lane);
   const V a = hn::Add(m1, m2), b = hn::Sub(m1, m2), c = hn::Add(m3, m4), e = hn::Sub(m3, m4);
-  hn::StoreU(hn::Add(hn::Add(m0, a), c), d, out + lane);
-  hn::StoreU(hn::MulAdd(hn::Set(d, 2.0f), e, b), d, out + os * kRow + lane);
-  hn::StoreU(hn::MulAdd(hn::Set(d, 4.0f), c, a), d, out + 2 * os * kRow + lane);
-  hn::StoreU(hn::Add(hn::MulAdd(hn::Set(d, 8.0f), e, b), m5), d, out + 3 * os * kRow + lane);
+  o0 = hn::Add(hn::Add(m0, a), c);
+  o1 = hn::MulAdd(hn::Set(d, 2.0f), e, b);
+  o2 = hn::MulAdd(hn::Set(d, 4.0f), c, a);
+  o3 = hn::Add(hn::MulAdd(hn::Set(d, 8.0f), e, b), m5);
 }
 
-void InputTiles(const float* HWY_RESTRICT in, float* HWY_RESTRICT out) {
-  HWY_ALIGN float cols[36 * kRow];
-  for (size_t lane = 0; lane < kRow; lane += hn::Lanes(D())) {
-    for (size_t j = 0; j < 6; ++j) InputLine(in + j * kRow, 6, cols + j * kRow, 6, lane);
-    for (size_t i = 0; i < 6; ++i) InputLine(cols + i * 6 * kRow, 1, out + i * 6 * kRow, 1, lane);
+// Stores v's first `count` lanes (all when count >= Lanes).
+HWY_INLINE void StoreFirst(V v, size_t count, float* HWY_RESTRICT out) {
+  const D d;
+  if (count >= hn::Lanes(d)) {
+    hn::StoreU(v, d, out);
+    return;
+  }
+  HWY_ALIGN float lanes[kWinogradLanes];
+  hn::Store(v, d, lanes);
+  std::memcpy(out, lanes, count * sizeof(float));
+}
+
+// Six vectors `stride` floats apart.
+HWY_INLINE void Load6(const float* p, size_t stride, V& v0, V& v1, V& v2, V& v3, V& v4, V& v5) {
+  const D d;
+  v0 = hn::LoadU(d, p);
+  v1 = hn::LoadU(d, p + stride);
+  v2 = hn::LoadU(d, p + 2 * stride);
+  v3 = hn::LoadU(d, p + 3 * stride);
+  v4 = hn::LoadU(d, p + 4 * stride);
+  v5 = hn::LoadU(d, p + 5 * stride);
+}
+
+void InputRow(const float* HWY_RESTRICT rows, size_t stride, size_t tiles, float* HWY_RESTRICT scratch,
+              float* HWY_RESTRICT out, size_t point_stride) {
+  const D d;
+  const size_t L = hn::Lanes(d);
+  // Down the columns, over every column the loads across tiles will read.
+  const size_t columns = ((tiles + L - 1) / L * L * 4 + 4 + L - 1) / L * L;
+  for (size_t x = 0; x < columns; x += L) {
+    V i0, i1, i2, i3, i4, i5, o0, o1, o2, o3, o4, o5;
+    Load6(rows + x, stride, i0, i1, i2, i3, i4, i5);
+    InputLine(i0, i1, i2, i3, i4, i5, o0, o1, o2, o3, o4, o5);
+    float* o = scratch + x;
+    hn::StoreU(o0, d, o);
+    hn::StoreU(o1, d, o + stride);
+    hn::StoreU(o2, d, o + 2 * stride);
+    hn::StoreU(o3, d, o + 3 * stride);
+    hn::StoreU(o4, d, o + 4 * stride);
+    hn::StoreU(o5, d, o + 5 * stride);
+  }
+  // Across each tile: lane k of column j holds column 4 (t0 + k) + j.
+  for (size_t t0 = 0; t0 < tiles; t0 += L) {
+    const size_t count = tiles - t0;
+    for (size_t r = 0; r < 6; ++r) {
+      const float* line = scratch + r * stride + 4 * t0;
+      V c0, c1, c2, c3, c4, c5, unused0, unused1, o0, o1, o2, o3, o4, o5;
+      hn::LoadInterleaved4(d, line, c0, c1, c2, c3);
+      hn::LoadInterleaved4(d, line + 4, c4, c5, unused0, unused1);
+      InputLine(c0, c1, c2, c3, c4, c5, o0, o1, o2, o3, o4, o5);
+      float* o = out + r * 6 * point_stride + t0;
+      StoreFirst(o0, count, o);
+      StoreFirst(o1, count, o + point_stride);
+      StoreFirst(o2, count, o + 2 * point_stride);
+      StoreFirst(o3, count, o + 3 * point_stride);
+      StoreFirst(o4, count, o + 4 * point_stride);
+      StoreFirst(o5, count, o + 5 * point_stride);
+    }
   }
 }
 
-void OutputTiles(const float* HWY_RESTRICT in, float bias, float lo, float hi, float* HWY_RESTRICT out) {
+// A^T down column j of the row results in `across` ([6][4][L]), then bias
+// and clamp: output rows 0..3 of column j.
+HWY_INLINE void OutputColumn(const float* across, size_t j, V add, V lo, V hi, V& y0, V& y1, V& y2, V& y3) {
+  const size_t L = hn::Lanes(D());
+  V m0, m1, m2, m3, m4, m5;
+  Load6(across + j * L, 4 * L, m0, m1, m2, m3, m4, m5);
+  OutputLine(m0, m1, m2, m3, m4, m5, y0, y1, y2, y3);
+  y0 = hn::Min(hn::Max(hn::Add(y0, add), lo), hi);
+  y1 = hn::Min(hn::Max(hn::Add(y1, add), lo), hi);
+  y2 = hn::Min(hn::Max(hn::Add(y2, add), lo), hi);
+  y3 = hn::Min(hn::Max(hn::Add(y3, add), lo), hi);
+}
+
+void OutputRow(const float* HWY_RESTRICT m, size_t point_stride, size_t tiles, float bias, float lo, float hi,
+               float* HWY_RESTRICT rows, size_t stride) {
   const D d;
-  HWY_ALIGN float cols[24 * kRow];
-  for (size_t lane = 0; lane < kRow; lane += hn::Lanes(d)) {
-    for (size_t j = 0; j < 6; ++j) OutputLine(in + j * kRow, 6, cols + j * kRow, 6, lane);
-    for (size_t i = 0; i < 4; ++i) OutputLine(cols + i * 6 * kRow, 1, out + i * 4 * kRow, 1, lane);
-    const V add = hn::Set(d, bias), vlo = hn::Set(d, lo), vhi = hn::Set(d, hi);
-    for (size_t p = 0; p < 16; ++p) {
-      float* row = out + p * kRow + lane;
-      hn::StoreU(hn::Min(hn::Max(hn::Add(hn::LoadU(d, row), add), vlo), vhi), d, row);
+  const size_t L = hn::Lanes(d);
+  const V add = hn::Set(d, bias), vlo = hn::Set(d, lo), vhi = hn::Set(d, hi);
+  HWY_ALIGN float across[24 * kWinogradLanes];  // A^T across each of the six rows
+  for (size_t t0 = 0; t0 < tiles; t0 += L) {
+    for (size_t r = 0; r < 6; ++r) {
+      V m0, m1, m2, m3, m4, m5, o0, o1, o2, o3;
+      Load6(m + r * 6 * point_stride + t0, point_stride, m0, m1, m2, m3, m4, m5);
+      OutputLine(m0, m1, m2, m3, m4, m5, o0, o1, o2, o3);
+      float* a = across + r * 4 * L;
+      hn::Store(o0, d, a);
+      hn::Store(o1, d, a + L);
+      hn::Store(o2, d, a + 2 * L);
+      hn::Store(o3, d, a + 3 * L);
     }
+    // y<i><j>: output row i, column j of each tile.
+    V y00, y10, y20, y30, y01, y11, y21, y31, y02, y12, y22, y32, y03, y13, y23, y33;
+    OutputColumn(across, 0, add, vlo, vhi, y00, y10, y20, y30);
+    OutputColumn(across, 1, add, vlo, vhi, y01, y11, y21, y31);
+    OutputColumn(across, 2, add, vlo, vhi, y02, y12, y22, y32);
+    OutputColumn(across, 3, add, vlo, vhi, y03, y13, y23, y33);
+    float* o = rows + 4 * t0;
+    hn::StoreInterleaved4(y00, y01, y02, y03, d, o);
+    hn::StoreInterleaved4(y10, y11, y12, y13, d, o + stride);
+    hn::StoreInterleaved4(y20, y21, y22, y23, d, o + 2 * stride);
+    hn::StoreInterleaved4(y30, y31, y32, y33, d, o + 3 * stride);
   }
 }
 
@@ -82,13 +155,17 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace mote::cpu::simd {
 
-HWY_EXPORT(InputTiles);
-HWY_EXPORT(OutputTiles);
+HWY_EXPORT(InputRow);
+HWY_EXPORT(OutputRow);
 
-void winograd_input_tiles(const float* d, float* out) { HWY_DYNAMIC_DISPATCH(InputTiles)(d, out); }
+void winograd_input_row(const float* rows, size_t stride, size_t tiles, float* scratch, float* out,
+                        size_t point_stride) {
+  HWY_DYNAMIC_DISPATCH(InputRow)(rows, stride, tiles, scratch, out, point_stride);
+}
 
-void winograd_output_tiles(const float* m, float bias, float lo, float hi, float* out) {
-  HWY_DYNAMIC_DISPATCH(OutputTiles)(m, bias, lo, hi, out);
+void winograd_output_row(const float* m, size_t point_stride, size_t tiles, float bias, float lo, float hi,
+                         float* rows, size_t stride) {
+  HWY_DYNAMIC_DISPATCH(OutputRow)(m, point_stride, tiles, bias, lo, hi, rows, stride);
 }
 
 }  // namespace mote::cpu::simd

@@ -1,18 +1,37 @@
-// SIMD transforms of the Winograd F(4x4, 3x3) convolution (conv_winograd):
-// each works on kWinogradLanes tiles at once, tile k in lane k of every row,
-// so the arithmetic runs across tiles and never shuffles within one.
+// SIMD transforms of the Winograd F(4x4, 3x3) convolution (conv_winograd),
+// one row of tiles of one channel at a time. The 1-D transform down the
+// columns runs along image rows (contiguous); the one across a tile reads
+// its six columns with de-interleaving loads (tile t starts at column 4t),
+// so a vector holds the same point of consecutive tiles and nothing is
+// gathered element by element.
 #pragma once
+
+#include <cstddef>
 
 namespace mote::cpu::simd {
 
-constexpr int kWinogradLanes = 16;
+// Tiles a vector holds at most; buffers are padded to multiples of it.
+constexpr size_t kWinogradLanes = 16;
 
-// out = B^T d B for each lane: d and out are [36][kWinogradLanes], the 6x6
-// points of a tile row-major.
-void winograd_input_tiles(const float* d, float* out);
+// Floats a padded row must hold for `tiles` tiles: the widest de-interleaving
+// load of the last vector of tiles reads that far.
+inline size_t winograd_row_floats(size_t tiles) {
+  return (tiles + kWinogradLanes - 1) / kWinogradLanes * kWinogradLanes * 4 + 4 + kWinogradLanes;
+}
 
-// out = clamp(A^T m A + bias, lo, hi) for each lane: m is
-// [36][kWinogradLanes], out [16][kWinogradLanes] (the 4x4 outputs).
-void winograd_output_tiles(const float* m, float bias, float lo, float hi, float* out);
+// Input transform B^T d B of `tiles` tiles. `rows` holds the six input rows
+// of the tile row, `stride` floats apart (stride >= winograd_row_floats),
+// already zero-padded: tile t covers columns [4t, 4t + 6). `scratch` holds
+// 6 * stride floats. Point p (row-major in the 6x6 domain) of tile t goes to
+// out[p * point_stride + t]; nothing past tile `tiles` is written.
+void winograd_input_row(const float* rows, size_t stride, size_t tiles, float* scratch, float* out,
+                        size_t point_stride);
+
+// Output transform clamp(A^T m A + bias, lo, hi) of `tiles` tiles: point p of
+// tile t is read from m[p * point_stride + t] (reads may run up to a vector
+// past `tiles`), and the four output rows are written `stride` floats apart
+// to `rows` (stride >= winograd_row_floats), tile t at columns [4t, 4t + 4).
+void winograd_output_row(const float* m, size_t point_stride, size_t tiles, float bias, float lo, float hi,
+                         float* rows, size_t stride);
 
 }  // namespace mote::cpu::simd

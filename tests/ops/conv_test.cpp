@@ -169,6 +169,19 @@ TEST(ConvOps, ManyColumnTilesCpuMatchesReference) {
   EXPECT_TRUE(check_conv({2, 32, 17, 19}, {16, 16, 3, 3}, false, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 2)));
 }
 
+// Small images with many output channels turn the product around (output
+// channels along the vectors, then a transpose): 1x1 and 3x3, strides,
+// groups, batches, edge rows of the GEMM, every fused activation.
+TEST(ConvOps, ChannelsAlongVectorsCpuMatchesReference) {
+  EXPECT_TRUE(check_conv({1, 32, 7, 7}, {64, 32, 3, 3}, true, conv_attrs({1, 1}, {1, 1, 1, 1})));
+  EXPECT_TRUE(check_conv({2, 48, 5, 9}, {80, 48, 1, 1}, false, conv_attrs()));
+  EXPECT_TRUE(check_conv({1, 40, 13, 11}, {72, 40, 3, 3}, true, conv_attrs({2, 2}, {1, 0, 1, 1})));
+  EXPECT_TRUE(check_conv({2, 32, 6, 6}, {128, 16, 3, 3}, true, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 2)));
+  for (const auto& act : all_fused_activations()) {
+    EXPECT_TRUE(check_conv({1, 24, 4, 3}, {96, 24, 1, 1}, true, conv_attrs(), &act));
+  }
+}
+
 // Without prepare() (W not constant) the kernel packs the weights per run.
 TEST(ConvOps, CpuKernelWithoutPreparedStateMatchesReference) {
   fb::OpT op = make_op(fb::OpType::Conv, conv_attrs({1, 1}, {1, 1, 1, 1}));
