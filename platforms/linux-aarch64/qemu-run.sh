@@ -6,5 +6,8 @@
 # runs four times slower under qemu); "max" alone gives 512-bit vectors and
 # "max,sve-default-vector-length=32" 256-bit ones, which Highway's SVE_256
 # target needs. The arm64 loader and libraries come from Debian's multiarch
-# packages, so no sysroot is needed.
+# packages, so no sysroot is needed. Leave QEMU_LD_PREFIX unset: pointed
+# at the cross compiler's /usr/aarch64-linux-gnu it loads that package's
+# ld.so with the multiarch libc of another Debian revision, and every
+# pthread_create then hangs (seen as "the thread pool hangs under qemu").
 exec qemu-aarch64 -cpu "${MOTE_QEMU_CPU:-max,sve-default-vector-length=16}" "$@"

@@ -15,7 +15,8 @@ constexpr uint64_t kFlushBits = uint64_t{1} << 24;  // FPCR.FZ
 constexpr uint64_t kFlushBits = 0;
 #endif
 
-// The calling thread's floating-point control register (0 where unknown).
+}  // namespace
+
 uint64_t fp_control() {
 #if defined(__x86_64__) || defined(__i386__)
   return _mm_getcsr();
@@ -37,8 +38,6 @@ void set_fp_control(uint64_t value) {
   (void)value;
 #endif
 }
-
-}  // namespace
 
 FlushDenormalsScope::FlushDenormalsScope() : saved_(fp_control()) {
   if (kFlushBits) set_fp_control(saved_ | kFlushBits);

@@ -4,16 +4,17 @@
 // took 51 ms per run against 16 ms on inputs in [0, 1) (measured with Mote's
 // CPU backend before this mode). Session runs therefore treat subnormal
 // inputs and results as zero (x86 MXCSR FTZ and DAZ; arm64 FPCR.FZ), as
-// ncnn does by default; the reference backend keeps IEEE behaviour. Only
-// the thread that calls run() is switched so far: the pool's workers are
-// not (propagating the mode to them hung under qemu-user and was taken out
-// until that is understood), so multi-threaded layers still pay for
-// subnormals in their workers' share.
+// ncnn does by default; the reference backend keeps IEEE behaviour. The
+// thread pool runs every task under its caller's mode.
 #pragma once
 
 #include <cstdint>
 
 namespace mote::cpu {
+
+// The calling thread's floating-point control register (0 where unknown).
+uint64_t fp_control();
+void set_fp_control(uint64_t value);
 
 // Sets flush-to-zero on the calling thread for its lifetime; restores the
 // previous mode after.

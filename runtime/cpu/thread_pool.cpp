@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "runtime/cpu/denormals.hpp"
+
 namespace mote {
 
 namespace {
@@ -66,6 +68,8 @@ void ThreadPool::worker_loop() {
       if (job) active_workers_.fetch_add(1, std::memory_order_relaxed);
     }
     if (job) {
+      // Each task runs under its caller's floating-point mode (denormals.hpp).
+      if (cpu::fp_control() != job_fp_control_) cpu::set_fp_control(job_fp_control_);
       drain(*job);
       active_workers_.fetch_sub(1, std::memory_order_release);
     }
@@ -82,6 +86,7 @@ void ThreadPool::run(int64_t tasks, const std::function<void(int64_t)>& fn) {
     std::lock_guard<std::mutex> lock(mutex_);
     job_ = &fn;
     job_tasks_ = tasks;
+    job_fp_control_ = cpu::fp_control();
     next_task_.store(0, std::memory_order_relaxed);
     done_tasks_.store(0, std::memory_order_relaxed);
     generation_.fetch_add(1, std::memory_order_release);

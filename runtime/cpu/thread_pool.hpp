@@ -44,6 +44,7 @@ class ThreadPool {
   std::condition_variable wake_;
   const std::function<void(int64_t)>* job_ = nullptr;
   int64_t job_tasks_ = 0;
+  uint64_t job_fp_control_ = 0;  // the caller's floating-point mode
   std::atomic<int64_t> next_task_{0};
   std::atomic<int64_t> done_tasks_{0};
   std::atomic<uint64_t> generation_{0};

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
+
+#include "runtime/cpu/thread_pool.hpp"
 
 namespace mote::cpu {
 namespace {
@@ -30,6 +33,21 @@ TEST(Denormals, ScopeFlushesAndRestores) {
     EXPECT_EQ(tiny_product(), 0.0f);
   }
   EXPECT_EQ(std::fpclassify(tiny_product()), FP_SUBNORMAL);
+}
+
+TEST(Denormals, PoolTasksRunUnderTheCallersMode) {
+  if (!flush_supported()) GTEST_SKIP() << "no flush-to-zero control on this architecture";
+  ThreadPool pool(4);
+  std::atomic<int> subnormal{0}, zero{0};
+  auto count = [&](int64_t) { (tiny_product() == 0.0f ? zero : subnormal).fetch_add(1); };
+  {
+    FlushDenormalsScope flush;
+    pool.run(64, count);
+  }
+  EXPECT_EQ(zero.load(), 64);
+  zero = 0;
+  pool.run(64, count);
+  EXPECT_EQ(subnormal.load(), 64);
 }
 
 }  // namespace
