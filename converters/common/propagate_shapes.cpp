@@ -32,8 +32,8 @@ bool same_shape_as_input0(fb::OpType t) {
 bool broadcasting(fb::OpType t) {
   using T = fb::OpType;
   switch (t) {
-    case T::Add: case T::Sub: case T::Mul: case T::Div: case T::Pow: case T::Min: case T::Max: case T::PRelu:
-    case T::Equal: case T::Less: case T::Greater: case T::LessOrEqual: case T::GreaterOrEqual: case T::And:
+    case T::Add: case T::Sub: case T::Mul: case T::Div: case T::Pow: case T::Mod: case T::Min: case T::Max:
+    case T::PRelu: case T::Equal: case T::Less: case T::Greater: case T::LessOrEqual: case T::GreaterOrEqual: case T::And:
     case T::Or: case T::Where:
       return true;
     default:

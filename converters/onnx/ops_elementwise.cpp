@@ -1,5 +1,5 @@
-// Binary arithmetic: Add, Sub, Mul, Div, Pow, Min, Max, PRelu, and Sum (a
-// chain of Add). Mote broadcasts like numpy (ONNX opset 7 and later); the
+// Binary arithmetic: Add, Sub, Mul, Div, Pow, Mod, Min, Max, PRelu, and Sum
+// (a chain of Add). Mote broadcasts like numpy (ONNX opset 7 and later); the
 // opset 1-6 broadcast attributes are rewritten by map_broadcasting_binary.
 #include "converters/onnx/mapper_util.hpp"
 
@@ -30,6 +30,13 @@ Status map_variadic(NodeContext& ctx) {
   return ctx.status();
 }
 
+Status map_mod(NodeContext& ctx) {
+  fb::ModAttrsT a;
+  a.fmod = ctx.attr_int("fmod", 0) != 0;
+  ctx.emit(fb::OpType::Mod, {ctx.input(0), ctx.input(1)}, {ctx.output(0)}, a);
+  return ctx.status();
+}
+
 Status map_prelu(NodeContext& ctx) { return map_binary<fb::OpType::PRelu>(ctx); }
 
 }  // namespace
@@ -39,6 +46,7 @@ MOTE_ONNX_OP(Sub, map_binary<fb::OpType::Sub>);
 MOTE_ONNX_OP(Mul, map_binary<fb::OpType::Mul>);
 MOTE_ONNX_OP(Div, map_binary<fb::OpType::Div>);
 MOTE_ONNX_OP(Pow, map_binary<fb::OpType::Pow>);
+MOTE_ONNX_OP(Mod, map_mod);
 MOTE_ONNX_OP(PRelu, map_prelu);
 MOTE_ONNX_OP(Min, map_variadic<fb::OpType::Min>);
 MOTE_ONNX_OP(Max, map_variadic<fb::OpType::Max>);

@@ -4,6 +4,7 @@
 // (binary_simd.hpp) computes each row.
 #include <string>
 
+#include "runtime/core/attrs.hpp"
 #include "runtime/core/kernel.hpp"
 #include "runtime/cpu/binary_simd.hpp"
 #include "runtime/cpu/broadcast.hpp"
@@ -60,6 +61,11 @@ Status binary(KernelContext& ctx) {
   return apply(ctx, kFn, ctx.in(0), ctx.in(1), ctx.out(0));
 }
 
+Status mod(KernelContext& ctx) {
+  const bool fmod = attrs<fb::ModAttrsT>(ctx.op).fmod;
+  return apply(ctx, fmod ? BinaryFn::kFmod : BinaryFn::kMod, ctx.in(0), ctx.in(1), ctx.out(0));
+}
+
 // Min and Max over 1..N inputs fold into the output: out = f(in0, in1), then
 // out = f(out, in_k). A lone input is f(in0, in0), a copy.
 template <BinaryFn kFn>
@@ -111,6 +117,7 @@ MOTE_CPU_KERNEL(Div, mote::cpu::binary<mote::cpu::BinaryFn::kDiv>);
 MOTE_CPU_KERNEL(Pow, mote::cpu::binary<mote::cpu::BinaryFn::kPow>);
 MOTE_CPU_KERNEL(Min, mote::cpu::variadic<mote::cpu::BinaryFn::kMin>);
 MOTE_CPU_KERNEL(Max, mote::cpu::variadic<mote::cpu::BinaryFn::kMax>);
+MOTE_CPU_KERNEL(Mod, mote::cpu::mod);
 MOTE_CPU_KERNEL(PRelu, mote::cpu::binary<mote::cpu::BinaryFn::kPRelu>);
 MOTE_CPU_KERNEL(And, mote::cpu::binary<mote::cpu::BinaryFn::kAnd>);
 MOTE_CPU_KERNEL(Or, mote::cpu::binary<mote::cpu::BinaryFn::kOr>);

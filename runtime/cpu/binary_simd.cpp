@@ -131,6 +131,8 @@ HWY_INLINE auto ScalarApply(T a, T b) {
   if constexpr (kFn == BinaryFn::kMin) return b < a ? b : a;
   if constexpr (kFn == BinaryFn::kMax) return a < b ? b : a;
   if constexpr (kFn == BinaryFn::kPRelu) return a < 0 ? wrapping_mul(a, b) : a;
+  if constexpr (kFn == BinaryFn::kMod) return integer_mod(a, b, /*fmod=*/false);
+  if constexpr (kFn == BinaryFn::kFmod) return integer_mod(a, b, /*fmod=*/true);
   if constexpr (kFn == BinaryFn::kEqual) return a == b;
   if constexpr (kFn == BinaryFn::kLess) return a < b;
   if constexpr (kFn == BinaryFn::kGreater) return a > b;
@@ -184,6 +186,13 @@ void PowRow<float, float>(const void* pa, int64_t a_step, const void* pb, int64_
   ScalarRow(a, a_step != 0, b, b_step != 0, out, count, [](float x, float y) { return std::pow(x, y); });
 }
 
+// Float Mod (fmod=1; the divisor-sign form is for integers): std::fmod per
+// element, exact where a vector a - b * trunc(a / b) is not.
+void FloatFmodRow(const void* a, int64_t a_step, const void* b, int64_t b_step, void* out, int64_t n) {
+  ScalarRow(static_cast<const float*>(a), a_step != 0, static_cast<const float*>(b), b_step != 0,
+            static_cast<float*>(out), static_cast<size_t>(n), [](float x, float y) { return std::fmod(x, y); });
+}
+
 // ---------------------------------------------------------------------------
 // Lookups.
 
@@ -206,6 +215,7 @@ BinaryRowFn FloatRowFor(BinaryFn fn) {
     case BinaryFn::kMin: return &FloatArithmeticRow<BinaryFn::kMin>;
     case BinaryFn::kMax: return &FloatArithmeticRow<BinaryFn::kMax>;
     case BinaryFn::kPRelu: return &FloatArithmeticRow<BinaryFn::kPRelu>;
+    case BinaryFn::kFmod: return &FloatFmodRow;
     case BinaryFn::kEqual: return &FloatCompareRow<BinaryFn::kEqual>;
     case BinaryFn::kLess: return &FloatCompareRow<BinaryFn::kLess>;
     case BinaryFn::kGreater: return &FloatCompareRow<BinaryFn::kGreater>;
@@ -225,6 +235,8 @@ BinaryRowFn IntegerRowFor(BinaryFn fn) {
     case BinaryFn::kMin: return &ScalarApplyRow<BinaryFn::kMin, T>;
     case BinaryFn::kMax: return &ScalarApplyRow<BinaryFn::kMax, T>;
     case BinaryFn::kPRelu: return &ScalarApplyRow<BinaryFn::kPRelu, T>;
+    case BinaryFn::kMod: return &ScalarApplyRow<BinaryFn::kMod, T>;
+    case BinaryFn::kFmod: return &ScalarApplyRow<BinaryFn::kFmod, T>;
     case BinaryFn::kEqual: return &ScalarApplyRow<BinaryFn::kEqual, T>;
     case BinaryFn::kLess: return &ScalarApplyRow<BinaryFn::kLess, T>;
     case BinaryFn::kGreater: return &ScalarApplyRow<BinaryFn::kGreater, T>;
@@ -257,6 +269,8 @@ BinaryRowFn GetBinaryRowFn(BinaryFn fn, DType a, DType b) {
     case DType::F32: return FloatRowFor(fn);
     case DType::I32: return IntegerRowFor<int32_t>(fn);
     case DType::I64: return IntegerRowFor<int64_t>(fn);
+    case DType::I8: return IntegerRowFor<int8_t>(fn);
+    case DType::U8: return IntegerRowFor<uint8_t>(fn);
     case DType::Bool: return BoolRowFor(fn);
     default: return nullptr;
   }

@@ -14,6 +14,7 @@ namespace mote::cpu {
 
 enum class BinaryFn : uint8_t {
   kAdd, kSub, kMul, kDiv, kPow, kMin, kMax, kPRelu,
+  kMod, kFmod,  // Mod with the divisor's sign / the dividend's (fmod=1)
   kEqual, kLess, kGreater, kLessOrEqual, kGreaterOrEqual,
   kAnd, kOr,
 };

@@ -107,6 +107,8 @@ Status clip(KernelContext& ctx) {
     }
     case DType::I32: clip_integers(int32_t{}); return {};
     case DType::I64: clip_integers(int64_t{}); return {};
+    case DType::I8: clip_integers(int8_t{}); return {};
+    case DType::U8: clip_integers(uint8_t{}); return {};
     default: return unsupported_dtype(ctx, dtype);
   }
 }

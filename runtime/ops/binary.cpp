@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "runtime/core/attrs.hpp"
 #include "runtime/core/shape_util.hpp"
 #include "runtime/ops/shape_fns.hpp"
 
@@ -12,7 +13,12 @@ namespace mote {
 namespace {
 
 // f64 runs on the reference backend only (ExecutionPlan refuses it elsewhere).
-bool is_number(DType d) { return d == DType::F32 || d == DType::F64 || d == DType::I32 || d == DType::I64; }
+bool is_number(DType d) {
+  return d == DType::F32 || d == DType::F64 || d == DType::I32 || d == DType::I64 || d == DType::I8 ||
+         d == DType::U8;
+}
+
+bool is_wide_number(DType d) { return d == DType::F32 || d == DType::F64 || d == DType::I32 || d == DType::I64; }
 
 // Every present input has input 0's dtype.
 Status require_same_dtypes(const ShapeContext& ctx) {
@@ -28,7 +34,7 @@ Status require_same_dtypes(const ShapeContext& ctx) {
 Status require_number(const ShapeContext& ctx, size_t i) {
   if (is_number(ctx.dtype(i))) return {};
   return ctx.fail("input " + std::to_string(i) + " has dtype " + dtype_name(ctx.dtype(i)) +
-                  "; supported: f32, f64, i32, i64");
+                  "; supported: f32, f64, i32, i64, i8, u8");
 }
 
 // Add, Sub, Mul, Div, Min, Max.
@@ -40,9 +46,23 @@ Status arithmetic(ShapeContext& ctx) {
 
 // Pow(X, Y): T and T1 are each f32, f64, i32 or i64; the result has X's dtype.
 Status pow_shape(ShapeContext& ctx) {
-  MOTE_RETURN_IF_ERROR(require_number(ctx, 0));
-  MOTE_RETURN_IF_ERROR(require_number(ctx, 1));
+  for (size_t i = 0; i < 2; ++i) {
+    if (!is_wide_number(ctx.dtype(i))) {
+      return ctx.fail("input " + std::to_string(i) + " has dtype " + dtype_name(ctx.dtype(i)) +
+                      "; supported: f32, f64, i32, i64");
+    }
+  }
   return shape_fns::broadcast_inputs(ctx);
+}
+
+// Mod: floats need fmod (ONNX leaves the divisor-sign form to integers).
+Status mod_shape(ShapeContext& ctx) {
+  MOTE_RETURN_IF_ERROR(arithmetic(ctx));
+  const bool is_float = ctx.dtype(0) == DType::F32 || ctx.dtype(0) == DType::F64;
+  if (is_float && !attrs<fb::ModAttrsT>(ctx.op).fmod) {
+    return ctx.fail("float operands need fmod=1 (ONNX defines the divisor-sign Mod for integers only)");
+  }
+  return {};
 }
 
 // PRelu(X, slope): slope broadcasts to X one way only; Y has X's shape.
@@ -107,6 +127,7 @@ MOTE_OP_DEF(Div, {.min_inputs = 2, .max_inputs = 2, .infer = arithmetic});
 MOTE_OP_DEF(Pow, {.min_inputs = 2, .max_inputs = 2, .infer = pow_shape});
 MOTE_OP_DEF(Min, {.min_inputs = 1, .max_inputs = kUnboundedInputs, .infer = arithmetic});
 MOTE_OP_DEF(Max, {.min_inputs = 1, .max_inputs = kUnboundedInputs, .infer = arithmetic});
+MOTE_OP_DEF(Mod, {.min_inputs = 2, .max_inputs = 2, .infer = mod_shape});
 MOTE_OP_DEF(PRelu, {.min_inputs = 2, .max_inputs = 2, .infer = prelu_shape});
 MOTE_OP_DEF(And, {.min_inputs = 2, .max_inputs = 2, .infer = logical});
 MOTE_OP_DEF(Or, {.min_inputs = 2, .max_inputs = 2, .infer = logical});

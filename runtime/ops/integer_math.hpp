@@ -47,6 +47,30 @@ T truncating_divide(T a, T b) {
   return static_cast<T>(a / b);
 }
 
+// Mod. x mod 0 is 0 (like division); the most negative value mod -1 is 0.
+// `fmod` takes the sign of the dividend (C's %), otherwise the sign of the
+// divisor (Python's %).
+template <class T>
+T integer_mod(T a, T b, bool fmod) {
+  if (b == 0) return 0;
+  if constexpr (std::is_signed_v<T>) {
+    if (b == -1) return 0;
+  }
+  T r = static_cast<T>(a % b);
+  if constexpr (std::is_signed_v<T>) {
+    if (!fmod && r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
+  }
+  return r;
+}
+
+// Float Mod: std::fmod, or with the divisor's sign (numpy's np.mod).
+template <class F>
+F float_mod(F a, F b, bool fmod) {
+  F r = std::fmod(a, b);
+  if (!fmod && r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}
+
 // base^exponent by squaring, wrapping on overflow. A negative exponent gives
 // the truncated fraction: 1 for base 1, +-1 for base -1, 0 otherwise.
 template <class T, class E>
@@ -54,7 +78,9 @@ T integer_power(T base, E exponent) {
   static_assert(std::is_integral_v<T> && std::is_integral_v<E>);
   if (exponent < 0) {
     if (base == 1) return 1;
-    if (base == -1) return (exponent & 1) ? T{-1} : T{1};
+    if constexpr (std::is_signed_v<T>) {
+      if (base == -1) return (exponent & 1) ? T{-1} : T{1};
+    }
     return 0;
   }
   T result = 1;

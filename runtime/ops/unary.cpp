@@ -76,7 +76,8 @@ Status bool_unary(ShapeContext& ctx) {
 // input's dtype (ONNX says scalars; a one-element [1] is accepted too, as
 // older exporters write them).
 Status clip_shape(ShapeContext& ctx) {
-  MOTE_RETURN_IF_ERROR(signed_unary(ctx));
+  MOTE_RETURN_IF_ERROR(require_input_dtype(ctx, {DType::F32, DType::F64, DType::I32, DType::I64, DType::I8, DType::U8}));
+  MOTE_RETURN_IF_ERROR(shape_fns::same_as_input0(ctx));
   const char* names[] = {"input", "min", "max"};
   for (size_t i = 1; i < 3; ++i) {
     if (!ctx.has_input(i)) continue;

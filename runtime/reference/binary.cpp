@@ -6,6 +6,7 @@
 #include <cmath>
 #include <vector>
 
+#include "runtime/core/attrs.hpp"
 #include "runtime/core/kernel.hpp"
 #include "runtime/core/shape_util.hpp"
 #include "runtime/ops/integer_math.hpp"
@@ -50,6 +51,8 @@ bool visit_number_type(DType dtype, Visit visit) {
     case DType::F64: visit(double{}); return true;
     case DType::I32: visit(int32_t{}); return true;
     case DType::I64: visit(int64_t{}); return true;
+    case DType::I8: visit(int8_t{}); return true;
+    case DType::U8: visit(uint8_t{}); return true;
     default: return false;
   }
 }
@@ -93,6 +96,13 @@ Status prelu(KernelContext& ctx) {
                     [](auto x, auto slope) { return x < 0 ? wrapping_mul(x, slope) : x; });
 }
 
+Status mod(KernelContext& ctx) {
+  const bool fmod = attrs<fb::ModAttrsT>(ctx.op).fmod;
+  return arithmetic(ctx, [fmod](double x, double y) { return float_mod(x, y, fmod); },
+                    [fmod](auto x, auto y) { return integer_mod(x, y, fmod); });
+}
+
+// Integer Pow on i8 / u8 is not in ONNX (T is f32, f64, i32 or i64).
 Status pow(KernelContext& ctx) {
   const Tensor& a = ctx.in(0);
   const Tensor& b = ctx.in(1);
@@ -209,6 +219,7 @@ MOTE_REF_KERNEL(Div, mote::reference::div);
 MOTE_REF_KERNEL(Pow, mote::reference::pow);
 MOTE_REF_KERNEL(Min, mote::reference::extremum<false>);
 MOTE_REF_KERNEL(Max, mote::reference::extremum<true>);
+MOTE_REF_KERNEL(Mod, mote::reference::mod);
 MOTE_REF_KERNEL(PRelu, mote::reference::prelu);
 MOTE_REF_KERNEL(And, mote::reference::logical_and);
 MOTE_REF_KERNEL(Or, mote::reference::logical_or);

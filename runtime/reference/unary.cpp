@@ -163,6 +163,8 @@ Status clip(KernelContext& ctx) {
     case DType::F64: return clip_typed<double>(ctx);
     case DType::I32: return clip_typed<int32_t>(ctx);
     case DType::I64: return clip_typed<int64_t>(ctx);
+    case DType::I8: return clip_typed<int8_t>(ctx);
+    case DType::U8: return clip_typed<uint8_t>(ctx);
     default: return unsupported_dtype(ctx, dtype);
   }
 }

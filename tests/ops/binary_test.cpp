@@ -54,7 +54,7 @@ Tensor whole_floats(const Shape& shape, uint32_t seed) {
 
 TEST(BinaryOps, ArithmeticCpuMatchesReference) {
   const std::vector<T> types = {T::Add, T::Sub, T::Mul, T::Div, T::Min, T::Max};
-  const std::vector<DType> dtypes = {DType::F32, DType::I32, DType::I64};
+  const std::vector<DType> dtypes = {DType::F32, DType::I32, DType::I64, DType::I8, DType::U8};
   // Float: the reference rounds the exact double result once; Div may
   // differ from float division by one rounding in rare cases.
   constexpr double kRtol = 1e-6;
@@ -85,6 +85,30 @@ TEST(BinaryOps, ArithmeticCpuMatchesReference) {
   }
 }
 
+fb::OpT mod_op(bool fmod) {
+  fb::ModAttrsT a;
+  a.fmod = fmod;
+  return make_op(T::Mod, a);
+}
+
+TEST(BinaryOps, ModCpuMatchesReference) {
+  for_each_simd_target([&] {
+    for (bool fmod : {false, true}) {
+      for (DType dtype : {DType::F32, DType::I32, DType::I64, DType::I8, DType::U8}) {
+        if (dtype == DType::F32 && !fmod) continue;  // ONNX: floats need fmod
+        SCOPED_TRACE(std::string(dtype_name(dtype)) + (fmod ? " fmod" : " mod"));
+        uint32_t seed = 1;
+        for (int64_t n : odd_sizes()) {
+          for (const auto& [sa, sb] : broadcast_pairs(n)) {
+            expect_cpu_matches_reference(mod_op(fmod), {operand(dtype, sa, seed), operand(dtype, sb, seed + 1)}, 0, 0);
+            ++seed;
+          }
+        }
+      }
+    }
+  });
+}
+
 TEST(BinaryOps, ComparisonsCpuMatchReference) {
   const std::vector<T> types = {T::Equal, T::Less, T::Greater, T::LessOrEqual, T::GreaterOrEqual};
   // NaN compares false, except that it is unequal to everything.
@@ -97,7 +121,7 @@ TEST(BinaryOps, ComparisonsCpuMatchReference) {
       for (int64_t n : odd_sizes()) {
         for (const auto& [sa, sb] : broadcast_pairs(n)) {
           expect_cpu_matches_reference(make_op(type), {whole_floats(sa, seed), whole_floats(sb, seed + 1)}, 0, 0);
-          for (DType dtype : {DType::I32, DType::I64}) {
+          for (DType dtype : {DType::I32, DType::I64, DType::I8, DType::U8}) {
             expect_cpu_matches_reference(make_op(type), {operand(dtype, sa, seed), operand(dtype, sb, seed + 1)}, 0, 0);
           }
           ++seed;
@@ -308,6 +332,21 @@ TEST(BinaryOps, IntegerReferenceMatchesNumpy) {
                           tensor<int32_t>({2}, {0, -2147483647 - 1}), "np.int32 semantics");
   expect_reference_output(make_op(T::Add), {tensor<int64_t>({1}, {9223372036854775807}), tensor<int64_t>({1}, {1})},
                           tensor<int64_t>({1}, {-9223372036854775807 - 1}), "np.int64 wraps");
+}
+
+TEST(BinaryOps, ModReferenceMatchesNumpy) {
+  Tensor a = tensor<int32_t>({2, 3}, {7, -7, 9, -9, 0, 5});
+  Tensor b = tensor<int32_t>({3}, {2, 2, -4});
+  // The divisor's sign (np.mod) and the dividend's (np.fmod).
+  expect_reference_output(mod_op(false), {a, b}, tensor<int32_t>({2, 3}, {1, 1, -3, 1, 0, -3}), "np.mod(a, b)");
+  expect_reference_output(mod_op(true), {a, b}, tensor<int32_t>({2, 3}, {1, -1, 1, -1, 0, 1}), "np.fmod(a, b)");
+  expect_reference_output(mod_op(true), {tensor<float>({3}, {5.5f, -5.5f, 7.25f}), tensor<float>({3}, {2.0f, 2.0f, -0.5f})},
+                          tensor<float>({3}, {1.5f, -1.5f, 0.25f}), "np.fmod(a, b)");
+  // Mote's choices where C traps: x mod 0 = 0 (numpy too), INT8_MIN mod -1 = 0.
+  expect_reference_output(mod_op(false), {tensor<uint8_t>({2}, {200, 7}), tensor<uint8_t>({2}, {7, 0})},
+                          tensor<uint8_t>({2}, {4, 0}), "np.mod on uint8");
+  expect_reference_output(mod_op(false), {tensor<int8_t>({2}, {-128, -128}), tensor<int8_t>({2}, {-1, 3})},
+                          tensor<int8_t>({2}, {0, 1}), "np.mod on int8");
 }
 
 TEST(BinaryOps, PowReferenceMatchesNumpy) {
