@@ -36,6 +36,10 @@ class PassLog {
   std::vector<Entry> entries_;
 };
 
+// f16 graph inputs, outputs, constants and intermediates: computed in f32,
+// with Casts at the graph's edges (widen_f16.cpp says why).
+Status widen_f16(Graph& graph, PassLog& log);
+
 // Identity ops (ONNX Identity, inference-time Dropout) are removed by
 // rewiring their readers to their input.
 Status remove_identities(Graph& graph, PassLog& log);

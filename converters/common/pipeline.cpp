@@ -4,6 +4,7 @@
 namespace mote::convert {
 
 Status run_passes(Graph& graph, const PipelineOptions& options, PassLog& log) {
+  MOTE_RETURN_IF_ERROR(widen_f16(graph, log));
   MOTE_RETURN_IF_ERROR(remove_identities(graph, log));
   if (options.optimize) {
     MOTE_RETURN_IF_ERROR(fold_constants(graph, log, options.fold));

@@ -3,6 +3,10 @@
 // compute the same outputs.
 #include "converters/tests/convert_test_util.hpp"
 
+#include <algorithm>
+
+#include "runtime/core/half.hpp"
+
 namespace mote::convert::test {
 namespace {
 
@@ -237,6 +241,39 @@ TEST(Fp16, LargeWeightsBecomeHalfSmallOnesStayFloat) {
   EXPECT_EQ(half, 1);    // the folded 4x3x3x3 weight
   EXPECT_EQ(single, 1);  // the 4-element bias
   expect_same_outputs(b, {random_f32({1, 3, 8, 8}, 7)}, 1e-2, {.fp16 = true});
+}
+
+// An f16 model: x (f16) + w (f16 constant) -> Relu -> y (f16). The graph
+// computes in f32 with a Cast at each edge, and its output is the f16
+// rounding of the f32 result (checked against values computed here).
+TEST(WidenF16, F16GraphComputesInF32BetweenCastsAtItsEdges) {
+  const std::vector<float> xs = {-1.5f, 0.25f, 2.0f, 1000.0f}, ws = {1.0f, 0.5f, -3.0f, 0.125f};
+  Tensor x = Tensor::zeros(DType::F16, {4}), w = Tensor::zeros(DType::F16, {4});
+  for (size_t i = 0; i < 4; ++i) {
+    x.data<uint16_t>()[i] = float_to_half(xs[i]);
+    w.data<uint16_t>()[i] = float_to_half(ws[i]);
+  }
+  OnnxBuilder b(13);
+  b.input("x", DType::F16, {4}).output("y");
+  b.initializer("w", w);
+  b.node("Add", {"x", "w"}, {"s"});
+  b.node("Relu", {"s"}, {"y"});
+  Converted c = convert(b);
+  ASSERT_TRUE(c.model);
+  const auto& ops = c.model->graph().ops;
+  ASSERT_EQ(ops.size(), 4u);
+  EXPECT_EQ(ops.front()->type, fb::OpType::Cast);
+  EXPECT_EQ(ops.back()->type, fb::OpType::Cast);
+  EXPECT_EQ(c.model->inputs()[0].dtype, DType::F16);
+  EXPECT_EQ(c.model->outputs()[0].dtype, DType::F16);
+  EXPECT_EQ(c.counter("widen_f16", "f16 constants widened"), 1);
+  std::vector<Tensor> got = c.run({x});
+  ASSERT_EQ(got.size(), 1u);
+  ASSERT_EQ(got[0].dtype(), DType::F16);
+  for (size_t i = 0; i < 4; ++i) {
+    const float want = std::max(0.0f, xs[i] + ws[i]);
+    EXPECT_EQ(got[0].data<uint16_t>()[i], float_to_half(want)) << i;
+  }
 }
 
 }  // namespace
