@@ -22,7 +22,9 @@ bool same_shape_as_input0(fb::OpType t) {
     case T::Selu: case T::Gelu: case T::Erf: case T::Softplus: case T::Sin: case T::Cos: case T::Floor:
     case T::Ceil: case T::Round: case T::Sign: case T::Clip: case T::Not: case T::Cast: case T::Identity:
     case T::Softmax: case T::LogSoftmax: case T::BatchNormalization: case T::InstanceNormalization:
-    case T::LayerNormalization: case T::Trilu: case T::ScatterElements:
+    case T::LayerNormalization: case T::Trilu: case T::ScatterElements: case T::Tan: case T::Asin: case T::Acos:
+    case T::Atan: case T::Sinh: case T::Cosh: case T::Asinh: case T::Acosh: case T::Atanh: case T::Softsign:
+    case T::RMSNormalization:
       return true;
     default:
       return false;

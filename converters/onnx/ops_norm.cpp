@@ -1,4 +1,5 @@
-// BatchNormalization, InstanceNormalization, LayerNormalization.
+// BatchNormalization, InstanceNormalization, LayerNormalization,
+// RMSNormalization.
 #include "converters/onnx/mapper_util.hpp"
 
 namespace mote::convert {
@@ -41,9 +42,20 @@ Status map_layer_norm(NodeContext& ctx) {
   return ctx.status();
 }
 
+// stash_type: as LayerNormalization's, Mote takes the mean of squares in
+// f32 or better whatever it says.
+Status map_rms_norm(NodeContext& ctx) {
+  fb::NormAttrsT a;
+  a.epsilon = ctx.attr_float("epsilon", 1e-5f);
+  a.axis = ctx.attr_int("axis", -1);
+  ctx.emit(fb::OpType::RMSNormalization, {ctx.input(0), ctx.input(1)}, {ctx.output(0)}, a);
+  return ctx.status();
+}
+
 }  // namespace
 
 MOTE_ONNX_OP(BatchNormalization, map_batch_norm);
+MOTE_ONNX_OP(RMSNormalization, map_rms_norm);
 MOTE_ONNX_OP(InstanceNormalization, map_instance_norm);
 MOTE_ONNX_OP(LayerNormalization, map_layer_norm);
 

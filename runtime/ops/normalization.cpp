@@ -1,6 +1,6 @@
 // Normalisation layers: BatchNormalization (with training_mode: batch
 // statistics and updated running ones), InstanceNormalization and
-// LayerNormalization, with attributes in NormAttrs.
+// LayerNormalization and RMSNormalization, with attributes in NormAttrs.
 #include <cmath>
 #include <string>
 
@@ -111,9 +111,24 @@ Status infer_layer_norm(ShapeContext& ctx) {
   return {};
 }
 
+// RMSNormalization(X, Scale): LayerNormalization without centring and
+// without B, one output.
+Status infer_rms_norm(ShapeContext& ctx) {
+  MOTE_RETURN_IF_ERROR(check_epsilon(ctx));
+  MOTE_RETURN_IF_ERROR(check_float(ctx, 0, "X"));
+  if (ctx.rank(0) < 1) return ctx.fail("input 'X' must have rank >= 1, got a scalar");
+  auto axis = normalize_axis(attrs<fb::NormAttrsT>(ctx.op).axis, ctx.rank(0));
+  if (!axis.ok()) return ctx.fail("attribute axis: " + axis.status().message());
+  const Shape& x = ctx.shape(0);
+  MOTE_RETURN_IF_ERROR(check_broadcasts_to(ctx, 1, "Scale", Shape(x.begin() + *axis, x.end())));
+  ctx.set_output(0, ctx.dtype(0), x);
+  return {};
+}
+
 }  // namespace
 }  // namespace mote
 
+MOTE_OP_DEF(RMSNormalization, {.min_inputs = 2, .max_inputs = 2, .infer = mote::infer_rms_norm});
 MOTE_OP_DEF(BatchNormalization, {.min_inputs = 5, .max_inputs = 5, .min_outputs = 1, .max_outputs = 3, .infer = mote::infer_batch_norm});
 MOTE_OP_DEF(InstanceNormalization, {.min_inputs = 3, .max_inputs = 3, .infer = mote::infer_instance_norm});
 MOTE_OP_DEF(LayerNormalization, {.min_inputs = 2, .max_inputs = 3, .min_outputs = 1, .max_outputs = 3, .infer = mote::infer_layer_norm});

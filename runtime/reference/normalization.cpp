@@ -93,10 +93,12 @@ Status instance_norm_typed(KernelContext& ctx) {
   return {};
 }
 
-// Per row of the dims from `axis` on: y = (x - mean) * inv_std * Scale + B,
-// Scale and B broadcast to those dims; Mean and InvStdDev optional outputs.
-template <class T>
-Status layer_norm_typed(KernelContext& ctx) {
+// Per row of the dims from `axis` on: y = (x - mean) * inv_std * Scale + B
+// (LayerNormalization), or y = x / sqrt(mean(x^2) + epsilon) * Scale
+// (RMSNormalization, kRms); Scale and B broadcast to those dims; Mean and
+// InvStdDev optional outputs of LayerNormalization.
+template <class T, bool kRms>
+Status row_norm_typed(KernelContext& ctx) {
   const Tensor& x = ctx.in(0);
   const auto& a = attrs<fb::NormAttrsT>(ctx.op);
   auto axis = normalize_axis(a.axis, x.rank());
@@ -104,9 +106,10 @@ Status layer_norm_typed(KernelContext& ctx) {
   const Shape normalized(x.shape().begin() + *axis, x.shape().end());
   const int64_t rows = dims_product(x.shape(), 0, static_cast<size_t>(*axis));
   const int64_t row_size = shape_numel(normalized);
+  const bool has_bias = !kRms && ctx.has_input(2);
   const std::vector<int64_t> scale_stride = broadcast_strides(ctx.in(1).shape(), normalized);
   const std::vector<int64_t> bias_stride =
-      ctx.has_input(2) ? broadcast_strides(ctx.in(2).shape(), normalized) : std::vector<int64_t>();
+      has_bias ? broadcast_strides(ctx.in(2).shape(), normalized) : std::vector<int64_t>();
   const std::vector<int64_t> own_stride = contiguous_strides(normalized);
   // Offset into a broadcast parameter of element j of a row.
   auto param_offset = [&](int64_t j, const std::vector<int64_t>& stride) {
@@ -117,14 +120,23 @@ Status layer_norm_typed(KernelContext& ctx) {
   for (int64_t r = 0; r < rows; ++r) {
     const T* in = x.data<T>() + r * row_size;
     T* out = ctx.out(0).data<T>() + r * row_size;
-    const Moments m = moments(in, row_size);
-    const double inv_std = 1.0 / std::sqrt(m.variance + a.epsilon);
+    double mean = 0.0, inv_std;
+    if constexpr (kRms) {
+      double squares = 0.0;
+      for (int64_t j = 0; j < row_size; ++j) squares += static_cast<double>(in[j]) * in[j];
+      inv_std = 1.0 / std::sqrt(squares / static_cast<double>(row_size) + a.epsilon);
+    } else {
+      const Moments m = moments(in, row_size);
+      mean = m.mean;
+      inv_std = 1.0 / std::sqrt(m.variance + a.epsilon);
+    }
     for (int64_t j = 0; j < row_size; ++j) {
-      double v = (in[j] - m.mean) * inv_std * ctx.in(1).data<T>()[param_offset(j, scale_stride)];
-      if (ctx.has_input(2)) v += ctx.in(2).data<T>()[param_offset(j, bias_stride)];
+      double v = (in[j] - mean) * inv_std * ctx.in(1).data<T>()[param_offset(j, scale_stride)];
+      if (has_bias) v += ctx.in(2).data<T>()[param_offset(j, bias_stride)];
       out[j] = static_cast<T>(v);
     }
-    if (ctx.outputs.size() > 1) ctx.out(1).data<T>()[r] = static_cast<T>(m.mean);
+    if (kRms) continue;
+    if (ctx.outputs.size() > 1) ctx.out(1).data<T>()[r] = static_cast<T>(mean);
     if (ctx.outputs.size() > 2) ctx.out(2).data<T>()[r] = static_cast<T>(inv_std);
   }
   return {};
@@ -139,7 +151,11 @@ Status instance_norm(KernelContext& ctx) {
 }
 
 Status layer_norm(KernelContext& ctx) {
-  return run_float_kernel(ctx, [&](auto type) { return layer_norm_typed<decltype(type)>(ctx); });
+  return run_float_kernel(ctx, [&](auto type) { return row_norm_typed<decltype(type), false>(ctx); });
+}
+
+Status rms_norm(KernelContext& ctx) {
+  return run_float_kernel(ctx, [&](auto type) { return row_norm_typed<decltype(type), true>(ctx); });
 }
 
 }  // namespace
@@ -148,3 +164,4 @@ Status layer_norm(KernelContext& ctx) {
 MOTE_REF_KERNEL(BatchNormalization, mote::reference::batch_norm);
 MOTE_REF_KERNEL(InstanceNormalization, mote::reference::instance_norm);
 MOTE_REF_KERNEL(LayerNormalization, mote::reference::layer_norm);
+MOTE_REF_KERNEL(RMSNormalization, mote::reference::rms_norm);

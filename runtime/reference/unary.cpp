@@ -169,6 +169,19 @@ Status clip(KernelContext& ctx) {
   }
 }
 
+// Trigonometric and hyperbolic functions and Softsign (x / (1 + |x|)):
+// rarely hot, so the CPU backend runs these reference loops as they are.
+Status tan(KernelContext& ctx) { return map_float(ctx, [](double v) { return std::tan(v); }); }
+Status asin(KernelContext& ctx) { return map_float(ctx, [](double v) { return std::asin(v); }); }
+Status acos(KernelContext& ctx) { return map_float(ctx, [](double v) { return std::acos(v); }); }
+Status atan(KernelContext& ctx) { return map_float(ctx, [](double v) { return std::atan(v); }); }
+Status sinh(KernelContext& ctx) { return map_float(ctx, [](double v) { return std::sinh(v); }); }
+Status cosh(KernelContext& ctx) { return map_float(ctx, [](double v) { return std::cosh(v); }); }
+Status asinh(KernelContext& ctx) { return map_float(ctx, [](double v) { return std::asinh(v); }); }
+Status acosh(KernelContext& ctx) { return map_float(ctx, [](double v) { return std::acosh(v); }); }
+Status atanh(KernelContext& ctx) { return map_float(ctx, [](double v) { return std::atanh(v); }); }
+Status softsign(KernelContext& ctx) { return map_float(ctx, [](double v) { return v / (1.0 + std::fabs(v)); }); }
+
 Status logical_not(KernelContext& ctx) {
   if (ctx.in(0).dtype() != DType::Bool) return unsupported_dtype(ctx, ctx.in(0).dtype());
   map<bool>(ctx, [](bool v) { return !v; });
@@ -203,3 +216,13 @@ MOTE_REF_KERNEL(Round, mote::reference::round);
 MOTE_REF_KERNEL(Sign, mote::reference::sign);
 MOTE_REF_KERNEL(Clip, mote::reference::clip);
 MOTE_REF_KERNEL(Not, mote::reference::logical_not);
+MOTE_REF_KERNEL(Tan, mote::reference::tan);
+MOTE_REF_KERNEL(Asin, mote::reference::asin);
+MOTE_REF_KERNEL(Acos, mote::reference::acos);
+MOTE_REF_KERNEL(Atan, mote::reference::atan);
+MOTE_REF_KERNEL(Sinh, mote::reference::sinh);
+MOTE_REF_KERNEL(Cosh, mote::reference::cosh);
+MOTE_REF_KERNEL(Asinh, mote::reference::asinh);
+MOTE_REF_KERNEL(Acosh, mote::reference::acosh);
+MOTE_REF_KERNEL(Atanh, mote::reference::atanh);
+MOTE_REF_KERNEL(Softsign, mote::reference::softsign);
