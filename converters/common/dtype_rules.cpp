@@ -23,6 +23,7 @@ std::optional<DType> output_dtype(const Graph& graph, const fb::OpT& op, size_t 
     case T::Not:
     case T::And:
     case T::Or:
+    case T::Xor:
       return DType::Bool;
     case T::Cast:
       return attrs<fb::CastAttrsT>(op).to;

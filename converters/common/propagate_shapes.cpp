@@ -24,7 +24,7 @@ bool same_shape_as_input0(fb::OpType t) {
     case T::Softmax: case T::LogSoftmax: case T::BatchNormalization: case T::InstanceNormalization:
     case T::LayerNormalization: case T::Trilu: case T::ScatterElements: case T::Tan: case T::Asin: case T::Acos:
     case T::Atan: case T::Sinh: case T::Cosh: case T::Asinh: case T::Acosh: case T::Atanh: case T::Softsign:
-    case T::RMSNormalization:
+    case T::RMSNormalization: case T::BitwiseNot:
       return true;
     default:
       return false;
@@ -35,7 +35,7 @@ bool broadcasting(fb::OpType t) {
   using T = fb::OpType;
   switch (t) {
     case T::Add: case T::Sub: case T::Mul: case T::Div: case T::Pow: case T::Mod: case T::Min: case T::Max:
-    case T::PRelu: case T::Equal: case T::Less: case T::Greater: case T::LessOrEqual: case T::GreaterOrEqual: case T::And:
+    case T::PRelu: case T::Xor: case T::BitwiseAnd: case T::BitwiseOr: case T::BitwiseXor: case T::Equal: case T::Less: case T::Greater: case T::LessOrEqual: case T::GreaterOrEqual: case T::And:
     case T::Or: case T::Where:
       return true;
     default:

@@ -1,5 +1,6 @@
 // Comparison, logic, selection and conversion: Equal, Less, Greater,
-// LessOrEqual, GreaterOrEqual, Not, And, Or, Where, Cast, and CastLike
+// LessOrEqual, GreaterOrEqual, Not, And, Or, Xor, the Bitwise ops, Where,
+// Cast, and CastLike
 // (rewritten to Cast once the target dtype is known).
 #include "converters/onnx/mapper_util.hpp"
 #include "converters/onnx/tensor_proto.hpp"
@@ -58,6 +59,11 @@ MOTE_ONNX_OP(GreaterOrEqual, map_binary<fb::OpType::GreaterOrEqual>);
 MOTE_ONNX_OP(Not, map_plain<fb::OpType::Not>);
 MOTE_ONNX_OP(And, map_binary<fb::OpType::And>);
 MOTE_ONNX_OP(Or, map_binary<fb::OpType::Or>);
+MOTE_ONNX_OP(Xor, map_binary<fb::OpType::Xor>);
+MOTE_ONNX_OP(BitwiseAnd, map_binary<fb::OpType::BitwiseAnd>);
+MOTE_ONNX_OP(BitwiseOr, map_binary<fb::OpType::BitwiseOr>);
+MOTE_ONNX_OP(BitwiseXor, map_binary<fb::OpType::BitwiseXor>);
+MOTE_ONNX_OP(BitwiseNot, map_plain<fb::OpType::BitwiseNot>);
 MOTE_ONNX_OP(Where, map_plain<fb::OpType::Where>);
 MOTE_ONNX_OP(Cast, map_cast);
 MOTE_ONNX_OP(CastLike, map_cast_like);

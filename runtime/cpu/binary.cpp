@@ -24,7 +24,7 @@ char* byte_pointer(Tensor& t) { return static_cast<char*>(t.raw()); }
 bool writes_bool(BinaryFn fn) {
   switch (fn) {
     case BinaryFn::kEqual: case BinaryFn::kLess: case BinaryFn::kGreater: case BinaryFn::kLessOrEqual:
-    case BinaryFn::kGreaterOrEqual: case BinaryFn::kAnd: case BinaryFn::kOr:
+    case BinaryFn::kGreaterOrEqual: case BinaryFn::kAnd: case BinaryFn::kOr: case BinaryFn::kXor:
       return true;
     default:
       return false;
@@ -121,6 +121,10 @@ MOTE_CPU_KERNEL(Mod, mote::cpu::mod);
 MOTE_CPU_KERNEL(PRelu, mote::cpu::binary<mote::cpu::BinaryFn::kPRelu>);
 MOTE_CPU_KERNEL(And, mote::cpu::binary<mote::cpu::BinaryFn::kAnd>);
 MOTE_CPU_KERNEL(Or, mote::cpu::binary<mote::cpu::BinaryFn::kOr>);
+MOTE_CPU_KERNEL(Xor, mote::cpu::binary<mote::cpu::BinaryFn::kXor>);
+MOTE_CPU_KERNEL(BitwiseAnd, mote::cpu::binary<mote::cpu::BinaryFn::kBitAnd>);
+MOTE_CPU_KERNEL(BitwiseOr, mote::cpu::binary<mote::cpu::BinaryFn::kBitOr>);
+MOTE_CPU_KERNEL(BitwiseXor, mote::cpu::binary<mote::cpu::BinaryFn::kBitXor>);
 MOTE_CPU_KERNEL(Equal, mote::cpu::binary<mote::cpu::BinaryFn::kEqual>);
 MOTE_CPU_KERNEL(Less, mote::cpu::binary<mote::cpu::BinaryFn::kLess>);
 MOTE_CPU_KERNEL(Greater, mote::cpu::binary<mote::cpu::BinaryFn::kGreater>);

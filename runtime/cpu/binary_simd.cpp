@@ -140,6 +140,10 @@ HWY_INLINE auto ScalarApply(T a, T b) {
   if constexpr (kFn == BinaryFn::kGreaterOrEqual) return a >= b;
   if constexpr (kFn == BinaryFn::kAnd) return a && b;
   if constexpr (kFn == BinaryFn::kOr) return a || b;
+  if constexpr (kFn == BinaryFn::kXor) return a != b;
+  if constexpr (kFn == BinaryFn::kBitAnd) return static_cast<T>(a & b);
+  if constexpr (kFn == BinaryFn::kBitOr) return static_cast<T>(a | b);
+  if constexpr (kFn == BinaryFn::kBitXor) return static_cast<T>(a ^ b);
 }
 
 template <BinaryFn kFn, class T>
@@ -242,6 +246,9 @@ BinaryRowFn IntegerRowFor(BinaryFn fn) {
     case BinaryFn::kGreater: return &ScalarApplyRow<BinaryFn::kGreater, T>;
     case BinaryFn::kLessOrEqual: return &ScalarApplyRow<BinaryFn::kLessOrEqual, T>;
     case BinaryFn::kGreaterOrEqual: return &ScalarApplyRow<BinaryFn::kGreaterOrEqual, T>;
+    case BinaryFn::kBitAnd: return &ScalarApplyRow<BinaryFn::kBitAnd, T>;
+    case BinaryFn::kBitOr: return &ScalarApplyRow<BinaryFn::kBitOr, T>;
+    case BinaryFn::kBitXor: return &ScalarApplyRow<BinaryFn::kBitXor, T>;
     default: return nullptr;
   }
 }
@@ -250,6 +257,7 @@ BinaryRowFn BoolRowFor(BinaryFn fn) {
   switch (fn) {
     case BinaryFn::kAnd: return &ScalarApplyRow<BinaryFn::kAnd, bool>;
     case BinaryFn::kOr: return &ScalarApplyRow<BinaryFn::kOr, bool>;
+    case BinaryFn::kXor: return &ScalarApplyRow<BinaryFn::kXor, bool>;
     case BinaryFn::kEqual: return &ScalarApplyRow<BinaryFn::kEqual, bool>;
     default: return nullptr;
   }

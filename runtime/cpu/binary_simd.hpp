@@ -16,7 +16,8 @@ enum class BinaryFn : uint8_t {
   kAdd, kSub, kMul, kDiv, kPow, kMin, kMax, kPRelu,
   kMod, kFmod,  // Mod with the divisor's sign / the dividend's (fmod=1)
   kEqual, kLess, kGreater, kLessOrEqual, kGreaterOrEqual,
-  kAnd, kOr,
+  kAnd, kOr, kXor,
+  kBitAnd, kBitOr, kBitXor,
 };
 
 // out[i] = fn(a[i * a_step], b[i * b_step]) for i < n, where a step is 1 (the

@@ -97,6 +97,16 @@ Status logical(ShapeContext& ctx) {
   return shape_fns::broadcast_inputs(ctx);
 }
 
+// BitwiseAnd, BitwiseOr, BitwiseXor: integers of one dtype.
+Status bitwise(ShapeContext& ctx) {
+  const DType d = ctx.dtype(0);
+  if (d != DType::I8 && d != DType::U8 && d != DType::I32 && d != DType::I64) {
+    return ctx.fail(std::string("input 0 has dtype ") + dtype_name(d) + "; supported: i8, u8, i32, i64");
+  }
+  MOTE_RETURN_IF_ERROR(require_same_dtypes(ctx));
+  return shape_fns::broadcast_inputs(ctx);
+}
+
 // Where(condition, X, Y): a bool condition picks from X or Y, of any one
 // dtype; all three broadcast together.
 Status where_shape(ShapeContext& ctx) {
@@ -131,6 +141,10 @@ MOTE_OP_DEF(Mod, {.min_inputs = 2, .max_inputs = 2, .infer = mod_shape});
 MOTE_OP_DEF(PRelu, {.min_inputs = 2, .max_inputs = 2, .infer = prelu_shape});
 MOTE_OP_DEF(And, {.min_inputs = 2, .max_inputs = 2, .infer = logical});
 MOTE_OP_DEF(Or, {.min_inputs = 2, .max_inputs = 2, .infer = logical});
+MOTE_OP_DEF(Xor, {.min_inputs = 2, .max_inputs = 2, .infer = logical});
+MOTE_OP_DEF(BitwiseAnd, {.min_inputs = 2, .max_inputs = 2, .infer = bitwise});
+MOTE_OP_DEF(BitwiseOr, {.min_inputs = 2, .max_inputs = 2, .infer = bitwise});
+MOTE_OP_DEF(BitwiseXor, {.min_inputs = 2, .max_inputs = 2, .infer = bitwise});
 MOTE_OP_DEF(Equal, {.min_inputs = 2, .max_inputs = 2, .infer = equal_shape});
 MOTE_OP_DEF(Less, {.min_inputs = 2, .max_inputs = 2, .infer = compare});
 MOTE_OP_DEF(Greater, {.min_inputs = 2, .max_inputs = 2, .infer = compare});

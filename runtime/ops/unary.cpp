@@ -67,6 +67,11 @@ Status signed_unary(ShapeContext& ctx) {
   return shape_fns::same_as_input0(ctx);
 }
 
+Status integer_unary(ShapeContext& ctx) {
+  MOTE_RETURN_IF_ERROR(require_input_dtype(ctx, {DType::I8, DType::U8, DType::I32, DType::I64}));
+  return shape_fns::same_as_input0(ctx);
+}
+
 Status bool_unary(ShapeContext& ctx) {
   MOTE_RETURN_IF_ERROR(require_input_dtype(ctx, {DType::Bool}));
   return shape_fns::same_as_input0(ctx);
@@ -123,6 +128,7 @@ MOTE_OP_DEF(Round, {.infer = float_unary});
 MOTE_OP_DEF(Sign, {.infer = signed_unary});
 MOTE_OP_DEF(Clip, {.min_inputs = 1, .max_inputs = 3, .infer = clip_shape});
 MOTE_OP_DEF(Not, {.infer = bool_unary});
+MOTE_OP_DEF(BitwiseNot, {.infer = integer_unary});
 MOTE_OP_DEF(Tan, {.infer = float_unary});
 MOTE_OP_DEF(Asin, {.infer = float_unary});
 MOTE_OP_DEF(Acos, {.infer = float_unary});

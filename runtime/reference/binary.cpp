@@ -185,6 +185,28 @@ Status logical(KernelContext& ctx, F f) {
 
 Status logical_and(KernelContext& ctx) { return logical(ctx, [](bool x, bool y) { return x && y; }); }
 Status logical_or(KernelContext& ctx) { return logical(ctx, [](bool x, bool y) { return x || y; }); }
+Status logical_xor(KernelContext& ctx) { return logical(ctx, [](bool x, bool y) { return x != y; }); }
+
+// Bitwise And, Or, Xor on the two's complement bits of integers.
+template <class F>
+Status bitwise(KernelContext& ctx, F f) {
+  const Tensor& a = ctx.in(0);
+  const Tensor& b = ctx.in(1);
+  if (a.dtype() != b.dtype()) return unsupported_dtypes(ctx);
+  bool known = false;
+  visit_number_type(a.dtype(), [&](auto type) {
+    using T = decltype(type);
+    if constexpr (std::is_integral_v<T>) {
+      broadcast_map<T, T, T>(a, b, ctx.out(0), [&](T x, T y) { return static_cast<T>(f(x, y)); });
+      known = true;
+    }
+  });
+  return known ? Status{} : unsupported_dtypes(ctx);
+}
+
+Status bitwise_and(KernelContext& ctx) { return bitwise(ctx, [](auto x, auto y) { return x & y; }); }
+Status bitwise_or(KernelContext& ctx) { return bitwise(ctx, [](auto x, auto y) { return x | y; }); }
+Status bitwise_xor(KernelContext& ctx) { return bitwise(ctx, [](auto x, auto y) { return x ^ y; }); }
 
 // Where copies whole elements by size, so it serves every dtype.
 Status where(KernelContext& ctx) {
@@ -223,6 +245,10 @@ MOTE_REF_KERNEL(Mod, mote::reference::mod);
 MOTE_REF_KERNEL(PRelu, mote::reference::prelu);
 MOTE_REF_KERNEL(And, mote::reference::logical_and);
 MOTE_REF_KERNEL(Or, mote::reference::logical_or);
+MOTE_REF_KERNEL(Xor, mote::reference::logical_xor);
+MOTE_REF_KERNEL(BitwiseAnd, mote::reference::bitwise_and);
+MOTE_REF_KERNEL(BitwiseOr, mote::reference::bitwise_or);
+MOTE_REF_KERNEL(BitwiseXor, mote::reference::bitwise_xor);
 MOTE_REF_KERNEL(Equal, mote::reference::equal);
 MOTE_REF_KERNEL(Less, mote::reference::less);
 MOTE_REF_KERNEL(Greater, mote::reference::greater);

@@ -182,6 +182,16 @@ Status acosh(KernelContext& ctx) { return map_float(ctx, [](double v) { return s
 Status atanh(KernelContext& ctx) { return map_float(ctx, [](double v) { return std::atanh(v); }); }
 Status softsign(KernelContext& ctx) { return map_float(ctx, [](double v) { return v / (1.0 + std::fabs(v)); }); }
 
+Status bitwise_not(KernelContext& ctx) {
+  switch (ctx.in(0).dtype()) {
+    case DType::I8: map<int8_t>(ctx, [](int8_t v) { return static_cast<int8_t>(~v); }); return {};
+    case DType::U8: map<uint8_t>(ctx, [](uint8_t v) { return static_cast<uint8_t>(~v); }); return {};
+    case DType::I32: map<int32_t>(ctx, [](int32_t v) { return ~v; }); return {};
+    case DType::I64: map<int64_t>(ctx, [](int64_t v) { return ~v; }); return {};
+    default: return unsupported_dtype(ctx, ctx.in(0).dtype());
+  }
+}
+
 Status logical_not(KernelContext& ctx) {
   if (ctx.in(0).dtype() != DType::Bool) return unsupported_dtype(ctx, ctx.in(0).dtype());
   map<bool>(ctx, [](bool v) { return !v; });
@@ -216,6 +226,7 @@ MOTE_REF_KERNEL(Round, mote::reference::round);
 MOTE_REF_KERNEL(Sign, mote::reference::sign);
 MOTE_REF_KERNEL(Clip, mote::reference::clip);
 MOTE_REF_KERNEL(Not, mote::reference::logical_not);
+MOTE_REF_KERNEL(BitwiseNot, mote::reference::bitwise_not);
 MOTE_REF_KERNEL(Tan, mote::reference::tan);
 MOTE_REF_KERNEL(Asin, mote::reference::asin);
 MOTE_REF_KERNEL(Acos, mote::reference::acos);
