@@ -1,7 +1,6 @@
 // Comparison, logic, selection and conversion: Equal, Less, Greater,
 // LessOrEqual, GreaterOrEqual, Not, And, Or, Xor, the Bitwise ops, Where,
-// Cast, and CastLike
-// (rewritten to Cast once the target dtype is known).
+// Cast, and CastLike (rewritten to Cast once the target dtype is known).
 #include "converters/onnx/mapper_util.hpp"
 #include "converters/onnx/tensor_proto.hpp"
 
