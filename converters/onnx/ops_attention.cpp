@@ -1,4 +1,5 @@
-// Attention (opset 23, and 24's nonpad_kv_seqlen input) maps one to one.
+// Attention (opset 23, and 24's nonpad_kv_seqlen input) and RotaryEmbedding
+// map one to one.
 // softmax_precision is accepted and ignored: Mote's kernels take the
 // softmax in at least f32 whatever it asks.
 #include "converters/onnx/mapper_util.hpp"
@@ -27,8 +28,20 @@ Status map_attention(NodeContext& ctx) {
   return ctx.status();
 }
 
+Status map_rotary_embedding(NodeContext& ctx) {
+  fb::RotaryAttrsT a;
+  a.interleaved = ctx.attr_int("interleaved", 0) != 0;
+  a.rotary_embedding_dim = ctx.attr_int("rotary_embedding_dim", 0);
+  a.num_heads = ctx.attr_int("num_heads", 0);
+  std::vector<int> inputs = {ctx.input(0), ctx.input(1), ctx.input(2)};
+  if (ctx.input_count() > 3 && ctx.has_input(3)) inputs.push_back(ctx.input(3));
+  ctx.emit(fb::OpType::RotaryEmbedding, inputs, {ctx.output(0)}, a);
+  return ctx.status();
+}
+
 }  // namespace
 
 MOTE_ONNX_OP(Attention, map_attention);
+MOTE_ONNX_OP(RotaryEmbedding, map_rotary_embedding);
 
 }  // namespace mote::convert
