@@ -35,7 +35,11 @@ std::optional<DType> output_dtype(const Graph& graph, const fb::OpT& op, size_t 
     case T::ConstantOfShape:
       return attrs<fb::ConstantOfShapeAttrsT>(op).dtype;
     case T::Where:
+    case T::DequantizeLinear:  // the scale's
       return input_dtype(graph, op, 1);
+    case T::QuantizeLinear:
+      return op.inputs.size() > 2 && op.inputs[2] >= 0 ? input_dtype(graph, op, 2)
+                                                        : std::optional<DType>(attrs<fb::QuantizeAttrsT>(op).output_dtype);
     case T::TopK:
     case T::MaxPool:  // output 1: Indices
       return index == 1 ? std::optional<DType>(DType::I64) : input_dtype(graph, op, 0);
