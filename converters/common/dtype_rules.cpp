@@ -31,7 +31,12 @@ std::optional<DType> output_dtype(const Graph& graph, const fb::OpT& op, size_t 
     case T::Size:
     case T::ArgMax:
     case T::ArgMin:
+    case T::NonZero:
       return DType::I64;
+    case T::EyeLike:
+      return attrs<fb::EyeLikeAttrsT>(op).dtype;
+    case T::OneHot:
+      return input_dtype(graph, op, 2);
     case T::ConstantOfShape:
       return attrs<fb::ConstantOfShapeAttrsT>(op).dtype;
     case T::Where:

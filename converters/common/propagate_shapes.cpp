@@ -24,7 +24,7 @@ bool same_shape_as_input0(fb::OpType t) {
     case T::Softmax: case T::LogSoftmax: case T::BatchNormalization: case T::InstanceNormalization:
     case T::LayerNormalization: case T::Trilu: case T::ScatterElements: case T::Tan: case T::Asin: case T::Acos:
     case T::Atan: case T::Sinh: case T::Cosh: case T::Asinh: case T::Acosh: case T::Atanh: case T::Softsign:
-    case T::RMSNormalization: case T::BitwiseNot: case T::RotaryEmbedding:
+    case T::RMSNormalization: case T::BitwiseNot: case T::RotaryEmbedding: case T::CumProd: case T::Hardmax: case T::ScatterND:
       return true;
     default:
       return false;

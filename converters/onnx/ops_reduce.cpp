@@ -1,6 +1,6 @@
 // Reductions, search and scans: Reduce{Mean,Sum,Max,Min,Prod,L2}, and
 // Reduce{L1,SumSquare,LogSum,LogSumExp} built from them, ArgMax,
-// ArgMin, TopK, CumSum. 'axes' became an input in opset 13 (ReduceSum) and 18
+// ArgMin, TopK, CumSum, CumProd. 'axes' became an input in opset 13 (ReduceSum) and 18
 // (the others), TopK's k in opset 10: older attribute forms become constant
 // inputs.
 #include <limits>
@@ -106,11 +106,12 @@ Status map_topk(NodeContext& ctx) {
   return ctx.status();
 }
 
-Status map_cumsum(NodeContext& ctx) {
+template <fb::OpType kType>
+Status map_cumulative(NodeContext& ctx) {
   fb::CumSumAttrsT a;
   a.exclusive = ctx.attr_int("exclusive", 0) != 0;
   a.reverse = ctx.attr_int("reverse", 0) != 0;
-  ctx.emit(fb::OpType::CumSum, {ctx.input(0), ctx.input(1)}, {ctx.output(0)}, a);
+  ctx.emit(kType, {ctx.input(0), ctx.input(1)}, {ctx.output(0)}, a);
   return ctx.status();
 }
 
@@ -129,6 +130,7 @@ MOTE_ONNX_OP(ReduceL2, map_reduce<fb::OpType::ReduceL2>);
 MOTE_ONNX_OP(ArgMax, map_arg_reduce<fb::OpType::ArgMax>);
 MOTE_ONNX_OP(ArgMin, map_arg_reduce<fb::OpType::ArgMin>);
 MOTE_ONNX_OP(TopK, map_topk);
-MOTE_ONNX_OP(CumSum, map_cumsum);
+MOTE_ONNX_OP(CumSum, map_cumulative<fb::OpType::CumSum>);
+MOTE_ONNX_OP(CumProd, map_cumulative<fb::OpType::CumProd>);
 
 }  // namespace mote::convert

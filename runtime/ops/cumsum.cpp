@@ -46,3 +46,4 @@ Status infer_cumsum(ShapeContext& ctx) {
 }  // namespace mote
 
 MOTE_OP_DEF(CumSum, {.min_inputs = 2, .max_inputs = 2, .infer = mote::infer_cumsum});
+MOTE_OP_DEF(CumProd, {.min_inputs = 2, .max_inputs = 2, .infer = mote::infer_cumsum});
