@@ -1,4 +1,5 @@
-// MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool.
+// MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool, and LpPool as
+// (AveragePool(|x|^p, padding counted) * window size)^(1/p).
 #include "converters/onnx/mapper_util.hpp"
 
 namespace mote::convert {
@@ -61,6 +62,24 @@ Status map_average_pool(NodeContext& ctx) {
   return ctx.status();
 }
 
+Status map_lp_pool(NodeContext& ctx) {
+  fb::PoolAttrsT a = pool_attrs(ctx);
+  a.count_include_pad = true;  // padding adds 0 to the sum
+  const double p = static_cast<double>(ctx.attr_int("p", 2));
+  if (p <= 0) return ctx.invalid("p must be positive");
+  int64_t window = 1;
+  for (int64_t k : a.kernel_shape) window *= k;
+  const int x = ctx.input(0);
+  const DType d = DType::F32;  // f64 models are rare; f16 ones compute in f32 (widen_f16)
+  const int magnitude = ctx.temp("abs"), powered = ctx.temp("powered"), mean = ctx.temp("mean"), sum = ctx.temp("sum");
+  ctx.emit(fb::OpType::Abs, {x}, {magnitude});
+  ctx.emit(fb::OpType::Pow, {magnitude, ctx.scalar(d, p, "p")}, {powered});
+  ctx.emit(fb::OpType::AveragePool, {powered}, {mean}, std::move(a));
+  ctx.emit(fb::OpType::Mul, {mean, ctx.scalar(d, static_cast<double>(window), "window")}, {sum});
+  ctx.emit(fb::OpType::Pow, {sum, ctx.scalar(d, 1.0 / p, "inverse_p")}, {ctx.output(0)});
+  return ctx.status();
+}
+
 template <fb::OpType kType>
 Status map_global_pool(NodeContext& ctx) {
   ctx.emit(kType, {ctx.input(0)}, {ctx.output(0)});
@@ -71,6 +90,7 @@ Status map_global_pool(NodeContext& ctx) {
 
 MOTE_ONNX_OP(MaxPool, map_max_pool);
 MOTE_ONNX_OP(AveragePool, map_average_pool);
+MOTE_ONNX_OP(LpPool, map_lp_pool);
 MOTE_ONNX_OP(GlobalAveragePool, map_global_pool<fb::OpType::GlobalAveragePool>);
 MOTE_ONNX_OP(GlobalMaxPool, map_global_pool<fb::OpType::GlobalMaxPool>);
 
