@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "runtime/core/kernel.hpp"
+#include "runtime/core/registry.hpp"
 #include "runtime/cpu/axis_map_copy.hpp"
 #include "runtime/cpu/resize_simd.hpp"
 #include "runtime/cpu/strided_copy.hpp"
@@ -105,6 +106,11 @@ Status resize(KernelContext& ctx) {
   const Tensor& in = ctx.in(0);
   Tensor& out = ctx.out(0);
   const auto& a = attrs<fb::ResizeAttrsT>(ctx.op);
+  // Cubic and tf_crop_and_resize are rare in models: the reference loops
+  // serve them.
+  if (!check_resize_supported(a).ok() && check_resize_valid(a).ok()) {
+    return find_reference_kernel(fb::OpType::Resize)->run(ctx);
+  }
   if (Status s = check_resize_supported(a); !s.ok()) return Status(s.code(), ctx.fail(s.message()).message());
   auto axes = resize_axes(in.shape(), optional_input(ctx, 2), optional_input(ctx, 3));
   if (!axes.ok()) return ctx.fail(axes.status().message());

@@ -1,4 +1,4 @@
-// Resize: nearest-neighbour or N-D linear resampling.
+// Resize: nearest-neighbour, N-D linear or cubic resampling.
 #include "runtime/ops/resize.hpp"
 
 #include <algorithm>
@@ -26,6 +26,35 @@ Status check_resize_supported(const fb::ResizeAttrsT& a) {
     return unsupported("unknown nearest_mode " + std::to_string(static_cast<int>(a.nearest_mode)));
   }
   return {};
+}
+
+Status check_resize_valid(const fb::ResizeAttrsT& a) {
+  fb::ResizeAttrsT optimised = a;
+  if (a.mode == fb::ResizeMode::Cubic) optimised.mode = fb::ResizeMode::Linear;
+  if (a.coordinate_transformation_mode == fb::CoordinateTransform::TfCropAndResize) {
+    optimised.coordinate_transformation_mode = fb::CoordinateTransform::HalfPixel;
+  }
+  return check_resize_supported(optimised);
+}
+
+CubicTaps resize_cubic_taps(double coordinate, double a) {
+  // ONNX takes the taps nearest the coordinate, preferring the lower side:
+  // at a whole coordinate x they are x-2 .. x+1 with weight 1 on x.
+  double lower = std::floor(coordinate);
+  double t = coordinate - lower;
+  if (t == 0) {
+    lower -= 1;
+    t = 1;
+  }
+  auto far = [a](double d) { return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a; };  // 1 <= d < 2
+  auto near = [a](double d) { return ((a + 2) * d - (a + 3)) * d * d + 1; };       // d < 1
+  return {static_cast<int64_t>(lower) - 1, {far(t + 1), near(t), near(1 - t), far(2 - t)}};
+}
+
+double resize_crop_coordinate(int64_t x, const ResizeAxis& axis, double start, double end) {
+  const double extent = static_cast<double>(axis.in - 1);
+  if (axis.out > 1) return start * extent + static_cast<double>(x) * (end - start) * extent / static_cast<double>(axis.out - 1);
+  return 0.5 * (start + end) * extent;
 }
 
 Result<std::vector<ResizeAxis>> resize_axes(const Shape& in, const Tensor* scales, const Tensor* sizes) {
@@ -120,14 +149,23 @@ namespace {
 
 Status infer_resize(ShapeContext& ctx) {
   const auto& a = attrs<fb::ResizeAttrsT>(ctx.op);
-  if (Status s = check_resize_supported(a); !s.ok()) return Status(s.code(), ctx.fail(s.message()).message());
-  if (a.mode == fb::ResizeMode::Linear && ctx.dtype(0) != DType::F32) {
+  if (Status s = check_resize_valid(a); !s.ok()) return Status(s.code(), ctx.fail(s.message()).message());
+  if (a.mode != fb::ResizeMode::Nearest && ctx.dtype(0) != DType::F32) {
     return Status(StatusCode::kUnsupported,
-                  ctx.fail(std::string("linear mode needs f32 data, not ") + dtype_name(ctx.dtype(0))).message());
+                  ctx.fail(std::string(a.mode == fb::ResizeMode::Linear ? "linear" : "cubic") +
+                           " mode needs f32 data, not " + dtype_name(ctx.dtype(0)))
+                      .message());
   }
   if (ctx.rank(0) == 0) return ctx.fail("cannot resize a scalar");
   for (size_t i : {2, 3}) {
     if (ctx.has_input(i)) MOTE_RETURN_IF_ERROR(known_input_value(ctx, i, "input " + std::to_string(i)).status());
+  }
+  if (a.coordinate_transformation_mode == fb::CoordinateTransform::TfCropAndResize) {
+    MOTE_ASSIGN_OR_RETURN(const Tensor* roi, known_input_value(ctx, 1, "'roi' (input 1)"));
+    if (roi->dtype() != DType::F32 || roi->numel() != 2 * ctx.rank(0)) {
+      return ctx.fail("tf_crop_and_resize needs an f32 roi of " + std::to_string(2 * ctx.rank(0)) +
+                      " values (starts, then ends)");
+    }
   }
   auto axes = resize_axes(ctx.shape(0), optional_value(ctx, 2), optional_value(ctx, 3));
   if (!axes.ok()) return ctx.fail(axes.status().message());

@@ -21,9 +21,26 @@ struct ResizeAxis {
   double resized_length = 0;
 };
 
-// The supported modes: nearest (any rounding) and linear; every coordinate
-// transform but tf_crop_and_resize. The error (kUnsupported) names the rest.
+// What the optimised kernels support: nearest (any rounding) and linear;
+// every coordinate transform but tf_crop_and_resize. The error
+// (kUnsupported) names the rest.
 Status check_resize_supported(const fb::ResizeAttrsT& attrs);
+// What the reference kernel supports: the above, cubic, and
+// tf_crop_and_resize (with the roi input, float data).
+Status check_resize_valid(const fb::ResizeAttrsT& attrs);
+
+// Cubic mode: the four input indices around a coordinate (unclamped: the
+// caller clamps to the edge, or drops outside taps with exclude_outside)
+// and their weights, ONNX's cubic convolution with coefficient `a`.
+struct CubicTaps {
+  int64_t first;  // the taps are first .. first + 3
+  double weight[4];
+};
+CubicTaps resize_cubic_taps(double coordinate, double a);
+
+// tf_crop_and_resize: the input coordinate of output `x` inside the roi
+// [start, end] (fractions of the input's extent).
+double resize_crop_coordinate(int64_t x, const ResizeAxis& axis, double start, double end);
 
 // Per-axis geometry from 'scales' (f32, one per axis, > 0) or 'sizes' (i64,
 // one per axis); exactly one of them must be given (an empty tensor counts as

@@ -1,6 +1,11 @@
 // Reference Resize: per output element, the source coordinate on every axis;
 // nearest copies the rounded input element, linear sums the 2^rank corners
-// around the coordinate with products of their weights, in double.
+// around the coordinate with products of their weights, cubic the 4^rank
+// taps likewise, in double. tf_crop_and_resize samples inside the roi and
+// writes extrapolation_value where the coordinate leaves the input. The CPU
+// backend runs cubic and tf_crop_and_resize through this kernel.
+#include <algorithm>
+
 #include "runtime/core/kernel.hpp"
 #include "runtime/ops/resize.hpp"
 #include "runtime/ops/value_inputs.hpp"
@@ -9,14 +14,46 @@
 namespace mote::reference {
 namespace {
 
+// The cubic sum around `coordinate`: taps outside the input take the edge
+// element, or with exclude_outside weigh nothing (the rest renormalised).
+double cubic_sum(const Tensor& in, const std::vector<double>& coordinate, const fb::ResizeAttrsT& a) {
+  const size_t rank = coordinate.size();
+  std::vector<CubicTaps> taps(rank);
+  for (size_t k = 0; k < rank; ++k) {
+    taps[k] = resize_cubic_taps(coordinate[k], a.cubic_coeff_a);
+    if (!a.exclude_outside) continue;
+    double total = 0;
+    for (int t = 0; t < 4; ++t) {
+      const int64_t at = taps[k].first + t;
+      if (at < 0 || at >= in.shape()[k]) taps[k].weight[t] = 0;
+      total += taps[k].weight[t];
+    }
+    for (double& w : taps[k].weight) w /= total;
+  }
+  std::vector<int64_t> index(rank);
+  double sum = 0;
+  for (uint64_t corner = 0; corner < (uint64_t{1} << (2 * rank)); ++corner) {
+    double weight = 1;
+    for (size_t k = 0; k < rank; ++k) {
+      const int t = static_cast<int>((corner >> (2 * k)) & 3);
+      index[k] = std::clamp<int64_t>(taps[k].first + t, 0, in.shape()[k] - 1);
+      weight *= taps[k].weight[t];
+    }
+    if (weight != 0) sum += weight * in.data<float>()[ravel_index(index, in.shape())];
+  }
+  return sum;
+}
+
 Status resize(KernelContext& ctx) {
   const Tensor& in = ctx.in(0);
   Tensor& out = ctx.out(0);
   const auto& a = attrs<fb::ResizeAttrsT>(ctx.op);
-  if (Status s = check_resize_supported(a); !s.ok()) return Status(s.code(), ctx.fail(s.message()).message());
-  if (a.mode == fb::ResizeMode::Linear && in.dtype() != DType::F32) {
-    return Status(StatusCode::kUnsupported, ctx.fail("linear mode needs f32 data").message());
+  if (Status s = check_resize_valid(a); !s.ok()) return Status(s.code(), ctx.fail(s.message()).message());
+  if (a.mode != fb::ResizeMode::Nearest && in.dtype() != DType::F32) {
+    return Status(StatusCode::kUnsupported, ctx.fail("linear and cubic modes need f32 data").message());
   }
+  const bool crop = a.coordinate_transformation_mode == fb::CoordinateTransform::TfCropAndResize;
+  const float* roi = crop ? ctx.in(1).data<float>() : nullptr;
   auto axes = resize_axes(in.shape(), optional_input(ctx, 2), optional_input(ctx, 3));
   if (!axes.ok()) return ctx.fail(axes.status().message());
   const size_t rank = axes->size();
@@ -24,12 +61,27 @@ Status resize(KernelContext& ctx) {
   for (int64_t i = 0; i < out.numel(); ++i) {
     std::vector<int64_t> index = unravel_index(i, out.shape());
     std::vector<double> coordinate(rank);
+    bool outside = false;
     for (size_t k = 0; k < rank; ++k) {
-      coordinate[k] = resize_source_coordinate(a.coordinate_transformation_mode, index[k], (*axes)[k]);
+      if (crop) {
+        coordinate[k] = resize_crop_coordinate(index[k], (*axes)[k], roi[k], roi[rank + k]);
+        outside = outside || coordinate[k] < 0 || coordinate[k] > static_cast<double>(in.shape()[k] - 1);
+      } else {
+        coordinate[k] = resize_source_coordinate(a.coordinate_transformation_mode, index[k], (*axes)[k]);
+      }
+    }
+    if (outside) {
+      Tensor fill = Tensor::from_vector<float>({1}, {a.extrapolation_value});
+      if (in.dtype() == DType::F32) copy_element_at(fill, 0, out, i);
+      continue;
     }
     if (a.mode == fb::ResizeMode::Nearest) {
       for (size_t k = 0; k < rank; ++k) index[k] = resize_nearest_index(a.nearest_mode, coordinate[k], in.shape()[k]);
       copy_element_at(in, ravel_index(index, in.shape()), out, i);
+      continue;
+    }
+    if (a.mode == fb::ResizeMode::Cubic) {
+      out.data<float>()[i] = static_cast<float>(cubic_sum(in, coordinate, a));
       continue;
     }
     double sum = 0;
