@@ -139,7 +139,6 @@ TEST(ResizeOps, ShapeErrorsAreReported) {
 }
 
 TEST(ResizeOps, InterpolatingIntegersSaysUnsupported) {
-  Tensor x = Tensor::zeros(DType::F32, {1, 1, 2, 2});
   // Cubic and tf_crop_and_resize run (checked against ONNX's outputs by the
   // conformance suite); interpolating integers does not.
   const fb::OpT cubic = resize_op(fb::ResizeMode::Cubic, fb::CoordinateTransform::HalfPixel);
