@@ -32,6 +32,7 @@ std::optional<DType> output_dtype(const Graph& graph, const fb::OpT& op, size_t 
     case T::ArgMax:
     case T::ArgMin:
     case T::NonZero:
+    case T::NonMaxSuppression:
       return DType::I64;
     case T::EyeLike:
       return attrs<fb::EyeLikeAttrsT>(op).dtype;

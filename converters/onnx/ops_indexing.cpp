@@ -1,6 +1,6 @@
 // Indexing, selection and patterns: GatherElements, ScatterElements (and
 // Scatter, its name before opset 11), GatherND, ScatterND, Compress,
-// NonZero, Trilu, OneHot, Hardmax, EyeLike.
+// NonZero, Trilu, OneHot, Hardmax, EyeLike, NonMaxSuppression.
 #include "converters/onnx/mapper_util.hpp"
 #include "converters/onnx/tensor_proto.hpp"
 
@@ -103,8 +103,19 @@ Status map_trilu(NodeContext& ctx) {
   return ctx.status();
 }
 
+Status map_nms(NodeContext& ctx) {
+  fb::NmsAttrsT a;
+  a.center_point_box = ctx.attr_int("center_point_box", 0) != 0;
+  std::vector<int> inputs;
+  for (size_t i = 0; i < ctx.input_count() && i < 5; ++i) inputs.push_back(ctx.has_input(i) ? ctx.input(i) : -1);
+  while (!inputs.empty() && inputs.back() < 0) inputs.pop_back();
+  ctx.emit(fb::OpType::NonMaxSuppression, inputs, {ctx.output(0)}, a);
+  return ctx.status();
+}
+
 }  // namespace
 
+MOTE_ONNX_OP(NonMaxSuppression, map_nms);
 MOTE_ONNX_OP(GatherElements, map_gather_elements);
 MOTE_ONNX_OP(ScatterElements, map_scatter_elements);
 MOTE_ONNX_OP(Scatter, map_scatter_elements);
