@@ -155,6 +155,12 @@ std::vector<int64_t> NodeContext::attr_ints(const std::string& name) {
   return {a->ints().begin(), a->ints().end()};
 }
 
+std::vector<std::string> NodeContext::attr_strings(const std::string& name) {
+  const auto* a = find_attr(name);
+  if (!a || !check_attr_type(*a, onnx::AttributeProto::STRINGS, "STRINGS")) return {};
+  return {a->strings().begin(), a->strings().end()};
+}
+
 std::vector<float> NodeContext::attr_floats(const std::string& name) {
   const auto* a = find_attr(name);
   if (!a || !check_attr_type(*a, onnx::AttributeProto::FLOATS, "FLOATS")) return {};

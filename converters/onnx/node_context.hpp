@@ -83,6 +83,7 @@ class NodeContext {
   std::string attr_string(const std::string& name, const std::string& dflt);
   std::vector<int64_t> attr_ints(const std::string& name);
   std::vector<float> attr_floats(const std::string& name);
+  std::vector<std::string> attr_strings(const std::string& name);
   std::optional<Tensor> attr_tensor(const std::string& name);
 
   // Emits a Mote op named after the node (suffixed when a node needs more
