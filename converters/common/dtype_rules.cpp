@@ -36,6 +36,12 @@ std::optional<DType> output_dtype(const Graph& graph, const fb::OpT& op, size_t 
       return DType::I64;
     case T::EyeLike:
       return attrs<fb::EyeLikeAttrsT>(op).dtype;
+    case T::BitCast:
+      return attrs<fb::CastAttrsT>(op).to;
+    case T::HannWindow:
+    case T::HammingWindow:
+    case T::BlackmanWindow:
+      return attrs<fb::WindowAttrsT>(op).dtype;
     case T::OneHot:
       return input_dtype(graph, op, 2);
     case T::ConstantOfShape:
