@@ -1,5 +1,6 @@
-// BitCast, CenterCropPad, ReverseSequence and the window functions map one
-// to one (runtime/ops/reshuffle.cpp).
+// BitCast, CenterCropPad, ReverseSequence, the window functions and DFT map
+// one to one (DFT's axis, an attribute before opset 20 with default 1,
+// becomes a constant input).
 #include "converters/onnx/mapper_util.hpp"
 #include "converters/onnx/tensor_proto.hpp"
 
@@ -41,8 +42,22 @@ Status map_window(NodeContext& ctx) {
   return ctx.status();
 }
 
+Status map_dft(NodeContext& ctx) {
+  fb::DftAttrsT a;
+  a.inverse = ctx.attr_int("inverse", 0) != 0;
+  a.onesided = ctx.attr_int("onesided", 0) != 0;
+  const int length = ctx.input_count() > 1 && ctx.has_input(1) ? ctx.input(1) : -1;
+  int axis = ctx.input_count() > 2 && ctx.has_input(2) ? ctx.input(2) : -1;
+  if (ctx.opset() < 20) axis = ctx.constant_i64({ctx.attr_int("axis", 1)}, "axis");
+  std::vector<int> inputs = {ctx.input(0), length, axis};
+  while (inputs.back() < 0) inputs.pop_back();
+  ctx.emit(fb::OpType::DFT, inputs, {ctx.output(0)}, a);
+  return ctx.status();
+}
+
 }  // namespace
 
+MOTE_ONNX_OP(DFT, map_dft);
 MOTE_ONNX_OP(BitCast, map_bit_cast);
 MOTE_ONNX_OP(CenterCropPad, map_center_crop_pad);
 MOTE_ONNX_OP(ReverseSequence, map_reverse_sequence);
