@@ -1,6 +1,7 @@
 // Comparison, logic, selection and conversion: Equal, Less, Greater,
-// LessOrEqual, GreaterOrEqual, Not, And, Or, Xor, the Bitwise ops, Where,
-// Cast, and CastLike (rewritten to Cast once the target dtype is known).
+// LessOrEqual, GreaterOrEqual, Not, And, Or, Xor, the Bitwise ops,
+// BitShift, Where, Cast, and CastLike (rewritten to Cast once the target
+// dtype is known).
 #include "converters/onnx/mapper_util.hpp"
 #include "converters/onnx/tensor_proto.hpp"
 
@@ -48,8 +49,18 @@ Status map_cast_like(NodeContext& ctx) {
   return emit_cast(ctx, *to);
 }
 
+Status map_bit_shift(NodeContext& ctx) {
+  const std::string direction = ctx.attr_string("direction", "");
+  if (direction != "LEFT" && direction != "RIGHT") return ctx.invalid("direction must be LEFT or RIGHT");
+  fb::ShiftAttrsT a;
+  a.left = direction == "LEFT";
+  ctx.emit(fb::OpType::BitShift, {ctx.input(0), ctx.input(1)}, {ctx.output(0)}, a);
+  return ctx.status();
+}
+
 }  // namespace
 
+MOTE_ONNX_OP(BitShift, map_bit_shift);
 MOTE_ONNX_OP(Equal, map_binary<fb::OpType::Equal>);
 MOTE_ONNX_OP(Less, map_binary<fb::OpType::Less>);
 MOTE_ONNX_OP(Greater, map_binary<fb::OpType::Greater>);

@@ -1,5 +1,5 @@
 // BatchNormalization, InstanceNormalization, LayerNormalization,
-// RMSNormalization.
+// RMSNormalization, LRN.
 #include "converters/onnx/mapper_util.hpp"
 
 namespace mote::convert {
@@ -52,9 +52,20 @@ Status map_rms_norm(NodeContext& ctx) {
   return ctx.status();
 }
 
+Status map_lrn(NodeContext& ctx) {
+  fb::LrnAttrsT a;
+  a.alpha = ctx.attr_float("alpha", 0.0001f);
+  a.beta = ctx.attr_float("beta", 0.75f);
+  a.bias = ctx.attr_float("bias", 1.0f);
+  a.size = ctx.attr_int("size", 0);
+  ctx.emit(fb::OpType::LRN, {ctx.input(0)}, {ctx.output(0)}, a);
+  return ctx.status();
+}
+
 }  // namespace
 
 MOTE_ONNX_OP(BatchNormalization, map_batch_norm);
+MOTE_ONNX_OP(LRN, map_lrn);
 MOTE_ONNX_OP(RMSNormalization, map_rms_norm);
 MOTE_ONNX_OP(InstanceNormalization, map_instance_norm);
 MOTE_ONNX_OP(LayerNormalization, map_layer_norm);

@@ -1,6 +1,6 @@
 // Reductions, search and scans: Reduce{Mean,Sum,Max,Min,Prod,L2}, and
 // Reduce{L1,SumSquare,LogSum,LogSumExp} built from them, ArgMax,
-// ArgMin, TopK, CumSum, CumProd. 'axes' became an input in opset 13 (ReduceSum) and 18
+// ArgMin, TopK, CumSum, CumProd, Det. 'axes' became an input in opset 13 (ReduceSum) and 18
 // (the others), TopK's k in opset 10: older attribute forms become constant
 // inputs.
 #include <limits>
@@ -85,6 +85,12 @@ Status map_reduce_log_sum_exp(NodeContext& ctx) {
   return ctx.status();
 }
 
+// Det reduces each trailing square matrix to its determinant.
+Status map_det(NodeContext& ctx) {
+  ctx.emit(fb::OpType::Det, {ctx.input(0)}, {ctx.output(0)});
+  return ctx.status();
+}
+
 template <fb::OpType kType>
 Status map_arg_reduce(NodeContext& ctx) {
   fb::ArgReduceAttrsT a;
@@ -127,6 +133,7 @@ MOTE_ONNX_OP(ReduceSumSquare, map_reduce_sum_square);
 MOTE_ONNX_OP(ReduceLogSum, map_reduce_log_sum);
 MOTE_ONNX_OP(ReduceLogSumExp, map_reduce_log_sum_exp);
 MOTE_ONNX_OP(ReduceL2, map_reduce<fb::OpType::ReduceL2>);
+MOTE_ONNX_OP(Det, map_det);
 MOTE_ONNX_OP(ArgMax, map_arg_reduce<fb::OpType::ArgMax>);
 MOTE_ONNX_OP(ArgMin, map_arg_reduce<fb::OpType::ArgMin>);
 MOTE_ONNX_OP(TopK, map_topk);

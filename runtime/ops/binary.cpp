@@ -107,6 +107,15 @@ Status bitwise(ShapeContext& ctx) {
   return shape_fns::broadcast_inputs(ctx);
 }
 
+// BitShift: unsigned integers only (Mote's one is u8).
+Status bit_shift(ShapeContext& ctx) {
+  if (ctx.dtype(0) != DType::U8) {
+    return ctx.fail(std::string("input 0 has dtype ") + dtype_name(ctx.dtype(0)) + "; supported: u8");
+  }
+  MOTE_RETURN_IF_ERROR(require_same_dtypes(ctx));
+  return shape_fns::broadcast_inputs(ctx);
+}
+
 // Where(condition, X, Y): a bool condition picks from X or Y, of any one
 // dtype; all three broadcast together.
 Status where_shape(ShapeContext& ctx) {
@@ -137,6 +146,7 @@ MOTE_OP_DEF(Div, {.min_inputs = 2, .max_inputs = 2, .infer = arithmetic});
 MOTE_OP_DEF(Pow, {.min_inputs = 2, .max_inputs = 2, .infer = pow_shape});
 MOTE_OP_DEF(Min, {.min_inputs = 1, .max_inputs = kUnboundedInputs, .infer = arithmetic});
 MOTE_OP_DEF(Max, {.min_inputs = 1, .max_inputs = kUnboundedInputs, .infer = arithmetic});
+MOTE_OP_DEF(BitShift, {.min_inputs = 2, .max_inputs = 2, .infer = bit_shift});
 MOTE_OP_DEF(Mod, {.min_inputs = 2, .max_inputs = 2, .infer = mod_shape});
 MOTE_OP_DEF(PRelu, {.min_inputs = 2, .max_inputs = 2, .infer = prelu_shape});
 MOTE_OP_DEF(And, {.min_inputs = 2, .max_inputs = 2, .infer = logical});

@@ -1,6 +1,7 @@
 // Normalisation layers: BatchNormalization (with training_mode: batch
 // statistics and updated running ones), InstanceNormalization and
-// LayerNormalization and RMSNormalization, with attributes in NormAttrs.
+// LayerNormalization and RMSNormalization, with attributes in NormAttrs, and
+// LRN (LrnAttrs).
 #include <cmath>
 #include <string>
 
@@ -125,9 +126,19 @@ Status infer_rms_norm(ShapeContext& ctx) {
   return {};
 }
 
+// LRN(X [N, C, ...]): X's shape.
+Status infer_lrn(ShapeContext& ctx) {
+  MOTE_RETURN_IF_ERROR(check_float(ctx, 0, "X"));
+  if (ctx.rank(0) < 3) return ctx.fail("input 'X' must be [N, C, spatial...], got " + shape_to_string(ctx.shape(0)));
+  if (attrs<fb::LrnAttrsT>(ctx.op).size < 1) return ctx.fail("size must be at least 1");
+  ctx.set_output(0, ctx.dtype(0), ctx.shape(0));
+  return {};
+}
+
 }  // namespace
 }  // namespace mote
 
+MOTE_OP_DEF(LRN, {.infer = mote::infer_lrn});
 MOTE_OP_DEF(RMSNormalization, {.min_inputs = 2, .max_inputs = 2, .infer = mote::infer_rms_norm});
 MOTE_OP_DEF(BatchNormalization, {.min_inputs = 5, .max_inputs = 5, .min_outputs = 1, .max_outputs = 3, .infer = mote::infer_batch_norm});
 MOTE_OP_DEF(InstanceNormalization, {.min_inputs = 3, .max_inputs = 3, .infer = mote::infer_instance_norm});

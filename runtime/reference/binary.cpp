@@ -208,6 +208,17 @@ Status bitwise_and(KernelContext& ctx) { return bitwise(ctx, [](auto x, auto y) 
 Status bitwise_or(KernelContext& ctx) { return bitwise(ctx, [](auto x, auto y) { return x | y; }); }
 Status bitwise_xor(KernelContext& ctx) { return bitwise(ctx, [](auto x, auto y) { return x ^ y; }); }
 
+// Shifts of 8 or more bits give 0.
+Status bit_shift(KernelContext& ctx) {
+  const bool left = attrs<fb::ShiftAttrsT>(ctx.op).left;
+  if (ctx.in(0).dtype() != DType::U8 || ctx.in(1).dtype() != DType::U8) return unsupported_dtypes(ctx);
+  broadcast_map<uint8_t, uint8_t, uint8_t>(ctx.in(0), ctx.in(1), ctx.out(0), [left](uint8_t x, uint8_t s) {
+    if (s >= 8) return uint8_t{0};
+    return static_cast<uint8_t>(left ? x << s : x >> s);
+  });
+  return {};
+}
+
 // Where copies whole elements by size, so it serves every dtype.
 Status where(KernelContext& ctx) {
   const Tensor& cond = ctx.in(0);
@@ -242,6 +253,7 @@ MOTE_REF_KERNEL(Pow, mote::reference::pow);
 MOTE_REF_KERNEL(Min, mote::reference::extremum<false>);
 MOTE_REF_KERNEL(Max, mote::reference::extremum<true>);
 MOTE_REF_KERNEL(Mod, mote::reference::mod);
+MOTE_REF_KERNEL(BitShift, mote::reference::bit_shift);
 MOTE_REF_KERNEL(PRelu, mote::reference::prelu);
 MOTE_REF_KERNEL(And, mote::reference::logical_and);
 MOTE_REF_KERNEL(Or, mote::reference::logical_or);

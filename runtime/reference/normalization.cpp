@@ -1,5 +1,6 @@
 // Reference normalisation kernels: statistics in double, two passes (mean,
 // then mean squared deviation), straight from the ONNX formulas.
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -142,6 +143,31 @@ Status row_norm_typed(KernelContext& ctx) {
   return {};
 }
 
+// Across channels: the window of `size` channels around c runs from
+// c - floor((size - 1) / 2) to c + ceil((size - 1) / 2).
+template <class T>
+Status lrn_typed(KernelContext& ctx) {
+  const Tensor& x = ctx.in(0);
+  const auto& a = attrs<fb::LrnAttrsT>(ctx.op);
+  const int64_t channels = x.dim(1), plane = x.numel() / std::max<int64_t>(1, x.dim(0) * channels);
+  const int64_t before = (a.size - 1) / 2, after = a.size - 1 - before;
+  for (int64_t n = 0; n < x.dim(0); ++n) {
+    for (int64_t c = 0; c < channels; ++c) {
+      for (int64_t p = 0; p < plane; ++p) {
+        double squares = 0;
+        for (int64_t k = std::max<int64_t>(0, c - before); k <= std::min(channels - 1, c + after); ++k) {
+          const double v = x.data<T>()[(n * channels + k) * plane + p];
+          squares += v * v;
+        }
+        const int64_t at = (n * channels + c) * plane + p;
+        const double scale = std::pow(a.bias + a.alpha / static_cast<double>(a.size) * squares, a.beta);
+        ctx.out(0).data<T>()[at] = static_cast<T>(x.data<T>()[at] / scale);
+      }
+    }
+  }
+  return {};
+}
+
 Status batch_norm(KernelContext& ctx) {
   return run_float_kernel(ctx, [&](auto type) { return batch_norm_typed<decltype(type)>(ctx); });
 }
@@ -152,6 +178,10 @@ Status instance_norm(KernelContext& ctx) {
 
 Status layer_norm(KernelContext& ctx) {
   return run_float_kernel(ctx, [&](auto type) { return row_norm_typed<decltype(type), false>(ctx); });
+}
+
+Status lrn(KernelContext& ctx) {
+  return run_float_kernel(ctx, [&](auto type) { return lrn_typed<decltype(type)>(ctx); });
 }
 
 Status rms_norm(KernelContext& ctx) {
@@ -165,3 +195,4 @@ MOTE_REF_KERNEL(BatchNormalization, mote::reference::batch_norm);
 MOTE_REF_KERNEL(InstanceNormalization, mote::reference::instance_norm);
 MOTE_REF_KERNEL(LayerNormalization, mote::reference::layer_norm);
 MOTE_REF_KERNEL(RMSNormalization, mote::reference::rms_norm);
+MOTE_REF_KERNEL(LRN, mote::reference::lrn);
