@@ -12,12 +12,15 @@ fb::AutoPad parse_auto_pad(NodeContext& ctx) {
   return fb::AutoPad::NotSet;
 }
 
-Status map_direct(NodeContext& ctx, fb::OpType type) {
+std::vector<int> direct_inputs(NodeContext& ctx) {
   std::vector<int> inputs;
   for (size_t i = 0; i < ctx.input_count(); ++i) inputs.push_back(ctx.optional_input(i));
-  // Trailing omitted inputs are dropped, as Mote ops count present inputs.
   while (!inputs.empty() && inputs.back() < 0) inputs.pop_back();
-  ctx.emit(type, std::move(inputs), used_outputs(ctx));
+  return inputs;
+}
+
+Status map_direct(NodeContext& ctx, fb::OpType type) {
+  ctx.emit(type, direct_inputs(ctx), used_outputs(ctx));
   return ctx.status();
 }
 

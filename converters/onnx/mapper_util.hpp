@@ -11,9 +11,17 @@ namespace mote::convert {
 // ONNX auto_pad strings; records an error for an unknown one.
 fb::AutoPad parse_auto_pad(NodeContext& ctx);
 
-// Emits `type` reading the node's inputs in order (omitted ones as -1) and
-// writing its used outputs: the mapping of ops whose Mote form is the ONNX one.
+// The node's inputs in order, omitted ones as -1, trailing omitted ones
+// dropped (Mote ops count present inputs).
+std::vector<int> direct_inputs(NodeContext& ctx);
+
+// Emits `type` reading direct_inputs and writing the used outputs: the
+// mapping of ops whose Mote form is the ONNX one.
 Status map_direct(NodeContext& ctx, fb::OpType type);
+
+// The same with the op's attribute table.
+template <class Attrs>
+Status map_direct(NodeContext& ctx, fb::OpType type, Attrs attrs);
 
 // A two-input op with numpy broadcasting (Add, Equal, And...). Opsets 1-6
 // broadcast only on request (broadcast=1), aligning B with A from 'axis';
@@ -24,5 +32,11 @@ Status map_broadcasting_binary(NodeContext& ctx, fb::OpType type);
 // The node's outputs up to its last named one: trailing omitted optional
 // outputs are left off, so the Mote op does not compute them.
 std::vector<int> used_outputs(NodeContext& ctx);
+
+template <class Attrs>
+Status map_direct(NodeContext& ctx, fb::OpType type, Attrs attrs) {
+  ctx.emit(type, direct_inputs(ctx), used_outputs(ctx), std::move(attrs));
+  return ctx.status();
+}
 
 }  // namespace mote::convert

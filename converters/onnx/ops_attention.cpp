@@ -21,11 +21,7 @@ Status map_attention(NodeContext& ctx) {
   if (ctx.has_attr("left_window_size") || ctx.has_attr("right_window_size")) {
     return ctx.unsupported("sliding-window attention (opset 25's window sizes) is not implemented");
   }
-  std::vector<int> inputs;
-  for (size_t i = 0; i < ctx.input_count(); ++i) inputs.push_back(ctx.has_input(i) ? ctx.input(i) : -1);
-  while (!inputs.empty() && inputs.back() < 0) inputs.pop_back();
-  ctx.emit(fb::OpType::Attention, inputs, used_outputs(ctx), a);
-  return ctx.status();
+  return map_direct(ctx, fb::OpType::Attention, a);
 }
 
 Status map_rotary_embedding(NodeContext& ctx) {
@@ -33,10 +29,7 @@ Status map_rotary_embedding(NodeContext& ctx) {
   a.interleaved = ctx.attr_int("interleaved", 0) != 0;
   a.rotary_embedding_dim = ctx.attr_int("rotary_embedding_dim", 0);
   a.num_heads = ctx.attr_int("num_heads", 0);
-  std::vector<int> inputs = {ctx.input(0), ctx.input(1), ctx.input(2)};
-  if (ctx.input_count() > 3 && ctx.has_input(3)) inputs.push_back(ctx.input(3));
-  ctx.emit(fb::OpType::RotaryEmbedding, inputs, {ctx.output(0)}, a);
-  return ctx.status();
+  return map_direct(ctx, fb::OpType::RotaryEmbedding, a);
 }
 
 }  // namespace

@@ -97,20 +97,13 @@ Status map_unary_op(NodeContext& ctx) {
 Status map_trilu(NodeContext& ctx) {
   fb::TriluAttrsT a;
   a.upper = ctx.attr_int("upper", 1) != 0;
-  std::vector<int> inputs = {ctx.input(0)};
-  if (ctx.input_count() > 1 && ctx.has_input(1)) inputs.push_back(ctx.input(1));
-  ctx.emit(fb::OpType::Trilu, inputs, {ctx.output(0)}, a);
-  return ctx.status();
+  return map_direct(ctx, fb::OpType::Trilu, a);
 }
 
 Status map_nms(NodeContext& ctx) {
   fb::NmsAttrsT a;
   a.center_point_box = ctx.attr_int("center_point_box", 0) != 0;
-  std::vector<int> inputs;
-  for (size_t i = 0; i < ctx.input_count() && i < 5; ++i) inputs.push_back(ctx.has_input(i) ? ctx.input(i) : -1);
-  while (!inputs.empty() && inputs.back() < 0) inputs.pop_back();
-  ctx.emit(fb::OpType::NonMaxSuppression, inputs, {ctx.output(0)}, a);
-  return ctx.status();
+  return map_direct(ctx, fb::OpType::NonMaxSuppression, a);
 }
 
 }  // namespace

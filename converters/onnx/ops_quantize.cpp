@@ -15,13 +15,6 @@ fb::QuantizeAttrsT quantize_attrs(NodeContext& ctx) {
   return a;
 }
 
-std::vector<int> present_inputs(NodeContext& ctx, size_t count) {
-  std::vector<int> inputs;
-  for (size_t i = 0; i < count && i < ctx.input_count(); ++i) inputs.push_back(ctx.has_input(i) ? ctx.input(i) : -1);
-  while (!inputs.empty() && inputs.back() < 0) inputs.pop_back();
-  return inputs;
-}
-
 Status map_quantize(NodeContext& ctx) {
   fb::QuantizeAttrsT a = quantize_attrs(ctx);
   if (const int64_t onnx_type = ctx.attr_int("output_dtype", 0); onnx_type != 0) {
@@ -32,13 +25,11 @@ Status map_quantize(NodeContext& ctx) {
     }
     a.output_dtype = *dtype;
   }
-  ctx.emit(fb::OpType::QuantizeLinear, present_inputs(ctx, 3), {ctx.output(0)}, a);
-  return ctx.status();
+  return map_direct(ctx, fb::OpType::QuantizeLinear, a);
 }
 
 Status map_dequantize(NodeContext& ctx) {
-  ctx.emit(fb::OpType::DequantizeLinear, present_inputs(ctx, 3), {ctx.output(0)}, quantize_attrs(ctx));
-  return ctx.status();
+  return map_direct(ctx, fb::OpType::DequantizeLinear, quantize_attrs(ctx));
 }
 
 int cast(NodeContext& ctx, int x, DType to, const std::string& name, int out = -1) {

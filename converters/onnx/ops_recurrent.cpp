@@ -43,11 +43,7 @@ Status map_recurrent(NodeContext& ctx) {
   }
   a.activation_alpha = ctx.attr_floats("activation_alpha");
   a.activation_beta = ctx.attr_floats("activation_beta");
-  std::vector<int> inputs;
-  for (size_t i = 0; i < ctx.input_count(); ++i) inputs.push_back(ctx.has_input(i) ? ctx.input(i) : -1);
-  while (!inputs.empty() && inputs.back() < 0) inputs.pop_back();
-  ctx.emit(kType, inputs, used_outputs(ctx), a);
-  return ctx.status();
+  return map_direct(ctx, kType, a);
 }
 
 }  // namespace

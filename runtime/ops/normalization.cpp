@@ -93,19 +93,27 @@ Status check_broadcasts_to(const ShapeContext& ctx, size_t input, const char* na
   return {};
 }
 
-Status infer_layer_norm(ShapeContext& ctx) {
+// LayerNormalization and RMSNormalization: epsilon, X, the axis and Scale;
+// the normalised axis.
+Result<int> check_row_norm(ShapeContext& ctx) {
   MOTE_RETURN_IF_ERROR(check_epsilon(ctx));
   MOTE_RETURN_IF_ERROR(check_float(ctx, 0, "X"));
   if (ctx.rank(0) < 1) return ctx.fail("input 'X' must have rank >= 1, got a scalar");
   auto axis = normalize_axis(attrs<fb::NormAttrsT>(ctx.op).axis, ctx.rank(0));
   if (!axis.ok()) return ctx.fail("attribute axis: " + axis.status().message());
   const Shape& x = ctx.shape(0);
-  const Shape normalized(x.begin() + *axis, x.end());
-  MOTE_RETURN_IF_ERROR(check_broadcasts_to(ctx, 1, "Scale", normalized));
+  MOTE_RETURN_IF_ERROR(check_broadcasts_to(ctx, 1, "Scale", Shape(x.begin() + *axis, x.end())));
+  return *axis;
+}
+
+Status infer_layer_norm(ShapeContext& ctx) {
+  MOTE_ASSIGN_OR_RETURN(const int axis, check_row_norm(ctx));
+  const Shape& x = ctx.shape(0);
+  const Shape normalized(x.begin() + axis, x.end());
   if (ctx.has_input(2)) MOTE_RETURN_IF_ERROR(check_broadcasts_to(ctx, 2, "B", normalized));
   // Mean and InvStdDev keep X's rank with the normalised dims set to 1.
   Shape stats = x;
-  for (size_t i = static_cast<size_t>(*axis); i < stats.size(); ++i) stats[i] = 1;
+  for (size_t i = static_cast<size_t>(axis); i < stats.size(); ++i) stats[i] = 1;
   ctx.set_output(0, ctx.dtype(0), x);
   // Mean and InvStdDev, when the node asks for them.
   for (size_t i = 1; i < ctx.op.outputs.size() && i < 3; ++i) ctx.set_output(i, ctx.dtype(0), stats);
@@ -115,14 +123,8 @@ Status infer_layer_norm(ShapeContext& ctx) {
 // RMSNormalization(X, Scale): LayerNormalization without centring and
 // without B, one output.
 Status infer_rms_norm(ShapeContext& ctx) {
-  MOTE_RETURN_IF_ERROR(check_epsilon(ctx));
-  MOTE_RETURN_IF_ERROR(check_float(ctx, 0, "X"));
-  if (ctx.rank(0) < 1) return ctx.fail("input 'X' must have rank >= 1, got a scalar");
-  auto axis = normalize_axis(attrs<fb::NormAttrsT>(ctx.op).axis, ctx.rank(0));
-  if (!axis.ok()) return ctx.fail("attribute axis: " + axis.status().message());
-  const Shape& x = ctx.shape(0);
-  MOTE_RETURN_IF_ERROR(check_broadcasts_to(ctx, 1, "Scale", Shape(x.begin() + *axis, x.end())));
-  ctx.set_output(0, ctx.dtype(0), x);
+  MOTE_RETURN_IF_ERROR(check_row_norm(ctx).status());
+  ctx.set_output(0, ctx.dtype(0), ctx.shape(0));
   return {};
 }
 

@@ -11,6 +11,7 @@
 #include "runtime/core/shape_util.hpp"
 #include "runtime/ops/integer_math.hpp"
 #include "runtime/reference/element_index.hpp"
+#include "runtime/reference/visit_dtype.hpp"
 
 namespace mote::reference {
 namespace {
@@ -40,20 +41,6 @@ void broadcast_map(const Tensor& a, const Tensor& b, Tensor& out, F f) {
     const TA x = a.data<TA>()[input_offset(i, out.shape(), sa)];
     const TB y = b.data<TB>()[input_offset(i, out.shape(), sb)];
     out.data<TOut>()[i] = f(x, y);
-  }
-}
-
-// Calls visit(T{}) with the C++ type of a number dtype; false otherwise.
-template <class Visit>
-bool visit_number_type(DType dtype, Visit visit) {
-  switch (dtype) {
-    case DType::F32: visit(float{}); return true;
-    case DType::F64: visit(double{}); return true;
-    case DType::I32: visit(int32_t{}); return true;
-    case DType::I64: visit(int64_t{}); return true;
-    case DType::I8: visit(int8_t{}); return true;
-    case DType::U8: visit(uint8_t{}); return true;
-    default: return false;
   }
 }
 

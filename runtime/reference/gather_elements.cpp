@@ -7,24 +7,10 @@
 #include "runtime/core/kernel.hpp"
 #include "runtime/core/shape_util.hpp"
 #include "runtime/reference/element_index.hpp"
+#include "runtime/reference/visit_dtype.hpp"
 
 namespace mote::reference {
 namespace {
-
-// Calls visit(T{}) with the C++ type of a numeric or bool dtype.
-template <class Visit>
-bool visit_dtype(DType dtype, Visit visit) {
-  switch (dtype) {
-    case DType::F32: visit(float{}); return true;
-    case DType::F64: visit(double{}); return true;
-    case DType::I32: visit(int32_t{}); return true;
-    case DType::I64: visit(int64_t{}); return true;
-    case DType::I8: visit(int8_t{}); return true;
-    case DType::U8: visit(uint8_t{}); return true;
-    case DType::Bool: visit(bool{}); return true;
-    default: return false;
-  }
-}
 
 // Calls place(k, target) for each element k of indices, `target` being the
 // linear position in data it names.
@@ -56,13 +42,13 @@ Status scatter_elements(KernelContext& ctx) {
   const Tensor& updates = ctx.in(2);
   Tensor& out = ctx.out(0);
   const auto& a = attrs<fb::ScatterAttrsT>(ctx.op);
-  bool known = visit_dtype(data.dtype(), [&](auto type) {
+  bool known = visit_value_type(data.dtype(), [&](auto type) {
     using T = decltype(type);
     std::copy(data.data<T>(), data.data<T>() + data.numel(), out.data<T>());
   });
   if (!known) return ctx.fail(std::string("unsupported dtype ") + dtype_name(data.dtype()));
   Status status;
-  visit_dtype(data.dtype(), [&](auto type) {
+  visit_value_type(data.dtype(), [&](auto type) {
     using T = decltype(type);
     T* o = out.data<T>();
     const T* u = updates.data<T>();

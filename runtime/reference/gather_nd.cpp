@@ -8,6 +8,7 @@
 #include "runtime/core/kernel.hpp"
 #include "runtime/core/shape_util.hpp"
 #include "runtime/ops/axis_split.hpp"
+#include "runtime/reference/visit_dtype.hpp"
 
 namespace mote::reference {
 namespace {
@@ -85,16 +86,9 @@ Status scatter_nd_typed(KernelContext& ctx) {
 }
 
 Status scatter_nd(KernelContext& ctx) {
-  switch (ctx.in(0).dtype()) {
-    case DType::F32: return scatter_nd_typed<float>(ctx);
-    case DType::F64: return scatter_nd_typed<double>(ctx);
-    case DType::I32: return scatter_nd_typed<int32_t>(ctx);
-    case DType::I64: return scatter_nd_typed<int64_t>(ctx);
-    case DType::I8: return scatter_nd_typed<int8_t>(ctx);
-    case DType::U8: return scatter_nd_typed<uint8_t>(ctx);
-    case DType::Bool: return scatter_nd_typed<bool>(ctx);
-    default: return ctx.fail(std::string("unsupported dtype ") + dtype_name(ctx.in(0).dtype()));
-  }
+  Status status;
+  const bool known = visit_value_type(ctx.in(0).dtype(), [&](auto type) { status = scatter_nd_typed<decltype(type)>(ctx); });
+  return known ? status : ctx.fail(std::string("unsupported dtype ") + dtype_name(ctx.in(0).dtype()));
 }
 
 }  // namespace

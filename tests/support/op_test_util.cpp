@@ -17,6 +17,8 @@ Result<std::vector<Tensor>> run_op(const fb::OpT& op, const Inputs& inputs, Impl
   const OpDef* def = find_op_def(op.type);
   if (!def) return unsupported(std::string("no op definition for ") + op_type_name(op.type));
   const CpuKernel* kernel = impl == Impl::kReference ? find_reference_kernel(op.type) : find_cpu_kernel(op.type);
+  // As in a session: an op without an optimised kernel runs the reference one.
+  if (!kernel && impl == Impl::kCpu) kernel = find_reference_kernel(op.type);
   if (!kernel) return unsupported(std::string("no ") + impl_name(impl) + " kernel for " + op_type_name(op.type));
 
   ShapeContext sctx{op, {}, {}, {}};
