@@ -20,7 +20,7 @@ Status infer_one_hot(ShapeContext& ctx) {
   if (depth_value->numel() != 1) return ctx.fail("depth must hold one value");
   const double depth = depth_value->to_doubles()[0];
   if (!(depth >= 1)) return ctx.fail("depth " + std::to_string(depth) + " must be at least 1");
-  if (shape_numel(ctx.shape(2)) != 2 && ctx.rank(2) == 1) return ctx.fail("values must be [off, on]");
+  if (shape_numel(ctx.shape(2)) != 2) return ctx.fail("values must hold two elements, [off, on]");
   const int64_t axis_attr = attrs<fb::AxisAttrsT>(ctx.op).axis;
   auto axis = normalize_axis(axis_attr, ctx.rank(0) + 1);
   if (!axis.ok()) return ctx.fail("axis " + std::to_string(axis_attr) + " out of range for indices of rank " + std::to_string(ctx.rank(0)));
