@@ -41,7 +41,8 @@ Status widen_f16(Graph& graph, PassLog& log) {
   std::vector<std::unique_ptr<fb::OpT>> entry_casts;
   for (int in : graph.inputs) {
     if (!is_f16(in)) continue;
-    const Value& input = graph.values[static_cast<size_t>(in)];
+    // Copied: adding a value below may move graph.values.
+    const Value input = graph.values[static_cast<size_t>(in)];
     const int wide = graph.add_derived_value(input.name + "_f32");
     graph.values[static_cast<size_t>(wide)].set_info(DType::F32, input.shape);
     graph.values[static_cast<size_t>(wide)].rank_known = graph.values[static_cast<size_t>(in)].rank_known;
@@ -56,7 +57,7 @@ Status widen_f16(Graph& graph, PassLog& log) {
   // Outputs: the producer writes an f32 value, a Cast at the end the output.
   for (int out : f16_outputs) {
     const int wide = graph.add_derived_value(graph.values[static_cast<size_t>(out)].name + "_f32");
-    graph.values[static_cast<size_t>(wide)] .set_info(DType::F32, graph.values[static_cast<size_t>(out)].shape);
+    graph.values[static_cast<size_t>(wide)].set_info(DType::F32, graph.values[static_cast<size_t>(out)].shape);
     graph.values[static_cast<size_t>(wide)].rank_known = graph.values[static_cast<size_t>(out)].rank_known;
     graph.replace_uses(out, wide);
     for (auto& op : graph.ops) {
