@@ -152,6 +152,20 @@ void Graph::compact() {
     fix(op->inputs);
     fix(op->outputs);
   }
+  // Bodies no op names any more (a folded If's) go too.
+  std::vector<int> body_remap(subgraphs.size(), -1);
+  std::vector<std::unique_ptr<Graph>> kept_bodies;
+  for (auto& op : ops) {
+    for (uint32_t& b : op->subgraphs) {
+      int& m = body_remap[b];
+      if (m < 0) {
+        m = static_cast<int>(kept_bodies.size());
+        kept_bodies.push_back(std::move(subgraphs[b]));
+      }
+      b = static_cast<uint32_t>(m);
+    }
+  }
+  subgraphs = std::move(kept_bodies);
 }
 
 std::string Graph::op_label(const fb::OpT& op) {

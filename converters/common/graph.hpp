@@ -51,6 +51,9 @@ class Graph {
   std::vector<int> outputs;
   std::vector<std::pair<std::string, std::string>> metadata;
   std::string producer;
+  // Bodies of this graph's If, Loop and Scan ops (fb::OpT::subgraphs
+  // indexes them); each indexes its own values.
+  std::vector<std::unique_ptr<Graph>> subgraphs;
 
   // Tensor names and op names are separate namespaces: an op may share its
   // name with a tensor (exporters often name a node after its output).
@@ -85,7 +88,8 @@ class Graph {
 
   // Op inputs reading `from` read `to` instead (graph outputs unchanged).
   void replace_uses(int from, int to);
-  // Drops removed ops and unreferenced values, renumbering what is left.
+  // Drops removed ops, unreferenced values and bodies, renumbering what is
+  // left.
   void compact();
 
   // "Conv 'conv1'" for messages.

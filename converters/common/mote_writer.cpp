@@ -10,10 +10,15 @@
 
 namespace mote::convert {
 
-Result<std::vector<uint8_t>> write_mote(const Graph& graph) {
-  GraphBuilder b;
-  b.set_producer(graph.producer.empty() ? "mote-convert" : graph.producer);
-  for (const auto& [key, value] : graph.metadata) b.set_metadata(key, value);
+namespace {
+
+// Adds `graph`'s tensors and ops to `b`; bodies first, so each keeps its index.
+Status write_graph(const Graph& graph, GraphBuilder& b) {
+  for (const auto& body : graph.subgraphs) {
+    GraphBuilder sub;
+    MOTE_RETURN_IF_ERROR(write_graph(*body, sub));
+    b.add_subgraph(std::move(sub));
+  }
 
   // Builder index of each value, -1 until it exists in the builder.
   std::vector<int> index(graph.values.size(), -1);
@@ -75,6 +80,16 @@ Result<std::vector<uint8_t>> write_mote(const Graph& graph) {
     marked[static_cast<size_t>(v)] = 1;
     b.mark_output(t, value.name);
   }
+  return {};
+}
+
+}  // namespace
+
+Result<std::vector<uint8_t>> write_mote(const Graph& graph) {
+  GraphBuilder b;
+  b.set_producer(graph.producer.empty() ? "mote-convert" : graph.producer);
+  for (const auto& [key, value] : graph.metadata) b.set_metadata(key, value);
+  MOTE_RETURN_IF_ERROR(write_graph(graph, b));
   return b.serialize();
 }
 

@@ -38,7 +38,8 @@ class PassLog {
 
 // f16 graph inputs, outputs, constants and intermediates: computed in f32,
 // with Casts at the graph's edges (widen_f16.cpp says why).
-Status widen_f16(Graph& graph, PassLog& log);
+// `keep_f16_edges` is false for control-flow bodies (see widen_f16.cpp).
+Status widen_f16(Graph& graph, PassLog& log, bool keep_f16_edges = true);
 
 // Identity ops (ONNX Identity, inference-time Dropout) are removed by
 // rewiring their readers to their input.
@@ -61,6 +62,10 @@ struct FoldOptions {
 // static shape, Gather/Slice of the static part of a Shape) with the
 // reference kernels and replaces them by constants. Infers shapes as it goes.
 Status fold_constants(Graph& graph, PassLog& log, const FoldOptions& options = {});
+
+// An If whose condition is a constant becomes the ops of the branch it
+// takes; `changed` tells whether any did (fold_if.cpp).
+Status fold_if(Graph& graph, PassLog& log, bool& changed);
 
 // BatchNormalization after a Conv or Gemm with constant weights is folded
 // into the weights and bias, when nothing else reads the Conv's output.

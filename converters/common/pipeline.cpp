@@ -3,11 +3,22 @@
 
 namespace mote::convert {
 
-Status run_passes(Graph& graph, const PipelineOptions& options, PassLog& log) {
-  MOTE_RETURN_IF_ERROR(widen_f16(graph, log));
+namespace {
+
+Status run_graph_passes(Graph& graph, const PipelineOptions& options, PassLog& log, bool is_body) {
+  // Control-flow bodies first: each is a graph of its own.
+  for (auto& body : graph.subgraphs) MOTE_RETURN_IF_ERROR(run_graph_passes(*body, options, log, true));
+  MOTE_RETURN_IF_ERROR(widen_f16(graph, log, /*keep_f16_edges=*/!is_body));
   MOTE_RETURN_IF_ERROR(remove_identities(graph, log));
   if (options.optimize) {
     MOTE_RETURN_IF_ERROR(fold_constants(graph, log, options.fold));
+    bool inlined = false;
+    MOTE_RETURN_IF_ERROR(fold_if(graph, log, inlined));
+    if (inlined) {
+      // The taken branch's ops are the graph's now: fold what they make known.
+      MOTE_RETURN_IF_ERROR(remove_identities(graph, log));
+      MOTE_RETURN_IF_ERROR(fold_constants(graph, log, options.fold));
+    }
     MOTE_RETURN_IF_ERROR(fold_batchnorm(graph, log));
     MOTE_RETURN_IF_ERROR(fuse_activations(graph, log));
   }
@@ -16,6 +27,12 @@ Status run_passes(Graph& graph, const PipelineOptions& options, PassLog& log) {
   MOTE_RETURN_IF_ERROR(propagate_shapes(graph, log));
   if (options.fp16) MOTE_RETURN_IF_ERROR(convert_weights_to_f16(graph, log));
   return {};
+}
+
+}  // namespace
+
+Status run_passes(Graph& graph, const PipelineOptions& options, PassLog& log) {
+  return run_graph_passes(graph, options, log, false);
 }
 
 }  // namespace mote::convert

@@ -6,6 +6,9 @@
 // (Cast, ConstantOfShape) create f32 instead. Results are those of f32
 // arithmetic rounded once to f16 at the end: at least as accurate as f16
 // arithmetic, not bit-identical to it.
+//
+// A control-flow body has no edges of its own: the enclosing graph, widened
+// the same way, feeds it f32, so its f16 inputs and outputs become f32 too.
 #include "converters/common/passes.hpp"
 #include "runtime/core/half.hpp"
 
@@ -31,16 +34,16 @@ fb::OpT& add_cast(Graph& graph, int from, int to, DType dtype) {
 
 }  // namespace
 
-Status widen_f16(Graph& graph, PassLog& log) {
+Status widen_f16(Graph& graph, PassLog& log, bool keep_f16_edges) {
   auto is_f16 = [&](int v) { return graph.values[static_cast<size_t>(v)].dtype_known && graph.values[static_cast<size_t>(v)].dtype == DType::F16; };
   std::vector<int> f16_outputs;
   for (int out : graph.outputs) {
-    if (is_f16(out) && !graph.is_input(out)) f16_outputs.push_back(out);
+    if (keep_f16_edges && is_f16(out) && !graph.is_input(out)) f16_outputs.push_back(out);
   }
   // Inputs: readers read an f32 copy, made by Casts placed before every op.
   std::vector<std::unique_ptr<fb::OpT>> entry_casts;
   for (int in : graph.inputs) {
-    if (!is_f16(in)) continue;
+    if (!keep_f16_edges || !is_f16(in)) continue;
     // Copied: adding a value below may move graph.values.
     const Value input = graph.values[static_cast<size_t>(in)];
     const int wide = graph.add_derived_value(input.name + "_f32");
@@ -73,8 +76,8 @@ Status widen_f16(Graph& graph, PassLog& log) {
   for (size_t i = 0; i < graph.values.size(); ++i) {
     Value& v = graph.values[i];
     const int index = static_cast<int>(i);
-    if (!v.dtype_known || v.dtype != DType::F16 || graph.is_input(index)) continue;
-    if (graph.is_output(index) && producers[i] >= 0 &&
+    if (!v.dtype_known || v.dtype != DType::F16 || (keep_f16_edges && graph.is_input(index))) continue;
+    if (keep_f16_edges && graph.is_output(index) && producers[i] >= 0 &&
         graph.ops[static_cast<size_t>(producers[i])]->type == fb::OpType::Cast) {
       continue;  // the exit Cast's own output
     }
@@ -87,7 +90,7 @@ Status widen_f16(Graph& graph, PassLog& log) {
   for (auto& op : graph.ops) {
     if (!op) continue;
     if (op->type == fb::OpType::Cast && attrs<fb::CastAttrsT>(*op).to == DType::F16 &&
-        !graph.is_output(op->outputs[0])) {
+        (!keep_f16_edges || !graph.is_output(op->outputs[0]))) {
       fb::CastAttrsT cast;
       cast.to = DType::F32;
       set_attrs(*op, cast);

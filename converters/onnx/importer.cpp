@@ -55,28 +55,25 @@ DeclaredType declared_type(const onnx::ValueInfoProto& info) {
   return d;
 }
 
+// Imports one graph: the model's (run), or a control-flow body's (read_body).
 class Importer {
  public:
-  Importer(const onnx::ModelProto& model, const std::string& file, const std::string& model_dir,
-           const ImportOptions& options)
-      : model_(model), options_(options) {
-    state_.file = file;
-    state_.model_dir = model_dir;
-  }
+  Importer(const onnx::ModelProto* model, const ImportOptions& options, ImportState state)
+      : model_(model), options_(options), state_(std::move(state)) {}
 
   Result<OnnxImport> run() {
     MOTE_RETURN_IF_ERROR(read_opset());
-    const onnx::GraphProto& g = model_.graph();
-    result_.ir_version = model_.ir_version();
+    const onnx::GraphProto& g = model_->graph();
+    result_.ir_version = model_->ir_version();
     result_.opset = state_.opset;
-    result_.producer = model_.producer_name() + (model_.producer_version().empty() ? "" : " " + model_.producer_version());
+    result_.producer = model_->producer_name() + (model_->producer_version().empty() ? "" : " " + model_->producer_version());
     result_.node_count = static_cast<size_t>(g.node_size());
     result_.initializer_count = static_cast<size_t>(g.initializer_size());
     state_.graph.producer = "mote-convert (from ONNX";
     state_.graph.producer += result_.producer.empty() ? ")" : ", " + result_.producer + ")";
     state_.graph.metadata.emplace_back("source_format", "onnx");
     state_.graph.metadata.emplace_back("onnx_opset", std::to_string(state_.opset));
-    for (const auto& p : model_.metadata_props()) state_.graph.metadata.emplace_back("onnx." + p.key(), p.value());
+    for (const auto& p : model_->metadata_props()) state_.graph.metadata.emplace_back("onnx." + p.key(), p.value());
 
     if (g.sparse_initializer_size() > 0) {
       return unsupported(state_.file + ": sparse initializers are not supported");
@@ -96,17 +93,41 @@ class Importer {
     return std::move(result_);
   }
 
+  // A body: its inputs may leave their shapes (and, in old exports, their
+  // types) to the enclosing op; `formal_dtypes` fills missing types.
+  Result<ImportedBody> read_body(const onnx::GraphProto& g, const std::vector<std::optional<DType>>& formal_dtypes) {
+    if (g.sparse_initializer_size() > 0) return unsupported("sparse initializers are not supported");
+    body_formal_dtypes_ = &formal_dtypes;
+    state_.graph.reserve_source_names(source_tensor_names(g));
+    MOTE_RETURN_IF_ERROR(read_initializers(g));
+    MOTE_RETURN_IF_ERROR(read_inputs(g));
+    const size_t formal = state_.graph.inputs.size();
+    MOTE_RETURN_IF_ERROR(read_nodes(g));
+    MOTE_RETURN_IF_ERROR(read_outputs(g));
+    ImportedBody body;
+    body.formal_inputs = formal;
+    body.captures = state_.captures;
+    for (int v : state_.graph.outputs) {
+      const Value& value = state_.graph.values[static_cast<size_t>(v)];
+      body.output_dtypes.push_back(value.dtype_known ? std::optional<DType>(value.dtype) : std::nullopt);
+    }
+    ImportState& parent = *state_.parent;
+    parent.graph.subgraphs.push_back(std::make_unique<Graph>(std::move(state_.graph)));
+    body.subgraph = static_cast<int>(parent.graph.subgraphs.size()) - 1;
+    return body;
+  }
+
  private:
   Status read_opset() {
     bool found = false;
-    for (const auto& id : model_.opset_import()) {
+    for (const auto& id : model_->opset_import()) {
       if (id.domain().empty() || id.domain() == "ai.onnx") {
         state_.opset = static_cast<int>(id.version());
         found = true;
       }
     }
     // IR version 1 and 2 files predate opset_import and mean opset 1.
-    if (!found && model_.ir_version() < 3) {
+    if (!found && model_->ir_version() < 3) {
       state_.opset = 1;
       found = true;
     }
@@ -186,6 +207,25 @@ class Importer {
       if (state_.by_name.count(info.name())) continue;
       DeclaredType d = declared_type(info);
       std::string what = state_.file + ": graph input '" + info.name() + "'";
+      if (body_formal_dtypes_) {
+        // A body input: the enclosing op decides shapes at run time.
+        what = "body input '" + info.name() + "'";
+        const size_t k = state_.graph.inputs.size();
+        std::optional<DType> fallback = k < body_formal_dtypes_->size() ? (*body_formal_dtypes_)[k] : std::nullopt;
+        if (info.type().has_tensor_type() && d.elem_type) {
+          auto dtype = dtype_from_onnx(d.elem_type);
+          if (!dtype.ok()) return unsupported(what + ": " + dtype.status().message());
+          fallback = *dtype;
+        } else if (info.type().value_case() != onnx::TypeProto::VALUE_NOT_SET && !info.type().has_tensor_type()) {
+          return unsupported(what + " is not a tensor (sequences, maps and optionals are not supported)");
+        }
+        if (!fallback) return unsupported(what + " has no declared type");
+        std::optional<Shape> shape;
+        if (d.has_shape) shape = d.shape;
+        int v = state_.graph.add_input(info.name(), *fallback, shape);
+        MOTE_RETURN_IF_ERROR(define(info.name(), v, "body input"));
+        continue;
+      }
       if (!info.type().has_tensor_type())
         return unsupported(what + " is not a tensor (sequences, maps and optionals are not supported)");
       auto dtype = dtype_from_onnx(d.elem_type);
@@ -226,7 +266,8 @@ class Importer {
       std::string label = node.op_type() + " '" + name + "' (opset " + std::to_string(state_.opset) + ")";
 
       for (const std::string& in : node.input()) {
-        if (!in.empty() && !state_.by_name.count(in)) {
+        // Inside a body, a name from an enclosing scope becomes a capture.
+        if (!in.empty() && state_.resolve(in) < 0) {
           return invalid_model(state_.file + ": node " + label + ": input '" + in +
                                "' is not a graph input, an initializer or an output of an earlier node");
         }
@@ -236,7 +277,13 @@ class Importer {
           return invalid_model(state_.file + ": node " + label + ": output '" + out + "' is already defined");
         }
       }
-      Status st = mapper_gap(node);
+      // Nodes inside If/Loop/Scan bodies no mapper takes: listed now, so a
+      // user learns about all of them in one run rather than one per
+      // attempt; the node itself is then not mapped (its body cannot be).
+      const size_t gaps_before = unsupported_nodes.size();
+      collect_nested_gaps(node, node.op_type() + " '" + name + "'", unsupported_nodes);
+      const bool body_gaps = unsupported_nodes.size() > gaps_before;
+      Status st = body_gaps ? unsupported("") : mapper_gap(node);
       if (st.ok()) {
         size_t first_op = state_.graph.ops.size();
         NodeContext ctx(state_, node, name);
@@ -253,14 +300,11 @@ class Importer {
         std::string prefix = state_.file + ": node '" + name + "' (" + node.op_type() + ", opset " +
                              std::to_string(state_.opset) + "): ";
         if (reason.rfind(prefix, 0) == 0) reason = reason.substr(prefix.size());
-        unsupported_nodes.add(node.op_type(), label, reason);
+        if (!body_gaps) unsupported_nodes.add(node.op_type(), label, reason);
         for (const std::string& out : node.output()) {
           if (!out.empty() && !state_.by_name.count(out)) state_.by_name[out] = state_.graph.add_value(out);
         }
       }
-      // Nodes inside If/Loop/Scan bodies: listed now, so a user learns about
-      // all of them in one run rather than one per attempt.
-      collect_nested_gaps(node, node.op_type() + " '" + name + "'", unsupported_nodes);
       ticker.tick(static_cast<size_t>(n) + 1);
     }
     if (!unsupported_nodes.empty()) return unsupported(unsupported_nodes.message(state_.file));
@@ -338,11 +382,10 @@ class Importer {
 
   Status read_outputs(const onnx::GraphProto& g) {
     for (const auto& info : g.output()) {
-      auto it = state_.by_name.find(info.name());
-      if (it == state_.by_name.end()) {
+      const int v = state_.resolve(info.name());  // a body may output a captured value
+      if (v < 0) {
         return invalid_model(state_.file + ": graph output '" + info.name() + "' is not produced by any node");
       }
-      int v = it->second;
       Value& value = state_.graph.values[static_cast<size_t>(v)];
       DeclaredType d = declared_type(info);
       if (!value.dtype_known && d.elem_type) {
@@ -356,18 +399,33 @@ class Importer {
     return {};
   }
 
-  const onnx::ModelProto& model_;
+  const onnx::ModelProto* model_;  // null for a body
   const ImportOptions& options_;
   ImportState state_;
   OnnxImport result_;
   std::unordered_set<std::string> used_shapes_;
+  const std::vector<std::optional<DType>>* body_formal_dtypes_ = nullptr;
 };
 
 }  // namespace
 
+Result<ImportedBody> import_subgraph(ImportState& parent, const onnx::GraphProto& body,
+                                     const std::vector<std::optional<DType>>& formal_dtypes) {
+  static const ImportOptions kBodyOptions;  // no progress, no shape overrides
+  ImportState state;
+  state.file = parent.file;
+  state.model_dir = parent.model_dir;
+  state.opset = parent.opset;
+  state.parent = &parent;
+  return Importer(nullptr, kBodyOptions, std::move(state)).read_body(body, formal_dtypes);
+}
+
 Result<OnnxImport> import_onnx(const onnx::ModelProto& model, const std::string& file, const std::string& model_dir,
                                const ImportOptions& options) {
-  return Importer(model, file, model_dir, options).run();
+  ImportState state;
+  state.file = file;
+  state.model_dir = model_dir;
+  return Importer(&model, options, std::move(state)).run();
 }
 
 Result<OnnxImport> import_onnx_file(const std::string& path, const ImportOptions& options) {

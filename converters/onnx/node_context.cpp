@@ -5,6 +5,25 @@
 
 namespace mote::convert {
 
+int ImportState::resolve(const std::string& name) {
+  auto it = by_name.find(name);
+  if (it != by_name.end()) return it->second;
+  const int outer = parent ? parent->resolve(name) : -1;
+  if (outer < 0) return -1;
+  const Value& value = parent->graph.values[static_cast<size_t>(outer)];
+  int local;
+  if (value.is_constant()) {
+    local = graph.add_constant(name, *value.data);
+  } else {
+    std::optional<Shape> shape;
+    if (value.rank_known) shape = value.shape;
+    local = graph.add_input(name, value.dtype_known ? value.dtype : DType::F32, shape);
+    captures.push_back(outer);
+  }
+  by_name[name] = local;
+  return local;
+}
+
 NodeContext::NodeContext(ImportState& state, const onnx::NodeProto& node, std::string name)
     : state_(state), node_(node), name_(std::move(name)) {}
 
@@ -31,9 +50,8 @@ bool NodeContext::has_input(size_t i) const {
 
 int NodeContext::optional_input(size_t i) const {
   if (!has_input(i)) return -1;
-  auto it = state_.by_name.find(node_.input(static_cast<int>(i)));
-  // The importer checked every input name before calling the mapper.
-  return it == state_.by_name.end() ? -1 : it->second;
+  // The importer resolved every input name before calling the mapper.
+  return state_.resolve(node_.input(static_cast<int>(i)));
 }
 
 int NodeContext::input(size_t i) {
@@ -176,6 +194,22 @@ std::optional<Tensor> NodeContext::attr_tensor(const std::string& name) {
     return std::nullopt;
   }
   return std::move(t).value();
+}
+
+std::optional<ImportedBody> NodeContext::body(const std::string& name,
+                                              const std::vector<std::optional<DType>>& formal_dtypes) {
+  const auto* a = find_attr(name);
+  if (!a) {
+    fail(invalid("has no attribute '" + name + "'"));
+    return std::nullopt;
+  }
+  if (!check_attr_type(*a, onnx::AttributeProto::GRAPH, "GRAPH")) return std::nullopt;
+  auto imported = import_subgraph(state_, a->g(), formal_dtypes);
+  if (!imported.ok()) {
+    fail(Status(imported.status().code(), where() + ": " + name + ": " + imported.status().message()));
+    return std::nullopt;
+  }
+  return std::move(imported).value();
 }
 
 // ---- building --------------------------------------------------------------

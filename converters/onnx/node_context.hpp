@@ -27,18 +27,40 @@
 namespace onnx {
 class NodeProto;
 class AttributeProto;
+class GraphProto;
 }  // namespace onnx
 
 namespace mote::convert {
 
-// Import state shared by all nodes of one model.
+// Import state of one graph: the model's, or an If/Loop/Scan body's.
 struct ImportState {
   Graph graph;
   std::unordered_map<std::string, int> by_name;  // ONNX tensor name -> value
   std::string file;                              // for messages
   std::string model_dir;                         // external data is relative to it
   int opset = 0;                                 // the default domain's version
+  // A body's enclosing scope, and the values the body captured from it:
+  // captures[k] (a value of `parent`) feeds the body's input after its own.
+  ImportState* parent = nullptr;
+  std::vector<int> captures;
+
+  // The value named `name` here, or captured from an enclosing scope (a
+  // constant is copied in instead); -1 when no scope defines it.
+  int resolve(const std::string& name);
 };
+
+// A body imported as a subgraph of the graph holding the node.
+struct ImportedBody {
+  int subgraph = 0;           // index in Graph::subgraphs
+  size_t formal_inputs = 0;   // the body's own inputs, before the captures
+  std::vector<int> captures;  // values of the enclosing graph, in input order
+  std::vector<std::optional<DType>> output_dtypes;
+};
+
+// Imports `body` as a subgraph of `parent.graph` (importer.cpp). A formal
+// input without a declared type takes `formal_dtypes[i]`.
+Result<ImportedBody> import_subgraph(ImportState& parent, const onnx::GraphProto& body,
+                                     const std::vector<std::optional<DType>>& formal_dtypes);
 
 class NodeContext {
  public:
@@ -85,6 +107,9 @@ class NodeContext {
   std::vector<float> attr_floats(const std::string& name);
   std::vector<std::string> attr_strings(const std::string& name);
   std::optional<Tensor> attr_tensor(const std::string& name);
+  // A graph attribute (If's branches, Loop's and Scan's body) imported as a
+  // subgraph; records an error and returns nothing when that fails.
+  std::optional<ImportedBody> body(const std::string& name, const std::vector<std::optional<DType>>& formal_dtypes);
 
   // Emits a Mote op named after the node (suffixed when a node needs more
   // than one op).

@@ -57,7 +57,7 @@ bool cpu_kernel_moves_f64(fb::OpType type) {
 }  // namespace
 
 std::string ExecutionPlan::op_short_label(int op_index) const {
-  const fb::OpT& op = *model_.graph().ops[static_cast<size_t>(op_index)];
+  const fb::OpT& op = *graph_.ops[static_cast<size_t>(op_index)];
   std::string s = op_type_name(op.type);
   if (!op.name.empty()) s += " '" + op.name + "'";
   return s;
@@ -76,11 +76,17 @@ const CpuKernel* ExecutionPlan::kernel_for(fb::OpType type) const {
 
 Result<std::unique_ptr<ExecutionPlan>> ExecutionPlan::build(const Model& model, const std::vector<Shape>& input_shapes,
                                                             const SessionOptions& options, ThreadPool& pool) {
+  return build(model, model.graph(), input_shapes, options, pool);
+}
+
+Result<std::unique_ptr<ExecutionPlan>> ExecutionPlan::build(const Model& model, const fb::GraphT& graph,
+                                                            const std::vector<Shape>& input_shapes,
+                                                            const SessionOptions& options, ThreadPool& pool) {
   auto start = std::chrono::steady_clock::now();
-  std::unique_ptr<ExecutionPlan> plan(new ExecutionPlan(model, options));
+  std::unique_ptr<ExecutionPlan> plan(new ExecutionPlan(model, graph, options));
   plan->stats_.backend = options.backend;
   MOTE_RETURN_IF_ERROR(plan->init_slots(input_shapes));
-  for (size_t i = 0; i < model.graph().ops.size(); ++i) {
+  for (size_t i = 0; i < graph.ops.size(); ++i) {
     MOTE_RETURN_IF_ERROR(plan->plan_op(static_cast<int>(i), pool));
   }
   if (options.backend == Backend::kVulkan) MOTE_RETURN_IF_ERROR(plan->place_steps());
@@ -88,14 +94,14 @@ Result<std::unique_ptr<ExecutionPlan>> ExecutionPlan::build(const Model& model, 
   MOTE_RETURN_IF_ERROR(plan->prepare_kernels(pool));
   if (options.backend == Backend::kVulkan) MOTE_RETURN_IF_ERROR(plan->build_gpu_program());
   for (const Step& step : plan->steps_) (step.segment >= 0 ? plan->stats_.ops_gpu : plan->stats_.ops_cpu)++;
-  plan->stats_.ops_total = static_cast<int>(model.graph().ops.size());
+  plan->stats_.ops_total = static_cast<int>(graph.ops.size());
   plan->stats_.prepare_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return plan;
 }
 
 Status ExecutionPlan::init_slots(const std::vector<Shape>& input_shapes) {
-  const fb::GraphT& g = model_.graph();
+  const fb::GraphT& g = graph_;
   input_shapes_ = input_shapes;
   slots_.resize(g.tensors.size());
   for (size_t i = 0; i < g.tensors.size(); ++i) {
@@ -103,7 +109,7 @@ Status ExecutionPlan::init_slots(const std::vector<Shape>& input_shapes) {
     Slot& s = slots_[i];
     s.dtype = t.dtype;
     s.shape = t.shape;
-    const void* data = model_.tensor_data(static_cast<int>(i));
+    const void* data = model_.tensor_data(graph_, static_cast<int>(i));
     if (!data) continue;
     s.storage = Storage::kConstant;
     s.shape_known = true;
@@ -160,13 +166,26 @@ Status ExecutionPlan::infer_shapes(const fb::OpT& op, bool use_values, std::vect
 }
 
 Status ExecutionPlan::plan_op(int op_index, ThreadPool& pool) {
-  const fb::OpT& op = *model_.graph().ops[static_cast<size_t>(op_index)];
+  const fb::OpT& op = *graph_.ops[static_cast<size_t>(op_index)];
+  if (is_control_flow(op.type)) {
+    // Runs its bodies each time; output shapes are known only then.
+    auto control = ControlFlow::create(model_, graph_, op, options_);
+    if (!control.ok()) return control.status().with_context(op_label(op_index));
+    Step step;
+    step.op_index = op_index;
+    step.dynamic = true;
+    step.control = std::move(*control);
+    for (int32_t index : op.outputs) slots_[static_cast<size_t>(index)].storage = Storage::kDynamic;
+    ++stats_.ops_dynamic;
+    steps_.push_back(std::move(step));
+    return {};
+  }
   const OpDef* def = find_op_def(op.type);
   const CpuKernel* kernel = kernel_for(op.type);
   if (!def || !kernel) return unsupported(op_label(op_index) + ": no CPU kernel for this op type");
   if (backend_ != Backend::kReference && !cpu_kernel_moves_f64(op.type)) {
     // Input dtypes as planned so far, output dtypes as the model declares them.
-    const fb::GraphT& g = model_.graph();
+    const fb::GraphT& g = graph_;
     bool f64 = false;
     for (int32_t index : op.inputs) f64 = f64 || (index >= 0 && slots_[static_cast<size_t>(index)].dtype == DType::F64);
     for (int32_t index : op.outputs) f64 = f64 || g.tensors[static_cast<size_t>(index)]->dtype == DType::F64;
@@ -234,14 +253,14 @@ Status ExecutionPlan::plan_op(int op_index, ThreadPool& pool) {
 
 Status ExecutionPlan::allocate_arena() {
   // Graph outputs are handed to the caller, so they live outside the arena.
-  for (int32_t index : model_.graph().outputs) {
+  for (int32_t index : graph_.outputs) {
     Slot& s = slots_[static_cast<size_t>(index)];
     if (s.storage == Storage::kArena) s.storage = Storage::kOutput;
   }
   std::vector<int> slot_of_request;
   std::vector<LifetimeRequest> requests;
   std::vector<int> request_of_slot(slots_.size(), -1);
-  const auto& ops = model_.graph().ops;
+  const auto& ops = graph_.ops;
   for (size_t k = 0; k < steps_.size(); ++k) {
     const fb::OpT& op = *ops[static_cast<size_t>(steps_[k].op_index)];
     int step = static_cast<int>(k);
@@ -312,7 +331,7 @@ void ExecutionPlan::prepare_time_views(const fb::OpT& op, std::vector<Tensor>& v
 }
 
 Status ExecutionPlan::prepare_kernels(ThreadPool& pool) {
-  const auto& ops = model_.graph().ops;
+  const auto& ops = graph_.ops;
   for (Step& step : steps_) {
     if (step.dynamic || step.segment >= 0 || !step.kernel->prepare) continue;
     const fb::OpT& op = *ops[static_cast<size_t>(step.op_index)];
@@ -327,7 +346,7 @@ Status ExecutionPlan::prepare_kernels(ThreadPool& pool) {
 }
 
 Status ExecutionPlan::run_dynamic_step(Step& step, ThreadPool& pool) {
-  const fb::OpT& op = *model_.graph().ops[static_cast<size_t>(step.op_index)];
+  const fb::OpT& op = *graph_.ops[static_cast<size_t>(step.op_index)];
   std::vector<TensorInfo> infos;
   MOTE_RETURN_IF_ERROR(infer_shapes(op, /*use_values=*/true, infos));
   for (size_t i = 0; i < op.outputs.size(); ++i) {
@@ -340,8 +359,26 @@ Status ExecutionPlan::run_dynamic_step(Step& step, ThreadPool& pool) {
   return run_kernel(op, *step.kernel, pool, nullptr, &state);
 }
 
+Status ExecutionPlan::run_control_step(Step& step, ThreadPool& pool) {
+  const fb::OpT& op = *graph_.ops[static_cast<size_t>(step.op_index)];
+  std::vector<const Tensor*> inputs;
+  for (int32_t index : op.inputs) inputs.push_back(index < 0 ? nullptr : &slots_[static_cast<size_t>(index)].value);
+  MOTE_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, step.control->run(inputs, pool));
+  if (outputs.size() != op.outputs.size()) {
+    return internal_error("control flow gave " + std::to_string(outputs.size()) + " outputs for " +
+                          std::to_string(op.outputs.size()));
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    Slot& s = slots_[static_cast<size_t>(op.outputs[i])];
+    s.dtype = outputs[i].dtype();
+    s.shape = outputs[i].shape();
+    s.value = std::move(outputs[i]);
+  }
+  return {};
+}
+
 Result<std::vector<Tensor>> ExecutionPlan::run(const std::vector<Tensor>& inputs, ThreadPool& pool) {
-  const fb::GraphT& g = model_.graph();
+  const fb::GraphT& g = graph_;
   for (size_t k = 0; k < g.inputs.size(); ++k) {
     Slot& s = slots_[static_cast<size_t>(g.inputs[k])];
     s.value = Tensor::borrow(s.dtype, s.shape, inputs[k].raw());
@@ -360,7 +397,8 @@ Result<std::vector<Tensor>> ExecutionPlan::run(const std::vector<Tensor>& inputs
       continue;
     }
     auto start = std::chrono::steady_clock::now();
-    Status st = step.dynamic ? run_dynamic_step(step, pool)
+    Status st = step.control   ? run_control_step(step, pool)
+                : step.dynamic ? run_dynamic_step(step, pool)
                              : run_kernel(*g.ops[static_cast<size_t>(step.op_index)], *step.kernel, pool,
                                           step.state.get(), nullptr);
     if (!st.ok()) return st.with_context(op_label(step.op_index));

@@ -14,6 +14,7 @@
 
 #include "mote/model.hpp"
 #include "mote/session.hpp"
+#include "runtime/core/control_flow.hpp"
 #include "runtime/core/kernel.hpp"
 #include "runtime/core/op_def.hpp"
 
@@ -25,6 +26,10 @@ class ExecutionPlan {
  public:
   // `options.backend` is already resolved: kCpu, kReference or kVulkan.
   static Result<std::unique_ptr<ExecutionPlan>> build(const Model& model, const std::vector<Shape>& input_shapes,
+                                                      const SessionOptions& options, ThreadPool& pool);
+  // The plan of `graph`, the model's main graph or a control-flow body in it.
+  static Result<std::unique_ptr<ExecutionPlan>> build(const Model& model, const fb::GraphT& graph,
+                                                      const std::vector<Shape>& input_shapes,
                                                       const SessionOptions& options, ThreadPool& pool);
   ~ExecutionPlan();
 
@@ -55,9 +60,10 @@ class ExecutionPlan {
     std::unique_ptr<KernelState> state;
     int segment = -1;         // GPU segment, or -1 for a CPU step
     std::string cpu_reason;   // why a Vulkan plan runs this step on the CPU
+    std::unique_ptr<ControlFlow> control;  // If, Loop, Scan: runs their bodies
   };
 
-  ExecutionPlan(const Model& model, const SessionOptions& options);
+  ExecutionPlan(const Model& model, const fb::GraphT& graph, const SessionOptions& options);
   Status init_slots(const std::vector<Shape>& input_shapes);
   Status plan_op(int op_index, ThreadPool& pool);
   Status infer_shapes(const fb::OpT& op, bool use_values, std::vector<TensorInfo>& outputs) const;
@@ -71,6 +77,7 @@ class ExecutionPlan {
   void prepare_time_views(const fb::OpT& op, std::vector<Tensor>& views, std::vector<const Tensor*>& inputs,
                           std::vector<Tensor*>& outputs) const;
   Status run_dynamic_step(Step& step, ThreadPool& pool);
+  Status run_control_step(Step& step, ThreadPool& pool);
   const CpuKernel* kernel_for(fb::OpType type) const;
   std::string op_label(int op_index) const;
   std::string op_short_label(int op_index) const;
@@ -83,6 +90,7 @@ class ExecutionPlan {
   bool device_only(int slot) const;
 
   const Model& model_;
+  const fb::GraphT& graph_;
   SessionOptions options_;
   Backend backend_;
   std::unique_ptr<GpuState> gpu_;

@@ -31,12 +31,12 @@ struct ExecutionPlan::GpuState {};
 #endif
 
 // Here, where GpuState is complete.
-ExecutionPlan::ExecutionPlan(const Model& model, const SessionOptions& options)
-    : model_(model), options_(options), backend_(options.backend) {}
+ExecutionPlan::ExecutionPlan(const Model& model, const fb::GraphT& graph, const SessionOptions& options)
+    : model_(model), graph_(graph), options_(options), backend_(options.backend) {}
 ExecutionPlan::~ExecutionPlan() = default;
 
 std::vector<OpPlacement> ExecutionPlan::placement() const {
-  const auto& ops = model_.graph().ops;
+  const auto& ops = graph_.ops;
   std::vector<OpPlacement> out(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) {
     out[i] = {static_cast<int>(i), op_short_label(static_cast<int>(i)), "folded", "inputs known at prepare time"};
@@ -80,13 +80,17 @@ Status ExecutionPlan::place_steps() {
   gpu_->device->pipelines().configure_cache(options_.pipeline_cache_dir);
   gpu_->pipelines_before = gpu_->device->pipelines().stats().pipelines_created;
   stats_.device_name = gpu_->device->info().name;
-  const auto& ops = model_.graph().ops;
+  const auto& ops = graph_.ops;
   gpu_->work.resize(steps_.size());
 
   for (size_t k = 0; k < steps_.size(); ++k) {
     Step& step = steps_[k];
     const fb::OpT& op = *ops[static_cast<size_t>(step.op_index)];
     const vk::VulkanKernel* kernel = find_vulkan_kernel(op.type);
+    if (step.control) {
+      step.cpu_reason = "control flow: its bodies are placed op by op in their own plans";
+      continue;
+    }
     if (step.dynamic) {
       step.cpu_reason = "output shape known only at run time";
       continue;
@@ -178,14 +182,14 @@ Status ExecutionPlan::place_steps() {
       if (step.segment >= 0) gpu_->slot_written_by_gpu[static_cast<size_t>(index)] = true;
     }
   }
-  for (int32_t index : model_.graph().outputs) gpu_->slot_read_by_cpu[static_cast<size_t>(index)] = true;
+  for (int32_t index : graph_.outputs) gpu_->slot_read_by_cpu[static_cast<size_t>(index)] = true;
   return {};
 }
 
 Status ExecutionPlan::build_gpu_program() {
   std::vector<vk::ProgramTensor> tensors(slots_.size());
   std::vector<bool> produced_by_cpu(slots_.size(), false);
-  const auto& ops = model_.graph().ops;
+  const auto& ops = graph_.ops;
   for (const Step& step : steps_) {
     if (step.segment >= 0) continue;
     for (int32_t index : ops[static_cast<size_t>(step.op_index)]->outputs) produced_by_cpu[static_cast<size_t>(index)] = true;

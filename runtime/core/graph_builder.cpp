@@ -77,6 +77,24 @@ std::vector<int> GraphBuilder::add_op(fb::OpType type, const std::vector<int>& i
 
 fb::OpT& GraphBuilder::last_op() { return *state_->graph().ops.back(); }
 
+namespace {
+// Buffer references of `g` and its bodies, moved past `base` earlier blobs.
+void shift_buffers(fb::GraphT& g, uint32_t base) {
+  for (auto& t : g.tensors) {
+    if (t->buffer) t->buffer += base;
+  }
+  for (auto& body : g.subgraphs) shift_buffers(*body, base);
+}
+}  // namespace
+
+uint32_t GraphBuilder::add_subgraph(GraphBuilder body) {
+  std::unique_ptr<fb::GraphT> g = std::move(body.state_->model.graph);
+  shift_buffers(*g, static_cast<uint32_t>(state_->blobs.size()));
+  for (auto& blob : body.state_->blobs) state_->blobs.push_back(std::move(blob));
+  state_->graph().subgraphs.push_back(std::move(g));
+  return static_cast<uint32_t>(state_->graph().subgraphs.size() - 1);
+}
+
 void GraphBuilder::mark_output(int tensor, const std::string& name) {
   if (!name.empty()) state_->graph().tensors[static_cast<size_t>(tensor)]->name = name;
   state_->graph().outputs.push_back(tensor);

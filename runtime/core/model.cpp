@@ -96,9 +96,11 @@ int Model::find_tensor(const std::string& name) const {
   return -1;
 }
 
-const void* Model::tensor_data(int index) const {
-  if (index < 0 || static_cast<size_t>(index) >= graph().tensors.size()) return nullptr;
-  uint32_t buffer = graph().tensors[static_cast<size_t>(index)]->buffer;
+const void* Model::tensor_data(int index) const { return tensor_data(graph(), index); }
+
+const void* Model::tensor_data(const fb::GraphT& graph, int index) const {
+  if (index < 0 || static_cast<size_t>(index) >= graph.tensors.size()) return nullptr;
+  uint32_t buffer = graph.tensors[static_cast<size_t>(index)]->buffer;
   if (buffer == 0) return nullptr;
   const fb::Buffer& b = def_->buffers[buffer - 1];
   return bytes_ + def_->segment_offset + b.offset();

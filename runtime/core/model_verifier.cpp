@@ -56,8 +56,7 @@ Status verify_segment(const fb::Model& model, size_t file_size) {
   return {};
 }
 
-Status verify_tensors(const fb::Model& model) {
-  const fb::Graph& g = *model.graph();
+Status verify_tensors(const fb::Model& model, const fb::Graph& g) {
   size_t buffer_count = model.buffers() ? model.buffers()->size() : 0;
   size_t count = g.tensors() ? g.tensors()->size() : 0;
   for (size_t i = 0; i < count; ++i) {
@@ -111,8 +110,26 @@ Status verify_index_list(const fb::Graph& g, const flatbuffers::Vector<int32_t>*
   return {};
 }
 
-Status verify_ops(const fb::Model& model) {
-  const fb::Graph& g = *model.graph();
+Status verify_graph(const fb::Model& model, const fb::Graph& g);
+
+// Control-flow ops name bodies among the graph's subgraphs; each is a graph
+// of its own, verified as one (the FlatBuffers verifier bounds the nesting).
+Status verify_bodies(const fb::Model& model, const fb::Graph& g, const fb::Op& op, const std::string& label) {
+  if (!op.subgraphs()) return {};
+  const size_t count = g.subgraphs() ? g.subgraphs()->size() : 0;
+  for (flatbuffers::uoffset_t b = 0; b < op.subgraphs()->size(); ++b) {
+    const uint32_t index = op.subgraphs()->Get(b);
+    if (index >= count) {
+      return invalid_model(label + ": body " + std::to_string(b) + " is subgraph " + std::to_string(index) +
+                           ", but the graph has " + std::to_string(count));
+    }
+    Status st = verify_graph(model, *g.subgraphs()->Get(index));
+    if (!st.ok()) return st.with_context(label + ", body " + std::to_string(b));
+  }
+  return {};
+}
+
+Status verify_ops(const fb::Model& model, const fb::Graph& g) {
   size_t count = g.tensors() ? g.tensors()->size() : 0;
   // available[i]: tensor i has a value before the current op runs.
   std::vector<char> available(count, 0);
@@ -167,6 +184,7 @@ Status verify_ops(const fb::Model& model) {
       }
       available[static_cast<size_t>(index)] = 1;
     }
+    MOTE_RETURN_IF_ERROR(verify_bodies(model, g, op, label));
   }
   if (g.outputs()) {
     for (int32_t index : *g.outputs()) {
@@ -176,6 +194,13 @@ Status verify_ops(const fb::Model& model) {
     }
   }
   return {};
+}
+
+Status verify_graph(const fb::Model& model, const fb::Graph& g) {
+  MOTE_RETURN_IF_ERROR(verify_tensors(model, g));
+  MOTE_RETURN_IF_ERROR(verify_index_list(g, g.inputs(), "graph input"));
+  MOTE_RETURN_IF_ERROR(verify_index_list(g, g.outputs(), "graph output"));
+  return verify_ops(model, g);
 }
 
 }  // namespace
@@ -199,11 +224,7 @@ Status verify_model(const uint8_t* bytes, size_t size) {
   }
   if (!model.graph()) return invalid_model("no graph");
   MOTE_RETURN_IF_ERROR(verify_segment(model, size));
-  MOTE_RETURN_IF_ERROR(verify_tensors(model));
-  const fb::Graph& g = *model.graph();
-  MOTE_RETURN_IF_ERROR(verify_index_list(g, g.inputs(), "graph input"));
-  MOTE_RETURN_IF_ERROR(verify_index_list(g, g.outputs(), "graph output"));
-  return verify_ops(model);
+  return verify_graph(model, *model.graph());
 }
 
 }  // namespace mote

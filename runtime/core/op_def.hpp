@@ -47,6 +47,9 @@ struct ShapeContext {
 
 using ShapeFn = Status (*)(ShapeContext& ctx);
 
+// max_inputs / max_outputs of ops taking any number (Min, Max, If...).
+inline constexpr int kUnboundedInputs = 1 << 30;
+
 struct OpDef {
   fb::OpType type = fb::OpType::Invalid;
   int min_inputs = 1;

@@ -132,8 +132,6 @@ Status where_shape(ShapeContext& ctx) {
   return {};
 }
 
-constexpr int kUnboundedInputs = std::numeric_limits<int>::max();
-
 }  // namespace
 }  // namespace mote
 

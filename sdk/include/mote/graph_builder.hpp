@@ -46,6 +46,11 @@ class MOTE_API GraphBuilder {
   // The most recently added op, to set fused activations or hints.
   fb::OpT& last_op();
 
+  // Makes `body` (its tensors, ops, constants and own bodies) a subgraph of
+  // this graph, for an If, Loop or Scan to name in OpT::subgraphs; returns
+  // its index. Operand order: runtime/core/control_flow.hpp.
+  uint32_t add_subgraph(GraphBuilder body);
+
   // Marks a tensor as a graph output, optionally renaming it.
   void mark_output(int tensor, const std::string& name = "");
   void set_metadata(const std::string& key, const std::string& value);

@@ -51,6 +51,9 @@ class MOTE_API Model {
   // The stored data of tensor `index` (in place in the file), or nullptr when
   // it has none. Its byte size matches dtype and shape (checked at load).
   const void* tensor_data(int index) const;
+  // The same for tensor `index` of `graph`: the main graph or one of the
+  // control-flow bodies it holds (fb::GraphT::subgraphs).
+  const void* tensor_data(const fb::GraphT& graph, int index) const;
   // Metadata value for `key`, or "" when absent.
   std::string metadata(const std::string& key) const;
 
