@@ -53,11 +53,14 @@ Result<std::vector<std::array<int64_t, 3>>> non_max_suppression(const Tensor& bo
     return invalid_argument("boxes " + shape_to_string(boxes.shape()) + " and scores " + shape_to_string(scores.shape()) +
                             " must be f32 [B, N, 4] and [B, C, N]");
   }
-  const auto limit = static_cast<int64_t>(std::max(0.0, scalar_or(max_per_class, 0.0)));
+  const int64_t batches = boxes.dim(0), classes = scores.dim(1), count = boxes.dim(1);
+  // Exporters ask for "no limit" with INT64_MAX (torchvision's batched_nms):
+  // compare as doubles, since casting that back to int64 overflows.
+  const double wanted = scalar_or(max_per_class, 0.0);
+  const int64_t limit = wanted >= static_cast<double>(count) ? count : static_cast<int64_t>(std::max(0.0, wanted));
   const double iou_threshold = scalar_or(iou, 0.0);
   const bool has_score_threshold = score_threshold && score_threshold->numel() > 0;
   const double min_score = scalar_or(score_threshold, 0.0);
-  const int64_t batches = boxes.dim(0), classes = scores.dim(1), count = boxes.dim(1);
   std::vector<std::array<int64_t, 3>> selected;
   for (int64_t b = 0; b < batches; ++b) {
     const float* batch_boxes = boxes.data<float>() + b * count * 4;

@@ -3,6 +3,8 @@
 // worked out by hand (numpy gives the same), and bad indices reported as
 // errors on every CPU implementation, never read out of bounds. The ONNX
 // conformance suite checks them further against ONNX's own outputs.
+#include <limits>
+
 #include "tests/support/op_test_util.hpp"
 
 namespace mote::test {
@@ -76,6 +78,13 @@ TEST(IndexingOps, NonMaxSuppressionKeepsTheBestOfOverlappingBoxes) {
   ASSERT_TRUE(out.ok()) << out.status().to_string();
   EXPECT_EQ((*out)[0].shape(), (Shape{2, 3}));
   EXPECT_EQ((*out)[0].to_doubles(), (std::vector<double>{0, 0, 1, 0, 0, 2}));
+
+  // INT64_MAX boxes per class means "no limit" (torchvision's export): both kept.
+  Inputs unlimited = inputs;
+  unlimited[2] = values<int64_t>({1}, {std::numeric_limits<int64_t>::max()});
+  auto all = run_op(make_op(T::NonMaxSuppression), unlimited, Impl::kCpu);
+  ASSERT_TRUE(all.ok()) << all.status().to_string();
+  EXPECT_EQ((*all)[0].shape(), (Shape{2, 3}));
 }
 
 }  // namespace
