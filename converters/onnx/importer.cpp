@@ -208,22 +208,7 @@ class Importer {
       DeclaredType d = declared_type(info);
       std::string what = state_.file + ": graph input '" + info.name() + "'";
       if (body_formal_dtypes_) {
-        // A body input: the enclosing op decides shapes at run time.
-        what = "body input '" + info.name() + "'";
-        const size_t k = state_.graph.inputs.size();
-        std::optional<DType> fallback = k < body_formal_dtypes_->size() ? (*body_formal_dtypes_)[k] : std::nullopt;
-        if (info.type().has_tensor_type() && d.elem_type) {
-          auto dtype = dtype_from_onnx(d.elem_type);
-          if (!dtype.ok()) return unsupported(what + ": " + dtype.status().message());
-          fallback = *dtype;
-        } else if (info.type().value_case() != onnx::TypeProto::VALUE_NOT_SET && !info.type().has_tensor_type()) {
-          return unsupported(what + " is not a tensor (sequences, maps and optionals are not supported)");
-        }
-        if (!fallback) return unsupported(what + " has no declared type");
-        std::optional<Shape> shape;
-        if (d.has_shape) shape = d.shape;
-        int v = state_.graph.add_input(info.name(), *fallback, shape);
-        MOTE_RETURN_IF_ERROR(define(info.name(), v, "body input"));
+        MOTE_RETURN_IF_ERROR(read_body_input(info, d));
         continue;
       }
       if (!info.type().has_tensor_type())
@@ -254,6 +239,31 @@ class Importer {
       MOTE_RETURN_IF_ERROR(define(info.name(), v, "graph input"));
     }
     return {};
+  }
+
+  // A body input: its shape is the enclosing op's business at run time; a
+  // missing type comes from the op's operand (body_formal_dtypes_).
+  Status read_body_input(const onnx::ValueInfoProto& info, const DeclaredType& d) {
+    const std::string what = "body input '" + info.name() + "'";
+    const size_t k = state_.graph.inputs.size();
+    DType dtype = DType::F32;
+    bool typed = false;
+    if (info.type().has_tensor_type() && d.elem_type) {
+      auto declared = dtype_from_onnx(d.elem_type);
+      if (!declared.ok()) return unsupported(what + ": " + declared.status().message());
+      dtype = *declared;
+      typed = true;
+    } else if (info.type().value_case() != onnx::TypeProto::VALUE_NOT_SET && !info.type().has_tensor_type()) {
+      return unsupported(what + " is not a tensor (sequences, maps and optionals are not supported)");
+    } else if (k < body_formal_dtypes_->size() && (*body_formal_dtypes_)[k]) {
+      dtype = *(*body_formal_dtypes_)[k];
+      typed = true;
+    }
+    if (!typed) return unsupported(what + " has no declared type");
+    std::optional<Shape> shape;
+    if (d.has_shape) shape = d.shape;
+    int v = state_.graph.add_input(info.name(), dtype, shape);
+    return define(info.name(), v, "body input");
   }
 
   Status read_nodes(const onnx::GraphProto& g) {

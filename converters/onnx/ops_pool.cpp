@@ -1,5 +1,7 @@
-// MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool, and LpPool as
-// (AveragePool(|x|^p, padding counted) * window size)^(1/p).
+// MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool, LpPool as
+// (AveragePool(|x|^p, padding counted) * window size)^(1/p), and RoiAlign
+// (opset 10 has no coordinate_transformation_mode: its behaviour is
+// "output_half_pixel").
 #include "converters/onnx/mapper_util.hpp"
 
 namespace mote::convert {
@@ -86,8 +88,28 @@ Status map_global_pool(NodeContext& ctx) {
   return ctx.status();
 }
 
+Status map_roi_align(NodeContext& ctx) {
+  fb::RoiAlignAttrsT a;
+  const std::string mode = ctx.attr_string("mode", "avg");
+  if (mode != "avg" && mode != "max") return ctx.invalid("unknown mode '" + mode + "'");
+  a.mode = mode == "max" ? fb::RoiPoolMode::Max : fb::RoiPoolMode::Avg;
+  const std::string transform =
+      ctx.attr_string("coordinate_transformation_mode", ctx.opset() >= 16 ? "half_pixel" : "output_half_pixel");
+  if (transform != "half_pixel" && transform != "output_half_pixel") {
+    return ctx.invalid("unknown coordinate_transformation_mode '" + transform + "'");
+  }
+  a.half_pixel = transform == "half_pixel";
+  a.output_height = ctx.attr_int("output_height", 1);
+  a.output_width = ctx.attr_int("output_width", 1);
+  a.sampling_ratio = ctx.attr_int("sampling_ratio", 0);
+  a.spatial_scale = ctx.attr_float("spatial_scale", 1.0f);
+  ctx.emit(fb::OpType::RoiAlign, {ctx.input(0), ctx.input(1), ctx.input(2)}, {ctx.output(0)}, a);
+  return ctx.status();
+}
+
 }  // namespace
 
+MOTE_ONNX_OP(RoiAlign, map_roi_align);
 MOTE_ONNX_OP(MaxPool, map_max_pool);
 MOTE_ONNX_OP(AveragePool, map_average_pool);
 MOTE_ONNX_OP(LpPool, map_lp_pool);

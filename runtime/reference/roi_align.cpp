@@ -1,0 +1,106 @@
+// Reference RoiAlign, by ONNX's definition, in double; the CPU backend runs
+// it too. A bin's value is the mean of its bilinear samples, or in max mode
+// the largest of the weighted corner terms w_k * x_k over its samples (ONNX's
+// and onnxruntime's definition, not the max of the interpolated values).
+// Samples more than one pixel outside the image count as zero.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "runtime/core/attrs.hpp"
+#include "runtime/core/kernel.hpp"
+
+namespace mote::reference {
+namespace {
+
+struct Sample {
+  int64_t at[4] = {0, 0, 0, 0};  // offsets of the four neighbours in the image plane
+  double w[4] = {0, 0, 0, 0};
+};
+
+// The bilinear neighbours of (y, x) in an H x W plane.
+Sample bilinear(double y, double x, int64_t height, int64_t width) {
+  Sample s;
+  if (y < -1.0 || y > static_cast<double>(height) || x < -1.0 || x > static_cast<double>(width)) return s;
+  y = std::max(y, 0.0);
+  x = std::max(x, 0.0);
+  auto y0 = static_cast<int64_t>(y), x0 = static_cast<int64_t>(x);
+  int64_t y1 = y0 + 1, x1 = x0 + 1;
+  if (y0 >= height - 1) y = static_cast<double>(y0 = y1 = height - 1);
+  if (x0 >= width - 1) x = static_cast<double>(x0 = x1 = width - 1);
+  const double ly = y - static_cast<double>(y0), lx = x - static_cast<double>(x0);
+  s.at[0] = y0 * width + x0;
+  s.at[1] = y0 * width + x1;
+  s.at[2] = y1 * width + x0;
+  s.at[3] = y1 * width + x1;
+  s.w[0] = (1 - ly) * (1 - lx);
+  s.w[1] = (1 - ly) * lx;
+  s.w[2] = ly * (1 - lx);
+  s.w[3] = ly * lx;
+  return s;
+}
+
+Status roi_align(KernelContext& ctx) {
+  const auto& a = attrs<fb::RoiAlignAttrsT>(ctx.op);
+  const Tensor& x = ctx.in(0);
+  const int64_t images = x.dim(0), channels = x.dim(1), height = x.dim(2), width = x.dim(3);
+  const float* rois = ctx.in(1).data<float>();
+  const std::vector<int64_t> batch = ctx.in(2).to_int64s();
+  const int64_t bins_h = a.output_height, bins_w = a.output_width;
+  float* out = ctx.out(0).data<float>();
+  const double shift = a.half_pixel ? 0.5 : 0.0;
+  for (size_t r = 0; r < batch.size(); ++r) {
+    if (batch[r] < 0 || batch[r] >= images) {
+      return ctx.fail("batch_indices[" + std::to_string(r) + "] = " + std::to_string(batch[r]) + " is outside [0, " +
+                      std::to_string(images) + ")");
+    }
+    const float* roi = rois + r * 4;
+    const double x1 = roi[0] * a.spatial_scale - shift, y1 = roi[1] * a.spatial_scale - shift;
+    double roi_w = roi[2] * a.spatial_scale - shift - x1, roi_h = roi[3] * a.spatial_scale - shift - y1;
+    if (!a.half_pixel) {
+      roi_w = std::max(roi_w, 1.0);
+      roi_h = std::max(roi_h, 1.0);
+    }
+    const double bin_h = roi_h / static_cast<double>(bins_h), bin_w = roi_w / static_cast<double>(bins_w);
+    const int64_t grid_h = a.sampling_ratio > 0 ? a.sampling_ratio : static_cast<int64_t>(std::ceil(bin_h));
+    const int64_t grid_w = a.sampling_ratio > 0 ? a.sampling_ratio : static_cast<int64_t>(std::ceil(bin_w));
+    const double count = static_cast<double>(std::max<int64_t>(grid_h * grid_w, 1));
+    std::vector<Sample> samples;
+    for (int64_t ph = 0; ph < bins_h; ++ph) {
+      for (int64_t pw = 0; pw < bins_w; ++pw) {
+        for (int64_t iy = 0; iy < grid_h; ++iy) {
+          const double y = y1 + static_cast<double>(ph) * bin_h + (static_cast<double>(iy) + 0.5) * bin_h / static_cast<double>(grid_h);
+          for (int64_t ix = 0; ix < grid_w; ++ix) {
+            const double xx = x1 + static_cast<double>(pw) * bin_w + (static_cast<double>(ix) + 0.5) * bin_w / static_cast<double>(grid_w);
+            samples.push_back(bilinear(y, xx, height, width));
+          }
+        }
+      }
+    }
+    const size_t per_bin = static_cast<size_t>(grid_h * grid_w);
+    for (int64_t c = 0; c < channels; ++c) {
+      const float* plane = x.data<float>() + (batch[r] * channels + c) * height * width;
+      float* dst = out + (static_cast<int64_t>(r) * channels + c) * bins_h * bins_w;
+      for (int64_t bin = 0; bin < bins_h * bins_w; ++bin) {
+        double value = 0;
+        for (size_t k = 0; k < per_bin; ++k) {
+          const Sample& s = samples[static_cast<size_t>(bin) * per_bin + k];
+          if (a.mode == fb::RoiPoolMode::Avg) {
+            for (int n = 0; n < 4; ++n) value += s.w[n] * plane[s.at[n]];
+          } else {
+            double m = s.w[0] * plane[s.at[0]];
+            for (int n = 1; n < 4; ++n) m = std::max(m, s.w[n] * plane[s.at[n]]);
+            value = k == 0 ? m : std::max(value, m);
+          }
+        }
+        dst[bin] = static_cast<float>(a.mode == fb::RoiPoolMode::Avg ? value / count : value);
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace
+}  // namespace mote::reference
+
+MOTE_REF_KERNEL(RoiAlign, mote::reference::roi_align);
