@@ -6,7 +6,6 @@
 // 'axes' become full-rank roi/scales/sizes and keep_aspect_ratio_policy
 // becomes computed sizes, both built from ops so they also work when those
 // inputs are only known at run time (with constants they fold away).
-// antialias has no Mote equivalent.
 #include <algorithm>
 #include <functional>
 
@@ -227,9 +226,10 @@ Status map_resize(NodeContext& ctx) {
     std::vector<float> scales = t ? float_values(*t) : std::vector<float>{};
     return emit_legacy(ctx, x, ctx.input(1), t ? &scales : nullptr);
   }
-  if (ctx.attr_int("antialias", 0) != 0) return ctx.unsupported("antialias=1 is not supported");
   fb::ResizeAttrsT a;
   if (!parse_mode(ctx, a) || !parse_coordinate_mode(ctx, a) || !parse_nearest_mode(ctx, a)) return ctx.status();
+  a.antialias = ctx.attr_int("antialias", 0) != 0;
+  if (a.antialias && a.mode == fb::ResizeMode::Nearest) return ctx.invalid("antialias=1 needs mode linear or cubic");
   a.cubic_coeff_a = ctx.attr_float("cubic_coeff_a", -0.75f);
   a.exclude_outside = ctx.attr_int("exclude_outside", 0) != 0;
   a.extrapolation_value = ctx.attr_float("extrapolation_value", 0.0f);

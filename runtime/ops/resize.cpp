@@ -12,6 +12,7 @@ namespace mote {
 
 Status check_resize_supported(const fb::ResizeAttrsT& a) {
   if (a.mode == fb::ResizeMode::Cubic) return unsupported("mode 'cubic' is not supported (nearest and linear are)");
+  if (a.antialias) return unsupported("antialias is not supported");
   if (a.mode != fb::ResizeMode::Nearest && a.mode != fb::ResizeMode::Linear) {
     return unsupported("unknown mode " + std::to_string(static_cast<int>(a.mode)));
   }
@@ -29,7 +30,9 @@ Status check_resize_supported(const fb::ResizeAttrsT& a) {
 }
 
 Status check_resize_valid(const fb::ResizeAttrsT& a) {
+  if (a.antialias && a.mode == fb::ResizeMode::Nearest) return invalid_argument("antialias needs mode linear or cubic");
   fb::ResizeAttrsT optimised = a;
+  optimised.antialias = false;
   if (a.mode == fb::ResizeMode::Cubic) optimised.mode = fb::ResizeMode::Linear;
   if (a.coordinate_transformation_mode == fb::CoordinateTransform::TfCropAndResize) {
     optimised.coordinate_transformation_mode = fb::CoordinateTransform::HalfPixel;
@@ -49,6 +52,34 @@ CubicTaps resize_cubic_taps(double coordinate, double a) {
   auto far = [a](double d) { return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a; };  // 1 <= d < 2
   auto near = [a](double d) { return ((a + 2) * d - (a + 3)) * d * d + 1; };       // d < 1
   return {static_cast<int64_t>(lower) - 1, {far(t + 1), near(t), near(1 - t), far(2 - t)}};
+}
+
+ResizeTaps resize_antialias_taps(double coordinate, double scale, const fb::ResizeAttrsT& a) {
+  // Below scale 1 the kernel (support 1 for linear, 2 for cubic) widens by
+  // 1 / scale; the taps are the 2 * ceil-ish(support / scale) elements nearest
+  // the coordinate, preferring the lower side as resize_cubic_taps does.
+  const double s = std::min(scale, 1.0);
+  double base = std::floor(coordinate);
+  if (base == coordinate) base -= 1;
+  const double ratio = coordinate - base;
+  const bool cubic = a.mode == fb::ResizeMode::Cubic;
+  const auto start = static_cast<int64_t>(std::floor(-(cubic ? 2.0 : 1.0) / s) + 1);
+  const int64_t count = 2 - 2 * start;
+  const double A = a.cubic_coeff_a;
+  auto kernel = [&](double d) {
+    d = std::fabs(d);
+    if (!cubic) return std::max(0.0, 1 - d);
+    if (d <= 1) return ((A + 2) * d - (A + 3)) * d * d + 1;
+    return d < 2 ? ((A * d - 5 * A) * d + 8 * A) * d - 4 * A : 0.0;
+  };
+  ResizeTaps taps{static_cast<int64_t>(base) + start, {}};
+  double total = 0;
+  for (int64_t j = 0; j < count; ++j) {
+    taps.weight.push_back(kernel(s * (static_cast<double>(start + j) - ratio)));
+    total += taps.weight.back();
+  }
+  for (double& w : taps.weight) w /= total;
+  return taps;
 }
 
 double resize_crop_coordinate(int64_t x, const ResizeAxis& axis, double start, double end) {

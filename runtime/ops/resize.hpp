@@ -40,6 +40,15 @@ CubicTaps resize_cubic_taps(double coordinate, double a);
 
 // tf_crop_and_resize: the input coordinate of output `x` inside the roi
 // [start, end] (fractions of the input's extent).
+// Taps of an antialiased linear or cubic resize on one axis: elements
+// first, first + 1... with these weights (summing to 1), before clamping
+// to the input or exclude_outside.
+struct ResizeTaps {
+  int64_t first = 0;
+  std::vector<double> weight;
+};
+ResizeTaps resize_antialias_taps(double coordinate, double scale, const fb::ResizeAttrsT& attrs);
+
 double resize_crop_coordinate(int64_t x, const ResizeAxis& axis, double start, double end);
 
 // Per-axis geometry from 'scales' (f32, one per axis, > 0) or 'sizes' (i64,

@@ -2,8 +2,9 @@
 // nearest copies the rounded input element, linear sums the 2^rank corners
 // around the coordinate with products of their weights, cubic the 4^rank
 // taps likewise, in double. tf_crop_and_resize samples inside the roi and
-// writes extrapolation_value where the coordinate leaves the input. The CPU
-// backend runs cubic and tf_crop_and_resize through this kernel.
+// writes extrapolation_value where the coordinate leaves the input.
+// antialias widens the linear or cubic filter when downsampling. The CPU
+// backend runs cubic, antialias and tf_crop_and_resize through this kernel.
 #include <algorithm>
 
 #include "runtime/core/kernel.hpp"
@@ -44,6 +45,40 @@ double cubic_sum(const Tensor& in, const std::vector<double>& coordinate, const 
   return sum;
 }
 
+// The antialiased sum (resize_antialias_taps per axis; every axis in the
+// product, those at scale 1 reduce to plain linear or cubic).
+double antialias_sum(const Tensor& in, const std::vector<double>& coordinate, const std::vector<ResizeAxis>& axes,
+                     const fb::ResizeAttrsT& a) {
+  const size_t rank = coordinate.size();
+  std::vector<ResizeTaps> taps(rank);
+  for (size_t k = 0; k < rank; ++k) {
+    taps[k] = resize_antialias_taps(coordinate[k], axes[k].scale, a);
+    if (!a.exclude_outside) continue;
+    double total = 0;
+    for (size_t t = 0; t < taps[k].weight.size(); ++t) {
+      const int64_t at = taps[k].first + static_cast<int64_t>(t);
+      if (at < 0 || at >= in.shape()[k]) taps[k].weight[t] = 0;
+      total += taps[k].weight[t];
+    }
+    for (double& w : taps[k].weight) w /= total == 0 ? 1 : total;
+  }
+  std::vector<size_t> tap(rank, 0);
+  std::vector<int64_t> index(rank);
+  double sum = 0;
+  while (true) {
+    double weight = 1;
+    for (size_t k = 0; k < rank; ++k) {
+      index[k] = std::clamp<int64_t>(taps[k].first + static_cast<int64_t>(tap[k]), 0, in.shape()[k] - 1);
+      weight *= taps[k].weight[tap[k]];
+    }
+    if (weight != 0) sum += weight * in.data<float>()[ravel_index(index, in.shape())];
+    size_t k = 0;
+    while (k < rank && ++tap[k] == taps[k].weight.size()) tap[k++] = 0;
+    if (k == rank) break;
+  }
+  return sum;
+}
+
 Status resize(KernelContext& ctx) {
   const Tensor& in = ctx.in(0);
   Tensor& out = ctx.out(0);
@@ -78,6 +113,10 @@ Status resize(KernelContext& ctx) {
     if (a.mode == fb::ResizeMode::Nearest) {
       for (size_t k = 0; k < rank; ++k) index[k] = resize_nearest_index(a.nearest_mode, coordinate[k], in.shape()[k]);
       copy_element_at(in, ravel_index(index, in.shape()), out, i);
+      continue;
+    }
+    if (a.antialias) {
+      out.data<float>()[i] = static_cast<float>(antialias_sum(in, coordinate, *axes, a));
       continue;
     }
     if (a.mode == fb::ResizeMode::Cubic) {
