@@ -4,61 +4,13 @@
 // are its captures, so they map to the If's capture inputs; its constants are
 // copied in; its outputs are written to the If's outputs through Identity
 // ops, which remove_identities then dissolves.
-#include <unordered_map>
-
+#include "converters/common/inline_body.hpp"
 #include "converters/common/passes.hpp"
 
 namespace mote::convert {
 namespace {
 
 constexpr const char* kPass = "fold_if";
-
-// Appends the ops of `body` to `graph` (in order), reading `inputs` for the
-// body's inputs and writing `outputs` for its outputs.
-void inline_body(Graph& graph, Graph& body, const std::vector<int>& inputs, const std::vector<int>& outputs,
-                 const std::string& prefix) {
-  std::vector<int> map(body.values.size(), -1);
-  for (size_t k = 0; k < body.inputs.size(); ++k) map[static_cast<size_t>(body.inputs[k])] = inputs[k];
-  auto parent_value = [&](int v) {
-    if (v < 0) return -1;
-    int& m = map[static_cast<size_t>(v)];
-    if (m >= 0) return m;
-    Value& value = body.values[static_cast<size_t>(v)];
-    if (value.is_constant()) {
-      m = graph.add_derived_constant(prefix + value.name, *value.data);
-    } else {
-      m = graph.add_derived_value(prefix + value.name);
-      Value& copy = graph.values[static_cast<size_t>(m)];
-      copy.dtype_known = value.dtype_known;
-      copy.dtype = value.dtype;
-      copy.rank_known = value.rank_known;
-      copy.shape = value.shape;
-    }
-    return m;
-  };
-  for (auto& op : body.ops) {
-    if (!op) continue;
-    std::vector<int> ins, outs;
-    for (int v : op->inputs) ins.push_back(parent_value(v));
-    for (int v : op->outputs) outs.push_back(parent_value(v));
-    fb::OpT& copy = graph.add_op(op->type, prefix + op->name, std::move(ins), std::move(outs));
-    std::vector<int32_t> copy_inputs = std::move(copy.inputs), copy_outputs = std::move(copy.outputs);
-    std::string name = std::move(copy.name);
-    copy = *op;  // attributes, version, fused activation
-    copy.inputs = std::move(copy_inputs);
-    copy.outputs = std::move(copy_outputs);
-    copy.name = std::move(name);
-    // A nested control-flow op brings its own bodies along.
-    for (uint32_t& s : copy.subgraphs) {
-      graph.subgraphs.push_back(std::move(body.subgraphs[s]));
-      s = static_cast<uint32_t>(graph.subgraphs.size() - 1);
-    }
-  }
-  for (size_t k = 0; k < outputs.size(); ++k) {
-    graph.add_op(fb::OpType::Identity, prefix + "output_" + std::to_string(k), {parent_value(body.outputs[k])},
-                 {outputs[k]});
-  }
-}
 
 }  // namespace
 
@@ -86,7 +38,15 @@ Status fold_if(Graph& graph, PassLog& log, bool& changed) {
     std::vector<int> inputs(op->inputs.begin() + static_cast<std::ptrdiff_t>(first),
                             op->inputs.begin() + static_cast<std::ptrdiff_t>(first + count));
     Graph& body = *graph.subgraphs[op->subgraphs[b]];
-    inline_body(graph, body, inputs, op->outputs, op->name + (taken ? "/then/" : "/else/"));
+    if (inputs.size() != body.inputs.size()) {
+      graph.ops.push_back(std::move(op));  // malformed: the runtime reports it
+      continue;
+    }
+    const std::string prefix = op->name + (taken ? "/then/" : "/else/");
+    const std::vector<int> results = inline_body(graph, body, inputs, prefix, /*move_bodies=*/true);
+    for (size_t k = 0; k < results.size(); ++k) {
+      graph.add_op(fb::OpType::Identity, prefix + "output_" + std::to_string(k), {results[k]}, {op->outputs[k]});
+    }
     log.count(kPass, "If folded");
     log.note(kPass, "folded " + Graph::op_label(*op) + ": the condition is always " + (taken ? "true" : "false"));
     changed = true;

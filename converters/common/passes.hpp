@@ -66,6 +66,9 @@ Status fold_constants(Graph& graph, PassLog& log, const FoldOptions& options = {
 // An If whose condition is a constant becomes the ops of the branch it
 // takes; `changed` tells whether any did (fold_if.cpp).
 Status fold_if(Graph& graph, PassLog& log, bool& changed);
+// A Loop with a small constant trip count whose body keeps its condition
+// true becomes copies of its body (unroll_loops.cpp).
+Status unroll_loops(Graph& graph, PassLog& log, bool& changed);
 
 // BatchNormalization after a Conv or Gemm with constant weights is folded
 // into the weights and bias, when nothing else reads the Conv's output.

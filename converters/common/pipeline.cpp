@@ -12,10 +12,11 @@ Status run_graph_passes(Graph& graph, const PipelineOptions& options, PassLog& l
   MOTE_RETURN_IF_ERROR(remove_identities(graph, log));
   if (options.optimize) {
     MOTE_RETURN_IF_ERROR(fold_constants(graph, log, options.fold));
-    bool inlined = false;
+    bool inlined = false, unrolled = false;
     MOTE_RETURN_IF_ERROR(fold_if(graph, log, inlined));
-    if (inlined) {
-      // The taken branch's ops are the graph's now: fold what they make known.
+    MOTE_RETURN_IF_ERROR(unroll_loops(graph, log, unrolled));
+    if (inlined || unrolled) {
+      // Branch and body copies are the graph's ops now: fold what they make known.
       MOTE_RETURN_IF_ERROR(remove_identities(graph, log));
       MOTE_RETURN_IF_ERROR(fold_constants(graph, log, options.fold));
     }

@@ -91,6 +91,47 @@ TEST(ControlFlowImport, NestedBodiesCaptureFromEveryEnclosingScope) {
   EXPECT_EQ(subtracted[0].to_doubles(), (std::vector<double>{-3, 4}));
 }
 
+// acc = x0; M times: acc = acc + x; plus a scan output of the iteration
+// number as f32. With M a small constant the Loop becomes copies of its
+// body; with a large one it stays a Loop. Both give the same values.
+Converted loop_with_trip_count(int64_t trips) {
+  OnnxBuilder b(17);
+  b.input("x0", DType::F32, {2}).input("x", DType::F32, {2}).output("acc").output("iterations");
+  b.initializer("M", Tensor::from_vector<int64_t>({}, {trips}));
+  onnx::NodeProto& loop = b.node("Loop", {"M", "", "x0"}, {"acc", "iterations"}, "repeat");
+  onnx::GraphProto* body = graph_attr(loop, "body");
+  add_typed(body->mutable_input(), "i", onnx::TensorProto::INT64);
+  add_typed(body->mutable_input(), "c", onnx::TensorProto::BOOL);
+  add_typed(body->mutable_input(), "acc_in", onnx::TensorProto::FLOAT);
+  add_node(body, "Identity", {"c"}, {"c_out"});
+  add_node(body, "Add", {"acc_in", "x"}, {"acc_out"});
+  onnx::NodeProto* cast = add_node(body, "Cast", {"i"}, {"i_f32"});
+  set_attr(*cast, "to", int64_t{onnx::TensorProto::FLOAT});
+  add_typed(body->mutable_output(), "c_out", onnx::TensorProto::BOOL);
+  add_typed(body->mutable_output(), "acc_out", onnx::TensorProto::FLOAT);
+  add_typed(body->mutable_output(), "i_f32", onnx::TensorProto::FLOAT);
+  return convert(b);
+}
+
+TEST(ControlFlowImport, ALoopWithASmallConstantTripCountIsUnrolled) {
+  const Tensor x0 = Tensor::from_vector<float>({2}, {1, 2});
+  const Tensor x = Tensor::from_vector<float>({2}, {0.5f, -1});
+  Converted small = loop_with_trip_count(3);
+  ASSERT_TRUE(small.model);
+  EXPECT_EQ(small.count(fb::OpType::Loop), 0);
+  EXPECT_EQ(small.counter("unroll_loops", "Loops unrolled"), 1);
+  auto out = small.run({x0, x});
+  EXPECT_EQ(out[0].to_doubles(), (std::vector<double>{2.5, -1}));
+  EXPECT_EQ(out[1].to_doubles(), (std::vector<double>{0, 1, 2}));
+
+  Converted large = loop_with_trip_count(40);
+  ASSERT_TRUE(large.model);
+  EXPECT_EQ(large.count(fb::OpType::Loop), 1);
+  auto kept = large.run({x0, x});
+  EXPECT_EQ(kept[0].to_doubles(), (std::vector<double>{21, -38}));
+  EXPECT_EQ(kept[1].shape(), (Shape{40}));
+}
+
 TEST(ControlFlowImport, ScanBeforeOpset9IsRefusedByName) {
   OnnxBuilder b(8);
   b.input("s", DType::F32, {1, 2}).input("xs", DType::F32, {1, 3, 2}).output("s_final");
