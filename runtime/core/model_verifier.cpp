@@ -2,6 +2,7 @@
 
 #include <limits>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "mote/model.hpp"
@@ -110,11 +111,16 @@ Status verify_index_list(const fb::Graph& g, const flatbuffers::Vector<int32_t>*
   return {};
 }
 
-Status verify_graph(const fb::Model& model, const fb::Graph& g);
+// Bodies already verified: many ops may name the same body, and checking it
+// once per naming op would let a small hostile file cost exponential time.
+using VerifiedBodies = std::unordered_set<const fb::Graph*>;
+
+Status verify_graph(const fb::Model& model, const fb::Graph& g, VerifiedBodies& verified);
 
 // Control-flow ops name bodies among the graph's subgraphs; each is a graph
 // of its own, verified as one (the FlatBuffers verifier bounds the nesting).
-Status verify_bodies(const fb::Model& model, const fb::Graph& g, const fb::Op& op, const std::string& label) {
+Status verify_bodies(const fb::Model& model, const fb::Graph& g, const fb::Op& op, const std::string& label,
+                     VerifiedBodies& verified) {
   if (!op.subgraphs()) return {};
   const size_t count = g.subgraphs() ? g.subgraphs()->size() : 0;
   for (flatbuffers::uoffset_t b = 0; b < op.subgraphs()->size(); ++b) {
@@ -123,13 +129,15 @@ Status verify_bodies(const fb::Model& model, const fb::Graph& g, const fb::Op& o
       return invalid_model(label + ": body " + std::to_string(b) + " is subgraph " + std::to_string(index) +
                            ", but the graph has " + std::to_string(count));
     }
-    Status st = verify_graph(model, *g.subgraphs()->Get(index));
+    const fb::Graph* body = g.subgraphs()->Get(index);
+    if (!verified.insert(body).second) continue;
+    Status st = verify_graph(model, *body, verified);
     if (!st.ok()) return st.with_context(label + ", body " + std::to_string(b));
   }
   return {};
 }
 
-Status verify_ops(const fb::Model& model, const fb::Graph& g) {
+Status verify_ops(const fb::Model& model, const fb::Graph& g, VerifiedBodies& verified) {
   size_t count = g.tensors() ? g.tensors()->size() : 0;
   // available[i]: tensor i has a value before the current op runs.
   std::vector<char> available(count, 0);
@@ -184,7 +192,7 @@ Status verify_ops(const fb::Model& model, const fb::Graph& g) {
       }
       available[static_cast<size_t>(index)] = 1;
     }
-    MOTE_RETURN_IF_ERROR(verify_bodies(model, g, op, label));
+    MOTE_RETURN_IF_ERROR(verify_bodies(model, g, op, label, verified));
   }
   if (g.outputs()) {
     for (int32_t index : *g.outputs()) {
@@ -196,11 +204,11 @@ Status verify_ops(const fb::Model& model, const fb::Graph& g) {
   return {};
 }
 
-Status verify_graph(const fb::Model& model, const fb::Graph& g) {
+Status verify_graph(const fb::Model& model, const fb::Graph& g, VerifiedBodies& verified) {
   MOTE_RETURN_IF_ERROR(verify_tensors(model, g));
   MOTE_RETURN_IF_ERROR(verify_index_list(g, g.inputs(), "graph input"));
   MOTE_RETURN_IF_ERROR(verify_index_list(g, g.outputs(), "graph output"));
-  return verify_ops(model, g);
+  return verify_ops(model, g, verified);
 }
 
 }  // namespace
@@ -224,7 +232,8 @@ Status verify_model(const uint8_t* bytes, size_t size) {
   }
   if (!model.graph()) return invalid_model("no graph");
   MOTE_RETURN_IF_ERROR(verify_segment(model, size));
-  return verify_graph(model, *model.graph());
+  VerifiedBodies verified;
+  return verify_graph(model, *model.graph(), verified);
 }
 
 }  // namespace mote
