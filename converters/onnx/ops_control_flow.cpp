@@ -74,36 +74,63 @@ Status map_loop(NodeContext& ctx) {
   return ctx.status();
 }
 
+// Opset 8's Scan carries a batch axis in front of every input and output
+// (and optional sequence_lens): with batch 1 and every sequence full, it is
+// opset 9's Scan on the inputs with that axis squeezed, outputs unsqueezed.
 Status map_scan(NodeContext& ctx) {
-  if (ctx.opset() < 9) return ctx.unsupported("Scan before opset 9 (batched, with sequence_lens) is not supported");
+  const bool batched = ctx.opset() < 9;
+  const size_t first = batched ? 1 : 0;  // opset 8: input 0 is sequence_lens
+  if (batched && ctx.has_input(0)) return ctx.unsupported("Scan of opset 8 with sequence_lens is not supported");
+  const size_t n_in = ctx.input_count() - first;
   fb::ControlFlowAttrsT a;
   a.num_scan_inputs = ctx.attr_int("num_scan_inputs", 0);
   const int64_t scanned = a.num_scan_inputs;
-  if (scanned < 1 || scanned > static_cast<int64_t>(ctx.input_count())) {
-    return ctx.invalid("num_scan_inputs " + std::to_string(scanned) + " with " + std::to_string(ctx.input_count()) +
-                       " inputs");
+  if (scanned < 1 || scanned > static_cast<int64_t>(n_in)) {
+    return ctx.invalid("num_scan_inputs " + std::to_string(scanned) + " with " + std::to_string(n_in) + " inputs");
   }
   a.scan_input_axes = ctx.attr_ints("scan_input_axes");
-  a.scan_input_directions = ctx.attr_ints("scan_input_directions");
+  a.scan_input_directions = ctx.attr_ints(batched ? "directions" : "scan_input_directions");
   a.scan_output_axes = ctx.attr_ints("scan_output_axes");
   a.scan_output_directions = ctx.attr_ints("scan_output_directions");
+  std::vector<int> inputs;
+  const int batch_axis = batched ? ctx.constant_i64({0}, "batch_axis") : -1;
+  for (size_t i = first; i < ctx.input_count(); ++i) {
+    int v = ctx.input(i);
+    if (v >= 0 && batched) {
+      const Value& value = ctx.value(v);
+      if (!value.rank_known || value.shape.empty() || value.shape[0] != 1) {
+        return ctx.unsupported("Scan of opset 8 needs batch 1; input " + std::to_string(i) + " is " +
+                               (value.rank_known ? shape_to_string(value.shape) : std::string("of unknown shape")));
+      }
+      const int squeezed = ctx.temp("unbatched_" + std::to_string(i));
+      ctx.emit(fb::OpType::Squeeze, {v, batch_axis}, {squeezed});
+      v = squeezed;
+    }
+    inputs.push_back(v);
+  }
   std::vector<std::optional<DType>> formal;
-  for (size_t i = 0; i < ctx.input_count(); ++i) formal.push_back(ctx.input_dtype(i));
+  for (size_t i = first; i < ctx.input_count(); ++i) formal.push_back(ctx.input_dtype(i));
   auto body = ctx.body("body", formal);
   if (!body) return ctx.status();
-  if (body->formal_inputs != ctx.input_count() || body->output_dtypes.size() != ctx.output_count()) {
+  if (body->formal_inputs != n_in || body->output_dtypes.size() != ctx.output_count()) {
     return ctx.invalid("the body has " + std::to_string(body->formal_inputs) + " inputs and " +
-                       std::to_string(body->output_dtypes.size()) + " outputs, the node " +
-                       std::to_string(ctx.input_count()) + " and " + std::to_string(ctx.output_count()));
+                       std::to_string(body->output_dtypes.size()) + " outputs, the node " + std::to_string(n_in) +
+                       " and " + std::to_string(ctx.output_count()));
   }
-  std::vector<int> inputs;
-  for (size_t i = 0; i < ctx.input_count(); ++i) inputs.push_back(ctx.input(i));
   append(inputs, body->captures);
   std::vector<int> outputs = ctx.all_outputs();
+  std::vector<int> scan_outputs = outputs;
+  if (batched) {
+    for (size_t k = 0; k < outputs.size(); ++k) scan_outputs[k] = ctx.temp("unbatched_output_" + std::to_string(k));
+  }
+  type_outputs_from(ctx, *body, 0, scan_outputs);
   type_outputs_from(ctx, *body, 0, outputs);
   a.body_captures = {static_cast<int64_t>(body->captures.size())};
-  fb::OpT& op = ctx.emit(fb::OpType::Scan, std::move(inputs), std::move(outputs), std::move(a));
+  fb::OpT& op = ctx.emit(fb::OpType::Scan, std::move(inputs), scan_outputs, std::move(a));
   op.subgraphs = {static_cast<uint32_t>(body->subgraph)};
+  if (batched) {
+    for (size_t k = 0; k < outputs.size(); ++k) ctx.emit(fb::OpType::Unsqueeze, {scan_outputs[k], batch_axis}, {outputs[k]});
+  }
   return ctx.status();
 }
 

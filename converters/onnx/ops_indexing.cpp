@@ -1,6 +1,6 @@
 // Indexing, selection and patterns: GatherElements, ScatterElements (and
 // Scatter, its name before opset 11), GatherND, ScatterND, Compress,
-// NonZero, Trilu, OneHot, Hardmax, EyeLike, NonMaxSuppression.
+// NonZero, Trilu, OneHot, Hardmax, EyeLike, NonMaxSuppression, Unique.
 #include "converters/onnx/mapper_util.hpp"
 #include "converters/onnx/tensor_proto.hpp"
 
@@ -106,6 +106,14 @@ Status map_nms(NodeContext& ctx) {
   return map_direct(ctx, fb::OpType::NonMaxSuppression, a);
 }
 
+Status map_unique(NodeContext& ctx) {
+  fb::UniqueAttrsT a;
+  a.has_axis = ctx.has_attr("axis");
+  a.axis = ctx.attr_int("axis", 0);
+  a.sorted = ctx.attr_int("sorted", 1) != 0;
+  return map_direct(ctx, fb::OpType::Unique, a);
+}
+
 }  // namespace
 
 MOTE_ONNX_OP(NonMaxSuppression, map_nms);
@@ -115,6 +123,7 @@ MOTE_ONNX_OP(Scatter, map_scatter_elements);
 MOTE_ONNX_OP(ScatterND, map_scatter_nd);
 MOTE_ONNX_OP(GatherND, map_gather_nd);
 MOTE_ONNX_OP(Compress, map_compress);
+MOTE_ONNX_OP(Unique, map_unique);
 MOTE_ONNX_OP(NonZero, map_unary_op<fb::OpType::NonZero>);
 MOTE_ONNX_OP(OneHot, map_one_hot);
 MOTE_ONNX_OP(Hardmax, map_hardmax);

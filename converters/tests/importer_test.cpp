@@ -50,7 +50,7 @@ TEST(Import, ListsUnsupportedNodesInsideSubgraphsWithTheirPath) {
     g->add_output()->set_name(prev);
     return g;
   };
-  add_body("then_branch", {"Unique", "Relu", "Unique"});
+  add_body("then_branch", {"TfIdfVectorizer", "Relu", "TfIdfVectorizer"});
   onnx::GraphProto* else_body = add_body("else_branch", {"StringNormalizer"});
   // A Loop nested in a branch: its body is walked too.
   onnx::NodeProto* loop = else_body->add_node();
@@ -60,22 +60,22 @@ TEST(Import, ListsUnsupportedNodesInsideSubgraphsWithTheirPath) {
   body->set_name("body");
   body->set_type(onnx::AttributeProto::GRAPH);
   onnx::NodeProto* deep = body->mutable_g()->add_node();
-  deep->set_op_type("Unique");
+  deep->set_op_type("TfIdfVectorizer");
   deep->set_name("deep");
   Status st = try_convert(b);
   ASSERT_EQ(st.code(), StatusCode::kUnsupported);
   const std::string& m = st.message();
   // If and Loop have mappers: only the nodes inside that none takes are listed.
   EXPECT_NE(m.find("4 unsupported nodes of 2 op types"), std::string::npos) << m;
-  EXPECT_NE(m.find("Unique (3 nodes):"), std::string::npos) << m;
-  EXPECT_NE(m.find("If 'branch' / then_branch / Unique 'then_branch_0'"), std::string::npos) << m;
-  EXPECT_NE(m.find("If 'branch' / then_branch / Unique 'then_branch_2'"), std::string::npos) << m;
+  EXPECT_NE(m.find("TfIdfVectorizer (3 nodes):"), std::string::npos) << m;
+  EXPECT_NE(m.find("If 'branch' / then_branch / TfIdfVectorizer 'then_branch_0'"), std::string::npos) << m;
+  EXPECT_NE(m.find("If 'branch' / then_branch / TfIdfVectorizer 'then_branch_2'"), std::string::npos) << m;
   EXPECT_NE(m.find("If 'branch' / else_branch / StringNormalizer 'else_branch_0'"), std::string::npos) << m;
-  EXPECT_NE(m.find("If 'branch' / else_branch / Loop 'inner_loop' / body / Unique 'deep'"), std::string::npos) << m;
+  EXPECT_NE(m.find("If 'branch' / else_branch / Loop 'inner_loop' / body / TfIdfVectorizer 'deep'"), std::string::npos) << m;
   EXPECT_EQ(m.find("Relu"), std::string::npos) << "a supported nested node is not listed:\n" << m;
   EXPECT_EQ(m.find("If (1 node)"), std::string::npos) << m;
   // Most frequent op type first.
-  EXPECT_LT(m.find("Unique (3 nodes)"), m.find("StringNormalizer (1 node)")) << m;
+  EXPECT_LT(m.find("TfIdfVectorizer (3 nodes)"), m.find("StringNormalizer (1 node)")) << m;
 }
 
 TEST(Import, AnUndefinedInputNamesTheNode) {

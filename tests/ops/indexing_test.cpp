@@ -87,5 +87,36 @@ TEST(IndexingOps, NonMaxSuppressionKeepsTheBestOfOverlappingBoxes) {
   EXPECT_EQ((*all)[0].shape(), (Shape{2, 3}));
 }
 
+TEST(IndexingOps, UniqueGroupsElementsAndSlices) {
+  // ONNX's own example: X = [2, 1, 1, 3, 4, 3].
+  const Inputs flat = {values<float>({6}, {2, 1, 1, 3, 4, 3})};
+  fb::UniqueAttrsT sorted;
+  auto out = run_op(make_op(T::Unique, sorted), flat, Impl::kCpu);
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  EXPECT_EQ((*out)[0].to_doubles(), (std::vector<double>{1, 2, 3, 4}));
+  EXPECT_EQ((*out)[1].to_int64s(), (std::vector<int64_t>{1, 0, 3, 4}));
+  EXPECT_EQ((*out)[2].to_int64s(), (std::vector<int64_t>{1, 0, 0, 2, 3, 2}));
+  EXPECT_EQ((*out)[3].to_int64s(), (std::vector<int64_t>{2, 1, 2, 1}));
+  fb::UniqueAttrsT first_seen;
+  first_seen.sorted = false;
+  out = run_op(make_op(T::Unique, first_seen), flat, Impl::kCpu);
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  EXPECT_EQ((*out)[0].to_doubles(), (std::vector<double>{2, 1, 3, 4}));
+  EXPECT_EQ((*out)[2].to_int64s(), (std::vector<int64_t>{0, 1, 1, 2, 3, 2}));
+  EXPECT_EQ((*out)[3].to_int64s(), (std::vector<int64_t>{1, 2, 2, 1}));
+
+  // Rows along axis 0; i64 values beyond 2^53 stay distinct.
+  fb::UniqueAttrsT rows;
+  rows.has_axis = true;
+  const int64_t big = (int64_t{1} << 60) + 1;
+  out = run_op(make_op(T::Unique, rows), {values<int64_t>({3, 2}, {big, 0, big - 1, 0, big, 0})}, Impl::kCpu);
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  EXPECT_EQ((*out)[0].shape(), (Shape{2, 2}));
+  EXPECT_EQ((*out)[0].to_int64s(), (std::vector<int64_t>{big - 1, 0, big, 0}));
+  EXPECT_EQ((*out)[2].to_int64s(), (std::vector<int64_t>{1, 0, 1}));
+  rows.axis = 2;
+  expect_error(make_op(T::Unique, rows), {values<float>({2}, {1, 2})}, "out of range");
+}
+
 }  // namespace
 }  // namespace mote::test
