@@ -28,7 +28,7 @@ Status convert_weights_to_f16(Graph& graph, PassLog& log) {
     if (!op) continue;
     const OpDef* def = find_op_def(op->type);
     uint32_t mask = def ? def->value_inputs : 0;
-    for (size_t j = 0; j < op->inputs.size(); ++j) {
+    for (size_t j = 0; j < op->inputs.size() && j < 32; ++j) {  // a 32-bit mask
       if (op->inputs[j] >= 0 && (mask >> j & 1u)) value_input[static_cast<size_t>(op->inputs[j])] = 1;
     }
   }

@@ -204,7 +204,8 @@ Status ExecutionPlan::plan_op(int op_index, ThreadPool& pool) {
     if (!s.shape_known) shapes_known = false;
     bool constant = s.storage == Storage::kConstant;
     if (!constant) all_constant = false;
-    if ((def->value_inputs >> j & 1u) && !constant) shapes_known = false;
+    // value_inputs is a 32-bit mask: Concat's 90th input is never one.
+    if (j < 32 && (def->value_inputs >> j & 1u) && !constant) shapes_known = false;
   }
   Step step;
   step.op_index = op_index;
