@@ -39,9 +39,7 @@ struct RecurrentState : KernelState {
 bool default_activations(fb::OpType type, const fb::RecurrentAttrsT& a, int64_t directions) {
   if (!a.activation_alpha.empty() || !a.activation_beta.empty() || a.clip > 0) return false;
   if (a.activations.empty()) return true;
-  std::vector<fb::RnnActivation> per = {fb::RnnActivation::Tanh};
-  if (type == fb::OpType::GRU) per = {fb::RnnActivation::Sigmoid, fb::RnnActivation::Tanh};
-  if (type == fb::OpType::LSTM) per = {fb::RnnActivation::Sigmoid, fb::RnnActivation::Tanh, fb::RnnActivation::Tanh};
+  const std::vector<fb::RnnActivation> per = default_recurrent_activations(type);
   if (a.activations.size() != per.size() * static_cast<size_t>(directions)) return false;
   for (size_t i = 0; i < a.activations.size(); ++i) {
     if (a.activations[i] != per[i % per.size()]) return false;

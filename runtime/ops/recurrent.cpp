@@ -16,6 +16,12 @@ Shape RecurrentGeometry::state_shape() const {
   return batch_first ? Shape{batch, directions, hidden} : Shape{directions, batch, hidden};
 }
 
+std::vector<fb::RnnActivation> default_recurrent_activations(fb::OpType type) {
+  if (type == fb::OpType::GRU) return {fb::RnnActivation::Sigmoid, fb::RnnActivation::Tanh};
+  if (type == fb::OpType::LSTM) return {fb::RnnActivation::Sigmoid, fb::RnnActivation::Tanh, fb::RnnActivation::Tanh};
+  return {fb::RnnActivation::Tanh};
+}
+
 int64_t recurrent_gates(fb::OpType type) {
   return type == fb::OpType::LSTM ? 4 : type == fb::OpType::GRU ? 3 : 1;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "mote/status.hpp"
 #include "mote/tensor.hpp"
@@ -23,6 +24,10 @@ struct RecurrentGeometry {
 };
 
 int64_t recurrent_gates(fb::OpType type);
+
+// ONNX's activations of one direction when the attribute lists none: RNN
+// Tanh; GRU Sigmoid, Tanh; LSTM Sigmoid, Tanh, Tanh.
+std::vector<fb::RnnActivation> default_recurrent_activations(fb::OpType type);
 
 Result<RecurrentGeometry> recurrent_geometry(fb::OpType type, const fb::RecurrentAttrsT& a, const Shape& x,
                                              const Shape& w, const Shape& r);

@@ -50,9 +50,7 @@ Activation with_defaults(fb::RnnActivation kind) {
 
 // The per-direction activation list: the attribute's, or the defaults.
 std::vector<Activation> activations(fb::OpType type, const fb::RecurrentAttrsT& a, int64_t directions) {
-  std::vector<fb::RnnActivation> defaults = {fb::RnnActivation::Tanh};
-  if (type == fb::OpType::GRU) defaults = {fb::RnnActivation::Sigmoid, fb::RnnActivation::Tanh};
-  if (type == fb::OpType::LSTM) defaults = {fb::RnnActivation::Sigmoid, fb::RnnActivation::Tanh, fb::RnnActivation::Tanh};
+  const std::vector<fb::RnnActivation> defaults = default_recurrent_activations(type);
   std::vector<Activation> out;
   for (int64_t d = 0; d < directions; ++d) {
     for (size_t k = 0; k < defaults.size(); ++k) {
