@@ -17,6 +17,11 @@ import sys
 import tempfile
 
 SKIP = 77
+# onnxruntime writes a session file (.ses) into $TMPDIR as it loads: point it
+# at a directory of our own, removed when the interpreter exits.
+_ORT_TMP = tempfile.TemporaryDirectory(prefix="mote-ort-")
+os.environ["TMPDIR"] = _ORT_TMP.name
+
 try:
     import numpy as np
     import onnx

@@ -8,12 +8,14 @@ convert=$1
 work=$2
 here=$(dirname "$0")
 python=${MOTE_PYTHON:-python3}
+rm -rf "$work"
+mkdir -p "$work"
+# onnxruntime leaves a session file (.ses) in $TMPDIR: keep it in the work folder.
+export TMPDIR="$work"
 if ! "$python" -c "import onnx, numpy, onnxruntime" 2>/dev/null; then
   echo "check_models: $python has no onnx/numpy/onnxruntime; skipped"
   exit 77
 fi
-rm -rf "$work"
-mkdir -p "$work"
 "$python" "$here/make_models.py" "$work"
 
 run() {

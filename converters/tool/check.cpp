@@ -35,9 +35,11 @@ std::string helper_path() {
 }
 
 // Runs argv without a shell (no quoting problems with paths), its stderr
-// going to `stderr_path`; returns the exit status, 127 when it could not be
+// going to `stderr_path` and its temporary files under `temp_dir` (onnxruntime
+// leaves a session file, .ses, in $TMPDIR; the check's own directory is
+// removed afterwards); returns the exit status, 127 when it could not be
 // started, -1 when it died of a signal.
-int run_program(const std::vector<std::string>& args, const std::string& stderr_path) {
+int run_program(const std::vector<std::string>& args, const std::string& stderr_path, const std::string& temp_dir) {
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -46,6 +48,7 @@ int run_program(const std::vector<std::string>& args, const std::string& stderr_
   if (pid == 0) {
     FILE* err = std::freopen(stderr_path.c_str(), "w", stderr);
     (void)err;
+    setenv("TMPDIR", temp_dir.c_str(), 1);
     execvp(argv[0], argv.data());
     _exit(127);
   }
@@ -209,8 +212,8 @@ Status run_check(const CheckOptions& options, FILE* out) {
   auto loaded = Model::load(options.mote_path);
   if (!loaded.ok()) return loaded.status().with_context("--check: loading the converted model");
   std::shared_ptr<const Model> model = *loaded;
-  char tmpl[] = "/tmp/mote-convert-check-XXXXXX";
-  if (!mkdtemp(tmpl)) return io_error("--check: cannot create a temporary directory");
+  std::string tmpl = (fs::temp_directory_path() / "mote-convert-check-XXXXXX").string();
+  if (!mkdtemp(tmpl.data())) return io_error("--check: cannot create a temporary directory from " + tmpl);
   fs::path dir(tmpl);
   struct Cleanup {
     fs::path dir;
@@ -252,7 +255,7 @@ Status run_check(const CheckOptions& options, FILE* out) {
   const char* env_python = std::getenv("MOTE_PYTHON");
   std::string python = env_python ? env_python : "python3";
   fs::path helper_log = dir / "reference.stderr";
-  int rc = run_program({python, helper, options.onnx_path, (dir / "manifest.tsv").string()}, helper_log.string());
+  int rc = run_program({python, helper, options.onnx_path, (dir / "manifest.tsv").string()}, helper_log.string(), dir.string());
   if (rc != 0) {
     std::string detail = tail_of(helper_log, 4);
     return Status(StatusCode::kNotFound, "--check: the reference run in onnxruntime failed: " +

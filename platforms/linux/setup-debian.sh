@@ -22,6 +22,8 @@ APT_PACKAGES=(
   # examples/finetune: scikit-learn's digits for Debian's /usr/bin/python3,
   # and Fashion-MNIST's IDX files (/usr/share/datasets/fashion-mnist)
   python3-sklearn dataset-fashion-mnist
+  # Fuzzing (platforms/linux/fuzz.sh): clang with libFuzzer's runtime
+  clang libclang-rt-14-dev
   # The Java API's JNI library and its host test on the JVM (platforms/android)
   openjdk-17-jdk-headless
 )

@@ -1,21 +1,46 @@
 #!/usr/bin/env bash
 # The README's second command (and CI's): install dependencies, build, and run
 # the whole test suite under CTest. --sanitize builds a separate tree with
-# AddressSanitizer and UndefinedBehaviorSanitizer and runs the suite there.
+# AddressSanitizer and UndefinedBehaviorSanitizer and runs the suite there;
+# --tsan builds the thread-safety tests with ThreadSanitizer and runs them.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 platforms/linux/setup-debian.sh
 # setup-debian.sh installed lavapipe: Vulkan tests must run, not skip.
 export MOTE_REQUIRE_VULKAN=1
 
+# Runs CTest with a temporary directory of its own, and fails when a test
+# left anything in it: every test must clean up after itself.
+ctest_clean() {
+  local tmp status=0 leftovers
+  tmp=$(mktemp -d)
+  TMPDIR=$tmp ctest "$@" || status=$?
+  leftovers=$(ls -A "$tmp")
+  if [ -n "$leftovers" ]; then
+    echo "test.sh: the tests left files in the temporary directory:" $leftovers
+    [ $status -ne 0 ] || status=1
+  fi
+  rm -rf "$tmp"
+  return $status
+}
+
 run_suite() {
   local dir=$1; shift
   cmake -S . -B "$dir" "$@" >/dev/null
   cmake --build "$dir" -j"$(nproc)"
-  ctest --test-dir "$dir" --output-on-failure -j"$(nproc)" --timeout 900
+  ctest_clean --test-dir "$dir" --output-on-failure -j"$(nproc)" --timeout 900
 }
 
-if [ "${1:-}" = "--sanitize" ]; then
+if [ "${1:-}" = "--tsan" ]; then
+  # ThreadSanitizer on the thread-safety tests (tests/reliability/threads_test.cpp):
+  # only the runtime and that test program are built, which keeps this stage short.
+  dir=build-tsan
+  cmake -S . -B $dir -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMOTE_SANITIZE=thread -DMOTE_BUILD_CONVERTERS=OFF \
+    -DMOTE_BUILD_TOOLS=OFF -DMOTE_BUILD_BENCHMARKS=OFF -DMOTE_JAVA=OFF >/dev/null
+  cmake --build $dir -j"$(nproc)" --target mote_reliability_tests
+  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/platforms/linux/tsan.supp" \
+    ctest_clean --test-dir $dir --output-on-failure -R '^Threads\.' --timeout 900
+elif [ "${1:-}" = "--sanitize" ]; then
   # Benchmarks add nothing to a sanitizer run. allocator_may_return_null:
   # Mote reports a failed allocation as an error (the corrupted-model tests
   # ask for absurd sizes); ASan would otherwise abort before we can.

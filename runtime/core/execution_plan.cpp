@@ -280,6 +280,14 @@ Status ExecutionPlan::allocate_arena() {
   MemoryPlan mp = plan_memory(requests, kWeightAlignment);
   stats_.arena_bytes = mp.arena_bytes;
   stats_.unshared_bytes = mp.unshared_bytes;
+  uint64_t output_bytes = 0;
+  for (const Slot& s : slots_) {
+    if (s.storage == Storage::kOutput) output_bytes += static_cast<uint64_t>(shape_numel(s.shape)) * dtype_size(s.dtype);
+  }
+  planned_host_bytes_ = mp.arena_bytes + output_bytes;
+  MOTE_RETURN_IF_ERROR(check_memory_limit(planned_host_bytes_, "the arena (" + std::to_string(mp.arena_bytes) +
+                                                                   " bytes) and the outputs (" +
+                                                                   std::to_string(output_bytes) + " bytes)"));
   if (mp.arena_bytes) {
     void* p = std::aligned_alloc(kWeightAlignment, mp.arena_bytes);
     if (!p) return Status(StatusCode::kOutOfMemory, "cannot allocate an arena of " + std::to_string(mp.arena_bytes) + " bytes");
@@ -294,6 +302,16 @@ Status ExecutionPlan::allocate_arena() {
     if (s.storage == Storage::kOutput) s.value = Tensor::borrow(s.dtype, s.shape, static_cast<const void*>(nullptr));
   }
   return {};
+}
+
+Status ExecutionPlan::check_memory_limit(uint64_t bytes, const std::string& what) const {
+  const uint64_t limit = options_.max_arena_bytes;
+  if (limit == 0 || bytes <= limit) return {};
+  std::string shapes;
+  for (const Shape& s : input_shapes_) shapes += (shapes.empty() ? "" : ", ") + shape_to_string(s);
+  return Status(StatusCode::kOutOfMemory, "the plan for input shapes " + shapes + " needs " + std::to_string(bytes) +
+                                              " bytes for " + what + ", over SessionOptions::max_arena_bytes = " +
+                                              std::to_string(limit));
 }
 
 Status ExecutionPlan::run_kernel(const fb::OpT& op, const CpuKernel& kernel, ThreadPool& pool, KernelState* state,
@@ -354,6 +372,13 @@ Status ExecutionPlan::run_dynamic_step(Step& step, ThreadPool& pool) {
     Slot& s = slots_[static_cast<size_t>(op.outputs[i])];
     s.dtype = infos[i].dtype;
     s.shape = infos[i].shape;
+    uint64_t bytes = shape_numel(s.shape) > 0 ? static_cast<uint64_t>(shape_numel(s.shape)) * dtype_size(s.dtype) : 0;
+    dynamic_bytes_ += bytes;
+    MOTE_RETURN_IF_ERROR(check_memory_limit(
+        planned_host_bytes_ + dynamic_bytes_,
+        "the arena and outputs (" + std::to_string(planned_host_bytes_) + " bytes) and the tensors shaped while running (" +
+            std::to_string(dynamic_bytes_) + " bytes so far, the last a " + shape_to_string(s.shape) + " " +
+            dtype_name(s.dtype) + ")"));
     MOTE_RETURN_IF_ERROR(allocate(s.value, s.dtype, s.shape));
   }
   std::unique_ptr<KernelState> state;
@@ -388,6 +413,7 @@ Result<std::vector<Tensor>> ExecutionPlan::run(const std::vector<Tensor>& inputs
     if (s.storage != Storage::kOutput) continue;
     MOTE_RETURN_IF_ERROR(allocate(s.value, s.dtype, s.shape));
   }
+  dynamic_bytes_ = 0;
   profile_.clear();
   for (size_t k = 0; k < steps_.size(); ++k) {
     Step& step = steps_[k];

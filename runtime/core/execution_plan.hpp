@@ -39,6 +39,8 @@ class ExecutionPlan {
 
   const std::vector<Shape>& input_shapes() const { return input_shapes_; }
   const PlanStats& stats() const { return stats_; }
+  // The session records in the stats a GPU fault it moved to the CPU after.
+  void note_gpu_fault(const std::string& what) { stats_.gpu_fault = what; }
   std::vector<OpPlacement> placement() const;
   const std::vector<OpTime>& profile() const { return profile_; }
 
@@ -70,6 +72,9 @@ class ExecutionPlan {
   Status run_kernel(const fb::OpT& op, const CpuKernel& kernel, ThreadPool& pool, KernelState* state,
                     std::unique_ptr<KernelState>* prepare_into);
   Status allocate_arena();
+  // SessionOptions::max_arena_bytes: an error naming `bytes` and what they
+  // are for when they pass the limit, checked before anything is allocated.
+  Status check_memory_limit(uint64_t bytes, const std::string& what) const;
   Status prepare_kernels(ThreadPool& pool);
   // Views of `op`'s tensors as prepare time knows them: constants with their
   // data, every other tensor with shape and dtype only (raw() == nullptr).
@@ -99,6 +104,8 @@ class ExecutionPlan {
   std::vector<Slot> slots_;
   std::vector<Step> steps_;
   std::shared_ptr<void> arena_;
+  uint64_t planned_host_bytes_ = 0;   // the arena plus the outputs of a run
+  uint64_t dynamic_bytes_ = 0;        // run-time-shaped tensors of the current run
   PlanStats stats_;
 };
 

@@ -212,7 +212,8 @@ Status ExecutionPlan::build_gpu_program() {
   }
   gpu_->work.clear();
   if (!steps.empty()) {
-    MOTE_ASSIGN_OR_RETURN(gpu_->program, vk::Program::build(*gpu_->device, gpu_->fp16, options_.profile, tensors,
+    vk::ProgramOptions program_options{gpu_->fp16, options_.profile, options_.max_arena_bytes};
+    MOTE_ASSIGN_OR_RETURN(gpu_->program, vk::Program::build(*gpu_->device, program_options, tensors,
                                                             std::move(steps)));
     const vk::ProgramStats& ps = gpu_->program->stats();
     stats_.gpu_segments = ps.segments;

@@ -20,7 +20,11 @@ Model::~Model() {
 
 Result<std::shared_ptr<const Model>> Model::load(const std::string& path) {
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return io_error(path + ": cannot open: " + std::strerror(errno));
+  if (fd < 0) {
+    int err = errno;
+    std::string why = path + ": cannot open: " + std::strerror(err);
+    return err == ENOENT ? not_found(why) : io_error(why);
+  }
   struct stat st {};
   if (fstat(fd, &st) != 0) {
     int err = errno;

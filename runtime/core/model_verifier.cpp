@@ -2,6 +2,8 @@
 
 #include <limits>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -102,10 +104,21 @@ Status verify_tensors(const fb::Model& model, const fb::Graph& g) {
 Status verify_index_list(const fb::Graph& g, const flatbuffers::Vector<int32_t>* list, const char* what) {
   size_t count = g.tensors() ? g.tensors()->size() : 0;
   if (!list) return {};
-  for (int32_t index : *list) {
+  // Inputs and outputs are found by name (Session::run with a map, the C
+  // API): two of one list may not share a name.
+  std::unordered_map<std::string_view, size_t> first_named;
+  for (size_t k = 0; k < list->size(); ++k) {
+    int32_t index = list->Get(static_cast<flatbuffers::uoffset_t>(k));
     if (index < 0 || static_cast<size_t>(index) >= count) {
       return invalid_model(std::string(what) + " refers to tensor " + std::to_string(index) + ", but the graph has " +
                            std::to_string(count) + " tensors");
+    }
+    const flatbuffers::String* name = g.tensors()->Get(static_cast<flatbuffers::uoffset_t>(index))->name();
+    if (!name || name->size() == 0) continue;
+    auto [it, fresh] = first_named.emplace(name->string_view(), k);
+    if (!fresh) {
+      return invalid_model(std::string(what) + " " + std::to_string(k) + " (" + tensor_label(g, index) + "): " + what +
+                           " " + std::to_string(it->second) + " has the same name");
     }
   }
   return {};

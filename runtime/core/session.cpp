@@ -8,11 +8,13 @@
 #include <optional>
 
 #include "runtime/core/execution_plan.hpp"
+#include "runtime/core/one_caller.hpp"
 #include "runtime/cpu/denormals.hpp"
 #include "runtime/cpu/simd_target.hpp"
 #include "runtime/cpu/thread_pool.hpp"
 #if MOTE_HAS_VULKAN
 #include "runtime/vulkan/device.hpp"
+#include "runtime/vulkan/faults.hpp"
 #endif
 
 namespace mote {
@@ -71,14 +73,46 @@ struct Session::Impl {
   std::unique_ptr<ThreadPool> pool;
   std::unique_ptr<ExecutionPlan> plan;
   PlanStats empty_stats;
+  OneCaller one_caller;
+  std::string gpu_fault;  // the last GPU fault survived, for PlanStats::gpu_fault
 
   Status plan_for(const std::vector<Shape>& shapes) {
     if (plan && plan->input_shapes() == shapes) return {};
     plan.reset();
     auto built = ExecutionPlan::build(*model, shapes, options, *pool);
+    if (!built.ok() && built.status().code() == StatusCode::kGpuFault) {
+      MOTE_RETURN_IF_ERROR(on_gpu_fault(built.status(), "prepare"));
+      return plan_on_cpu(shapes);
+    }
     if (!built.ok()) return built.status().with_context(model->source());
     plan = std::move(built).value();
     return {};
+  }
+
+  Status plan_on_cpu(const std::vector<Shape>& shapes) {
+    SessionOptions cpu = options;
+    cpu.backend = Backend::kCpu;
+    auto built = ExecutionPlan::build(*model, shapes, cpu, *pool);
+    if (!built.ok()) return built.status().with_context(model->source());
+    plan = std::move(built).value();
+    plan->note_gpu_fault(gpu_fault);
+    return {};
+  }
+
+  // A GPU fault during `stage`: drops the plan and, after a lost device,
+  // leaves the GPU for good. The error when the policy is to return it;
+  // ok when the caller should go on on the CPU.
+  Status on_gpu_fault(const Status& fault, const char* stage) {
+    plan.reset();
+#if MOTE_HAS_VULKAN
+    if (vk::device_lost()) options.backend = Backend::kCpu;
+#endif
+    gpu_fault = std::string(stage) + ": " + fault.message();
+    bool fall_back = options.gpu_faults == GpuFaultPolicy::kFallBackToCpu;
+    std::fprintf(stderr, "mote: %s: GPU fault during %s (%s); %s\n", model->source().c_str(), stage,
+                 fault.message().c_str(),
+                 fall_back ? "finishing on the CPU" : "returning the error (SessionOptions::gpu_faults)");
+    return fall_back ? Status() : fault.with_context(model->source());
   }
 
   // Checks one input against its declaration: dtype equal, rank equal, and
@@ -111,7 +145,10 @@ Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> mo
     MOTE_ASSIGN_OR_RETURN(options.backend, parse_backend(env));
   }
   options.backend = resolve_backend(options.backend);
-  MOTE_RETURN_IF_ERROR(cpu::apply_simd_target_env());
+  // Once per process: Highway's target choice is global state, and sessions
+  // may be created on many threads at once.
+  static const Status simd_target = cpu::apply_simd_target_env();
+  MOTE_RETURN_IF_ERROR(simd_target);
   std::unique_ptr<Session> session(new Session());
   session->impl_->model = std::move(model);
   session->impl_->options = options;
@@ -129,6 +166,8 @@ std::vector<OpPlacement> Session::placement() const {
 std::vector<OpTime> Session::profile() const { return impl_->plan ? impl_->plan->profile() : std::vector<OpTime>{}; }
 
 Status Session::prepare(const std::map<std::string, Shape>& input_shapes) {
+  OneCaller::Scope scope(impl_->one_caller);
+  if (!scope.acquired()) return OneCaller::busy_error("Session::prepare");
   const fb::GraphT& g = impl_->model->graph();
   for (const auto& entry : input_shapes) {
     bool found = false;
@@ -151,6 +190,8 @@ Status Session::prepare(const std::map<std::string, Shape>& input_shapes) {
 }
 
 Result<std::vector<Tensor>> Session::run(const std::vector<Tensor>& inputs) {
+  OneCaller::Scope scope(impl_->one_caller);
+  if (!scope.acquired()) return OneCaller::busy_error("Session::run");
   const fb::GraphT& g = impl_->model->graph();
   if (inputs.size() != g.inputs.size()) {
     return invalid_argument(impl_->model->source() + ": run() got " + std::to_string(inputs.size()) +
@@ -170,6 +211,13 @@ Result<std::vector<Tensor>> Session::run(const std::vector<Tensor>& inputs) {
   std::optional<cpu::FlushDenormalsScope> flush;
   if (impl_->options.backend != Backend::kReference) flush.emplace();
   auto result = impl_->plan->run(inputs, *impl_->pool);
+  if (!result.ok() && result.status().code() == StatusCode::kGpuFault) {
+    // The CPU plan recomputes everything from the inputs: nothing the failed
+    // GPU run wrote reaches the caller.
+    MOTE_RETURN_IF_ERROR(impl_->on_gpu_fault(result.status(), "a run"));
+    MOTE_RETURN_IF_ERROR(impl_->plan_on_cpu(shapes));
+    result = impl_->plan->run(inputs, *impl_->pool);
+  }
   if (!result.ok()) return result.status().with_context(impl_->model->source());
   return result;
 }

@@ -4,6 +4,7 @@
 
 #include "mote/graph_builder.hpp"
 #include "mote/training.hpp"
+#include "runtime/core/one_caller.hpp"
 #include "runtime/train/graph_copy.hpp"
 #include "runtime/train/optimizers.hpp"
 #include "runtime/train/trainable.hpp"
@@ -68,6 +69,7 @@ struct TrainingSession::Impl {
   Shape label_shape;
   DType label_dtype = DType::F32;
   Built eval;
+  OneCaller one_caller;
 
   Status check_inputs(const std::vector<Tensor>& inputs) const {
     if (inputs.size() != model->graph().inputs.size()) {
@@ -120,6 +122,8 @@ Result<std::unique_ptr<TrainingSession>> TrainingSession::create(std::shared_ptr
 
 Result<float> TrainingSession::train_step(const std::vector<Tensor>& inputs, const Tensor& labels) {
   Impl& m = *impl_;
+  OneCaller::Scope scope(m.one_caller);
+  if (!scope.acquired()) return OneCaller::busy_error("TrainingSession::train_step");
   MOTE_RETURN_IF_ERROR(m.check_inputs(inputs));
   const OptimizerOptions& opt = m.options.optimizer;
   std::vector<Shape> shapes = shapes_of(inputs);
@@ -165,6 +169,8 @@ Result<float> TrainingSession::train_step(const std::vector<Tensor>& inputs, con
 
 Result<std::vector<Tensor>> TrainingSession::evaluate(const std::vector<Tensor>& inputs) {
   Impl& m = *impl_;
+  OneCaller::Scope scope(m.one_caller);
+  if (!scope.acquired()) return OneCaller::busy_error("TrainingSession::evaluate");
   MOTE_RETURN_IF_ERROR(m.check_inputs(inputs));
   std::vector<Shape> shapes = shapes_of(inputs);
   if (!m.eval.session || shapes != m.eval.shapes) {
@@ -180,6 +186,8 @@ Result<std::vector<Tensor>> TrainingSession::evaluate(const std::vector<Tensor>&
 
 Status TrainingSession::save(const std::string& path) const {
   const Impl& m = *impl_;
+  OneCaller::Scope scope(m.one_caller);
+  if (!scope.acquired()) return OneCaller::busy_error("TrainingSession::save");
   std::map<int, Tensor> trained;
   for (size_t i = 0; i < m.params.size(); ++i) trained[m.params[i]] = m.values[i];
   for (size_t i = 0; i < m.stats.size(); ++i) trained[m.stats[i]] = m.stat_values[i];
@@ -203,6 +211,8 @@ Status TrainingSession::save(const std::string& path) const {
 
 Status TrainingSession::restore_optimizer(const std::string& path) {
   Impl& m = *impl_;
+  OneCaller::Scope scope(m.one_caller);
+  if (!scope.acquired()) return OneCaller::busy_error("TrainingSession::restore_optimizer");
   MOTE_ASSIGN_OR_RETURN(auto file, Model::load(path + ".optimizer"));
   const std::string kind = file->metadata(kOptimizerKey);
   if (kind != optimizer_name(m.options.optimizer)) {

@@ -1,5 +1,7 @@
 #include "runtime/vulkan/buffer.hpp"
 
+#include "runtime/vulkan/faults.hpp"
+
 #include <utility>
 
 namespace mote::vk {
@@ -29,7 +31,8 @@ Result<Buffer> Buffer::create(Device& device, uint64_t bytes, MemoryKind kind, c
   VkMemoryAllocateInfo ai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   ai.allocationSize = req.size;
   ai.memoryTypeIndex = static_cast<uint32_t>(type);
-  MOTE_VK_CHECK(vkAllocateMemory(device.handle(), &ai, nullptr, &b.memory_),
+  MOTE_VK_CHECK(fault_fires(Fault::kOutOfDeviceMemory) ? VK_ERROR_OUT_OF_DEVICE_MEMORY
+                                                       : vkAllocateMemory(device.handle(), &ai, nullptr, &b.memory_),
                 "allocating " + std::to_string(req.size) + " bytes of device memory for " + what);
   MOTE_VK_CHECK(vkBindBufferMemory(device.handle(), b.buffer_, b.memory_, 0), "vkBindBufferMemory");
   VkMemoryPropertyFlags flags = device.memory_flags(type);

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "runtime/vulkan/faults.hpp"
 #include "runtime/vulkan/pipelines.hpp"
 #include "runtime/vulkan/quirks.hpp"
 
@@ -104,10 +105,14 @@ Result<Device*> Device::get() {
     if (failure.ok()) device = d.release();
   }
   if (!device) return failure;
+  if (device_lost()) {
+    return Status(StatusCode::kGpuFault, "the Vulkan device was lost earlier in this process; it is not used again");
+  }
   return device;
 }
 
 Status Device::create() {
+  MOTE_RETURN_IF_ERROR(arm_faults_from_environment());
   MOTE_RETURN_IF_ERROR(load_loader());
   MOTE_RETURN_IF_ERROR(create_instance());
   MOTE_RETURN_IF_ERROR(pick_physical_device());
@@ -380,6 +385,11 @@ VkMemoryPropertyFlags Device::memory_flags(int type_index) const {
 
 Status Device::submit_and_wait(const VkCommandBuffer* buffers, uint32_t count) {
   std::lock_guard<std::mutex> lock(queue_mutex_);
+  // After a loss (seen by any session) the device takes no more work.
+  if (device_lost()) return vk_error("vkQueueSubmit: the device was lost earlier", VK_ERROR_DEVICE_LOST);
+  if (fault_fires(Fault::kDeviceLost)) {
+    return vk_error("vkQueueSubmit (an injected fault, runtime/vulkan/faults.hpp)", VK_ERROR_DEVICE_LOST);
+  }
   VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   si.commandBufferCount = count;
   si.pCommandBuffers = buffers;

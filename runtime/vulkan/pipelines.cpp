@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "runtime/vulkan/faults.hpp"
+
 namespace mote::vk {
 
 namespace {
@@ -207,7 +209,8 @@ Result<const Pipeline*> PipelineSet::get(const PipelineKey& key) {
   ci.stage.pName = "main";
   ci.stage.pSpecializationInfo = &spec;
   ci.layout = p->layout;
-  VkResult r = vkCreateComputePipelines(d, cache_, 1, &ci, nullptr, &p->pipeline);
+  VkResult r = fault_fires(Fault::kPipeline) ? VK_ERROR_INITIALIZATION_FAILED
+                                             : vkCreateComputePipelines(d, cache_, 1, &ci, nullptr, &p->pipeline);
   vkDestroyShaderModule(d, module, nullptr);
   if (r != VK_SUCCESS) return vk_error("vkCreateComputePipelines for " + what, r);
   ++stats_.pipelines_created;

@@ -85,12 +85,13 @@ void Program::copy_to_host(const uint8_t* src, Tensor& host) const {
   }
 }
 
-Result<std::unique_ptr<Program>> Program::build(Device& device, bool fp16, bool profile,
+Result<std::unique_ptr<Program>> Program::build(Device& device, const ProgramOptions& options,
                                                 const std::vector<ProgramTensor>& tensors,
                                                 std::vector<ProgramStep> steps) {
   std::unique_ptr<Program> p(new Program(device));
-  p->fp16_ = fp16;
-  p->profile_ = profile && device.features().timestamps;
+  p->fp16_ = options.fp16;
+  p->profile_ = options.profile && device.features().timestamps;
+  p->max_arena_bytes_ = options.max_arena_bytes;
   p->tensors_ = tensors;
   p->steps_ = std::move(steps);
   int segment_count = 0;
@@ -207,6 +208,11 @@ Status Program::plan_memory(const std::vector<ProgramTensor>& tensors) {
   }
   MemoryPlan mp = ::mote::plan_memory(requests, alignment);
   stats_.arena_bytes = mp.arena_bytes;
+  if (max_arena_bytes_ && mp.arena_bytes > max_arena_bytes_) {
+    return Status(StatusCode::kOutOfMemory, "the device arena needs " + std::to_string(mp.arena_bytes) +
+                                                " bytes, over SessionOptions::max_arena_bytes = " +
+                                                std::to_string(max_arena_bytes_));
+  }
   MOTE_ASSIGN_OR_RETURN(arena_, Buffer::create(device_, std::max<uint64_t>(mp.arena_bytes, 4), MemoryKind::kDevice,
                                                "the intermediate tensors"));
   tensor_region_.assign(n, Region{});

@@ -53,9 +53,15 @@ struct ProgramStats {
   int downloads = 0;
 };
 
+struct ProgramOptions {
+  bool fp16 = false;             // f16 storage of float tensors
+  bool profile = false;          // per-step GPU timestamps
+  uint64_t max_arena_bytes = 0;  // SessionOptions::max_arena_bytes; 0 = none
+};
+
 class Program {
  public:
-  static Result<std::unique_ptr<Program>> build(Device& device, bool fp16, bool profile,
+  static Result<std::unique_ptr<Program>> build(Device& device, const ProgramOptions& options,
                                                 const std::vector<ProgramTensor>& tensors,
                                                 std::vector<ProgramStep> steps);
   ~Program();
@@ -97,6 +103,7 @@ class Program {
   void copy_to_host(const uint8_t* src, Tensor& host) const;
 
   Device& device_;
+  uint64_t max_arena_bytes_ = 0;
   bool fp16_ = false;
   bool profile_ = false;
   std::vector<ProgramTensor> tensors_;

@@ -1,5 +1,7 @@
 #include "runtime/vulkan/vk_common.hpp"
 
+#include "runtime/vulkan/faults.hpp"
+
 namespace mote::vk {
 
 const char* result_name(VkResult result) {
@@ -26,9 +28,13 @@ const char* result_name(VkResult result) {
 }
 
 Status vk_error(const std::string& what, VkResult result) {
-  StatusCode code = result == VK_ERROR_OUT_OF_DEVICE_MEMORY || result == VK_ERROR_OUT_OF_HOST_MEMORY
-                        ? StatusCode::kOutOfMemory
-                        : StatusCode::kInternal;
+  if (result == VK_ERROR_DEVICE_LOST) mark_device_lost();
+  // A lost device or exhausted device memory is the GPU failing, which a
+  // session survives on the CPU (SessionOptions::gpu_faults); anything else
+  // means Mote used Vulkan wrongly.
+  StatusCode code = result == VK_ERROR_DEVICE_LOST || result == VK_ERROR_OUT_OF_DEVICE_MEMORY ? StatusCode::kGpuFault
+                    : result == VK_ERROR_OUT_OF_HOST_MEMORY                                 ? StatusCode::kOutOfMemory
+                                                                                            : StatusCode::kInternal;
   return Status(code, what + ": " + result_name(result) + " (" + std::to_string(static_cast<int>(result)) + ")");
 }
 

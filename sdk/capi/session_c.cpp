@@ -11,6 +11,7 @@ namespace {
 // against it pass at least this much, and later fields are read only when
 // struct_size says the caller has them.
 constexpr size_t kOptionsV1Size = offsetof(mote_session_options, backend) + sizeof(const char*);
+constexpr size_t kOptionsV2Size = offsetof(mote_session_options, max_arena_bytes) + sizeof(uint64_t);
 
 mote::Result<mote::SessionOptions> convert_options(const mote_session_options* options) {
   mote::SessionOptions converted;
@@ -23,6 +24,7 @@ mote::Result<mote::SessionOptions> convert_options(const mote_session_options* o
   if (options->backend != nullptr) {
     MOTE_ASSIGN_OR_RETURN(converted.backend, mote::parse_backend(options->backend));
   }
+  if (options->struct_size >= kOptionsV2Size) converted.max_arena_bytes = options->max_arena_bytes;
   return converted;
 }
 

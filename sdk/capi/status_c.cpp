@@ -14,6 +14,7 @@ static_assert(MOTE_UNSUPPORTED == static_cast<int>(mote::StatusCode::kUnsupporte
 static_assert(MOTE_IO_ERROR == static_cast<int>(mote::StatusCode::kIoError));
 static_assert(MOTE_OUT_OF_MEMORY == static_cast<int>(mote::StatusCode::kOutOfMemory));
 static_assert(MOTE_INTERNAL == static_cast<int>(mote::StatusCode::kInternal));
+static_assert(MOTE_GPU_FAULT == static_cast<int>(mote::StatusCode::kGpuFault));
 static_assert(MOTE_F32 == static_cast<int>(mote::DType::F32));
 static_assert(MOTE_F16 == static_cast<int>(mote::DType::F16));
 static_assert(MOTE_I8 == static_cast<int>(mote::DType::I8));
@@ -86,7 +87,7 @@ const char* mote_last_error(void) {
 
 const char* mote_status_name(mote_status status) {
   int code = static_cast<int>(status);
-  if (code < MOTE_OK || code > MOTE_INTERNAL) return "unknown";
+  if (code < MOTE_OK || code > MOTE_GPU_FAULT) return "unknown";
   return mote::status_code_name(static_cast<mote::StatusCode>(code));
 }
 

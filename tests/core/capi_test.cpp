@@ -270,7 +270,7 @@ TEST_F(CApiTest, RunsAddWithBroadcasting) {
 
 TEST_F(CApiTest, MissingAndGarbageFilesAreErrors) {
   std::string missing = (dir_ / "nope.mote").string();
-  EXPECT_EQ(mote_model_load(missing.c_str(), &model_), MOTE_IO_ERROR);
+  EXPECT_EQ(mote_model_load(missing.c_str(), &model_), MOTE_NOT_FOUND);
   EXPECT_NE(std::string(mote_last_error()).find(missing), std::string::npos) << mote_last_error();
   EXPECT_NE(std::string(mote_last_error()).find("mote_model_load"), std::string::npos) << mote_last_error();
   EXPECT_EQ(model_, nullptr);

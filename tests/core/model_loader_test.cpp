@@ -7,6 +7,7 @@
 #include <random>
 
 #include "mote/mote.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace mote {
 namespace {
@@ -181,13 +182,13 @@ TEST(ModelLoader, FileRoundTripThroughMmap) {
   GraphBuilder b;
   int x = b.add_input("x", DType::F32, {2});
   b.mark_output(b.add_op(fb::OpType::Relu, {x})[0], "y");
-  std::string path = ::testing::TempDir() + "/roundtrip.mote";
+  test::ScopedTempDir dir("loader");
+  std::string path = dir.file("roundtrip.mote");
   ASSERT_TRUE(b.save(path).ok());
   auto model = Model::load(path);
   ASSERT_TRUE(model.ok()) << model.status().to_string();
   EXPECT_EQ((*model)->source(), path);
   EXPECT_EQ((*model)->graph().ops.size(), 1u);
-  std::remove(path.c_str());
 }
 
 }  // namespace

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/temp_dir.hpp"
+
 namespace mote::tools {
 namespace {
 
@@ -163,8 +165,8 @@ TEST(Npy, CorruptedHeaderBytesAreErrorsNotCrashes) {
 }
 
 TEST(Npy, FilesRoundTripAndMissingFilesAreNamed) {
-  std::string path = (std::filesystem::temp_directory_path() / ("mote_npy_test_" + std::to_string(::getpid()) +
-                                                                ".npy")).string();
+  test::ScopedTempDir dir("npy");
+  std::string path = dir.file("t.npy");
   Tensor t = Tensor::from_vector<int32_t>({3}, {-1, 0, 7});
   ASSERT_TRUE(write_npy(path, t).ok());
   auto back = read_npy(path);
@@ -176,7 +178,7 @@ TEST(Npy, FilesRoundTripAndMissingFilesAreNamed) {
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
   EXPECT_NE(missing.status().message().find(path), std::string::npos);
-  EXPECT_FALSE(read_npy(std::filesystem::temp_directory_path().string()).ok());  // a directory
+  EXPECT_FALSE(read_npy(dir.path()).ok());  // a directory
 }
 
 }  // namespace

@@ -2,7 +2,6 @@
 // must give the same training run as keeping every intermediate (the
 // reference), while planning less memory for the intermediates.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -10,6 +9,7 @@
 #include "mote/graph_builder.hpp"
 #include "mote/training.hpp"
 #include "tests/support/op_test_util.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace mote::test {
 namespace {
@@ -31,7 +31,7 @@ std::shared_ptr<const Model> deep_mlp() {
   }
   int w = b.add_constant("head.weight", random_tensor(DType::F32, {kWidth, 4}, 50, -0.2, 0.2));
   b.mark_output(b.add_op(fb::OpType::MatMul, {h, w})[0], "logits");
-  const std::string path = testing::TempDir() + "/mote_ckpt_" + std::to_string(getpid()) + ".mote";
+  const std::string path = process_temp_dir().file("checkpoint_mlp.mote");
   EXPECT_TRUE(b.save(path).ok());
   auto model = Model::load(path);
   EXPECT_TRUE(model.ok()) << model.status().to_string();

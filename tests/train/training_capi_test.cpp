@@ -3,7 +3,6 @@
 // the same saved weights, bit for bit (one thread each); and the error paths
 // return codes and messages instead of crashing.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstring>
 #include <string>
@@ -13,12 +12,13 @@
 #include "mote/mote.h"
 #include "mote/training.hpp"
 #include "tests/support/op_test_util.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace mote::test {
 namespace {
 
 std::string temp_path(const std::string& name) {
-  return testing::TempDir() + "/mote_train_capi_" + std::to_string(getpid()) + "_" + name;
+  return process_temp_dir().file(name);
 }
 
 // x [8,5] -> Gemm -> Tanh -> Gemm -> logits [8,3].

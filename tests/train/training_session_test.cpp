@@ -11,12 +11,13 @@
 #include "mote/graph_builder.hpp"
 #include "mote/training.hpp"
 #include "tests/support/op_test_util.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace mote::test {
 namespace {
 
 std::string temp_path(const std::string& name) {
-  return testing::TempDir() + "/mote_train_" + std::to_string(getpid()) + "_" + name;
+  return process_temp_dir().file(name);
 }
 
 std::shared_ptr<const Model> load(const GraphBuilder& b, const std::string& name) {

@@ -8,7 +8,6 @@
 // host formulas (tests/train). The placement of the training step is
 // checked too, so a backward or update op silently falling back to the CPU
 // fails the test.
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -17,6 +16,7 @@
 #include "mote/graph_builder.hpp"
 #include "mote/training.hpp"
 #include "tests/support/op_attrs.hpp"
+#include "tests/support/temp_dir.hpp"
 #include "tests/vulkan/vk_test_util.hpp"
 
 namespace mote::test {
@@ -26,7 +26,7 @@ constexpr int64_t kBatch = 8;
 constexpr int64_t kClasses = 3;
 
 std::shared_ptr<const Model> load(const GraphBuilder& b, const std::string& name) {
-  const std::string path = testing::TempDir() + "/mote_train_vk_" + std::to_string(getpid()) + "_" + name;
+  const std::string path = process_temp_dir().file(name);
   EXPECT_TRUE(b.save(path).ok());
   auto model = Model::load(path);
   EXPECT_TRUE(model.ok()) << model.status().to_string();

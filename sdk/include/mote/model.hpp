@@ -1,5 +1,7 @@
 // A loaded .mote model: the verified graph plus its weights, used in place
-// from a memory map (or the caller's buffer) without copying.
+// from a memory map (or the caller's buffer) without copying. Immutable once
+// loaded: share it (std::shared_ptr<const Model>) between threads and
+// sessions freely.
 #pragma once
 
 #include <cstddef>

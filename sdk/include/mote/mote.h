@@ -56,6 +56,7 @@ typedef enum mote_status {
   MOTE_IO_ERROR = 5,         /* the operating system refused a read or write */
   MOTE_OUT_OF_MEMORY = 6,
   MOTE_INTERNAL = 7,         /* a bug in Mote; please report it */
+  MOTE_GPU_FAULT = 8,        /* the GPU failed (device lost, out of device memory) */
   /* Not a status: makes every int value representable, so a value from a
      newer library (or garbage) passed back in is not undefined behaviour. */
   MOTE_STATUS_RANGE_ = 0x7fffffff
@@ -135,6 +136,11 @@ typedef struct mote_session_options {
    * cpu) or "reference" (plain kernels, for checking). NULL means "cpu".
    * Copied at session creation. MOTE_BACKEND in the environment overrides. */
   const char* backend;
+  /* Most bytes a plan may take for intermediates and outputs (host arena plus
+   * outputs, device arena, run-time-shaped tensors); 0 = no limit. A larger
+   * plan fails with MOTE_OUT_OF_MEMORY, naming the bytes. Added after the
+   * first version: read only when struct_size covers it. */
+  uint64_t max_arena_bytes;
 } mote_session_options;
 
 /* Fills `options` with the defaults: 0 threads (all), backend "cpu". */

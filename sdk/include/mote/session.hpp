@@ -1,6 +1,14 @@
 // Session: runs a Model. prepare() plans for a set of input shapes (shape
 // inference, constant folding, memory plan, kernel set-up); run() executes
 // and re-plans by itself when the input shapes change.
+//
+// Threads (docs/runtime.md, "Threads"): a Model may be shared by any number
+// of sessions on any threads, CPU and Vulkan alike (the Vulkan device and
+// its pipeline cache are shared and locked inside). One Session runs one
+// call at a time: give each thread its own. A call made while another
+// thread is inside the same session fails with kInvalidArgument ("in use by
+// another thread") instead of corrupting its memory; this check is on in
+// every build. TrainingSession follows the same rules.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +42,16 @@ enum class GpuPrecision {
                 // device's 16-bit storage, else the session uses kF32.
 };
 
+// What a Vulkan session does when the GPU fails under it (StatusCode::kGpuFault:
+// the device lost, device memory exhausted). Either way nothing crashes, no
+// wrong data comes back, and later calls work: on the CPU once the device is
+// lost (for the rest of the process), on the GPU again after a failed
+// allocation. docs/reliability.md has the tested matrix.
+enum class GpuFaultPolicy {
+  kFallBackToCpu,  // the call that hit the fault is finished on the CPU: same result
+  kReturnError,    // that call returns the kGpuFault error; the next call starts afresh
+};
+
 struct SessionOptions {
   // MOTE_BACKEND=cpu|vulkan|auto|reference in the environment overrides it.
   // Vulkan (or auto) on a machine without Vulkan runs on the CPU, with a
@@ -51,6 +69,13 @@ struct SessionOptions {
   std::string pipeline_cache_dir;
   // Per-op GPU timestamps and CPU timers on every run (Session::profile()).
   bool profile = false;
+  // Most bytes a plan may take for its intermediates and outputs: the host
+  // arena plus the run's outputs, the device arena on Vulkan, and tensors
+  // whose shapes are known only while running. 0 = no limit. For apps that
+  // take input shapes from outside: prepare() and run() refuse a larger plan
+  // with kOutOfMemory and a message naming the bytes, without allocating.
+  uint64_t max_arena_bytes = 0;
+  GpuFaultPolicy gpu_faults = GpuFaultPolicy::kFallBackToCpu;
 };
 
 // Where prepare() put one op, and why.
@@ -94,6 +119,9 @@ struct PlanStats {
   uint64_t device_weight_bytes = 0;
   int pipelines_created = 0;     // by this prepare (0 when all were cached)
   std::string pipeline_cache;    // what happened to the pipeline cache, in words (cold/warm start, where)
+  // The GPU fault this session survived by moving to the CPU, in words; empty
+  // when none (SessionOptions::gpu_faults).
+  std::string gpu_fault;
 };
 
 class MOTE_API Session {

@@ -21,6 +21,8 @@ enum class StatusCode : int {
   kIoError = 5,          // the operating system refused a read or write
   kOutOfMemory = 6,
   kInternal = 7,         // a bug in Mote; please report it
+  kGpuFault = 8,         // the GPU failed (device lost, out of device memory);
+                         // SessionOptions::gpu_faults says what a session does then
 };
 
 MOTE_API const char* status_code_name(StatusCode code);

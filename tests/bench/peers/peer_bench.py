@@ -254,6 +254,9 @@ def main():
 
     work = args.work or tempfile.mkdtemp(prefix="mote_peer_bench_")
     os.makedirs(work, exist_ok=True)
+    # The peers' temporary files (onnxruntime's .ses session file, converter
+    # scratch) go into the work folder, which is removed at the end.
+    os.environ["TMPDIR"] = work
     try:
         manifest = export_models(names, work, args.torch_python)
         results = []

@@ -49,6 +49,7 @@ import json
 import os
 import re
 import subprocess
+import tempfile
 import sys
 import time
 
@@ -63,6 +64,11 @@ def skip(why):
     print(f"check_models.py: {why}; skipped")
     sys.exit(SKIP)
 
+
+# onnxruntime writes a session file (.ses) into $TMPDIR as it loads: point it
+# at a directory of our own, removed when the interpreter exits.
+_ORT_TMP = tempfile.TemporaryDirectory(prefix="mote-ort-")
+os.environ["TMPDIR"] = _ORT_TMP.name
 
 try:
     import numpy as np

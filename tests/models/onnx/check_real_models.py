@@ -32,6 +32,7 @@ import json
 import os
 import re
 import subprocess
+import tempfile
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -39,6 +40,11 @@ MODELS = ["kws_lstm", "vit_tiny", "ssdlite"]
 REL_TOL = 1e-4
 SKIP = 77
 STREAM_CHUNKS = 5
+
+# onnxruntime writes a session file (.ses) into $TMPDIR as it loads: point it
+# at a directory of our own, removed when the interpreter exits.
+_ORT_TMP = tempfile.TemporaryDirectory(prefix="mote-ort-")
+os.environ["TMPDIR"] = _ORT_TMP.name
 
 try:
     import numpy as np
