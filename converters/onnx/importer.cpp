@@ -391,7 +391,13 @@ class Importer {
   }
 
   Status read_outputs(const onnx::GraphProto& g) {
+    std::set<std::string> seen;
     for (const auto& info : g.output()) {
+      // Outputs are found by name: a name listed twice is ambiguous (found by
+      // fuzzing: the .mote verifier refuses such a file).
+      if (!seen.insert(info.name()).second) {
+        return invalid_model(state_.file + ": graph output '" + info.name() + "' is listed twice");
+      }
       const int v = state_.resolve(info.name());  // a body may output a captured value
       if (v < 0) {
         return invalid_model(state_.file + ": graph output '" + info.name() + "' is not produced by any node");

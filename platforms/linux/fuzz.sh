@@ -30,9 +30,10 @@ for t in "${targets[@]}"; do
   mkdir -p $dir/corpus/$t $dir/artifacts/$t
   echo "fuzz: $t for ${seconds} s"
   # The first folder collects new inputs; the others are read only.
+  inputs=($dir/corpus/$t $dir/seeds/$t)
+  [ -d tests/fuzz/regressions/$t ] && inputs+=(tests/fuzz/regressions/$t)
   if ! $dir/tests/fuzz/mote_fuzz_$t -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 \
-      -print_final_stats=1 -artifact_prefix=$dir/artifacts/$t/ \
-      $dir/corpus/$t $dir/seeds/$t tests/fuzz/regressions/$t > $dir/fuzz_$t.log 2>&1; then
+      -print_final_stats=1 -artifact_prefix=$dir/artifacts/$t/ "${inputs[@]}" > $dir/fuzz_$t.log 2>&1; then
     status=1
     echo "fuzz: $t FAILED; the last lines of $dir/fuzz_$t.log:"
     tail -40 $dir/fuzz_$t.log
