@@ -3,21 +3,10 @@
 #include <gtest/gtest.h>
 
 #include "mote/mote.hpp"
+#include "tests/support/model_util.hpp"
 
 namespace mote {
 namespace {
-
-std::shared_ptr<const Model> load(const GraphBuilder& b) {
-  auto bytes = b.serialize();
-  EXPECT_TRUE(bytes.ok()) << bytes.status().to_string();
-  static std::vector<Tensor> keep_alive;  // aligned storage outliving the model
-  Tensor storage = Tensor::zeros(DType::U8, {int64_t(bytes->size())});
-  std::copy(bytes->begin(), bytes->end(), storage.data<uint8_t>());
-  keep_alive.push_back(storage);
-  auto model = Model::from_buffer(storage.raw(), storage.bytes(), "control_flow.mote");
-  EXPECT_TRUE(model.ok()) << model.status().to_string();
-  return model.ok() ? *model : nullptr;
-}
 
 std::vector<float> floats(const Tensor& t) {
   std::vector<float> v;
@@ -62,7 +51,7 @@ std::shared_ptr<const Model> if_model() {
   b.last_op().subgraphs = {s_then, s_else};
   b.set_tensor_info(y, DType::F32, {3});
   b.mark_output(y, "y");
-  return load(b);
+  return test::load_built(b, "control_flow.mote");
 }
 
 TEST_P(ControlFlow, IfRunsTheBranchItsConditionPicks) {
@@ -114,7 +103,7 @@ std::shared_ptr<const Model> loop_model(bool with_trip_count) {
   b.set_tensor_info(outs[1], DType::F32, {-1});
   b.mark_output(outs[0], "acc");
   b.mark_output(outs[1], "iterations");
-  return load(b);
+  return test::load_built(b, "control_flow.mote");
 }
 
 TEST_P(ControlFlow, LoopRunsTripCountTimesAndStacksScanOutputs) {
@@ -168,7 +157,7 @@ std::shared_ptr<const Model> scan_model(bool reverse, int64_t output_axis) {
   b.last_op().subgraphs = {s};
   b.mark_output(outs[0], "s");
   b.mark_output(outs[1], "running");
-  return load(b);
+  return test::load_built(b, "control_flow.mote");
 }
 
 TEST_P(ControlFlow, ScanCarriesStateAndStacksPerRowOutputs) {
@@ -205,7 +194,7 @@ TEST_P(ControlFlow, ReportsABranchThatDoesNotMatchTheOp) {
   a.body_captures = {0};
   b.mark_output(b.add_op(fb::OpType::If, {cond}, a, 1, "one_branch")[0], "y");
   b.last_op().subgraphs = {s_then};
-  auto s = session(load(b));
+  auto s = session(test::load_built(b, "control_flow.mote"));
   ASSERT_NE(s, nullptr);
   auto out = s->run(std::vector<Tensor>{scalar_bool(true)});
   ASSERT_FALSE(out.ok());

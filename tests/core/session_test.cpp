@@ -6,22 +6,10 @@
 #include <algorithm>
 
 #include "mote/mote.hpp"
+#include "tests/support/model_util.hpp"
 
 namespace mote {
 namespace {
-
-std::shared_ptr<const Model> build(GraphBuilder& b) {
-  auto bytes = b.serialize();
-  EXPECT_TRUE(bytes.ok());
-  // Keep the bytes alive with the model: a shared tensor owns aligned storage.
-  static std::vector<Tensor> keep_alive;
-  Tensor storage = Tensor::zeros(DType::U8, {int64_t(bytes->size())});
-  std::copy(bytes->begin(), bytes->end(), storage.data<uint8_t>());
-  keep_alive.push_back(storage);
-  auto model = Model::from_buffer(storage.raw(), storage.bytes(), "test.mote");
-  EXPECT_TRUE(model.ok()) << model.status().to_string();
-  return *model;
-}
 
 // y = relu(x + c), batch dimension dynamic.
 std::shared_ptr<const Model> add_relu_model() {
@@ -30,7 +18,7 @@ std::shared_ptr<const Model> add_relu_model() {
   int c = b.add_constant("c", Tensor::from_vector<float>({4}, {1, -2, 3, -4}));
   int s = b.add_op(fb::OpType::Add, {x, c})[0];
   b.mark_output(b.add_op(fb::OpType::Relu, {s})[0], "y");
-  return build(b);
+  return test::load_built(b, "test.mote");
 }
 
 TEST(Session, RunsAndReplansWhenShapesChange) {
@@ -81,7 +69,7 @@ TEST(Session, ArenaSharesMemoryAlongAChain) {
   int t = b.add_input("x", DType::F32, {1024});
   for (int i = 0; i < 6; ++i) t = b.add_op(fb::OpType::Relu, {t})[0];
   b.mark_output(t, "y");
-  auto session = Session::create(build(b), {.threads = 1});
+  auto session = Session::create(test::load_built(b, "test.mote"), {.threads = 1});
   ASSERT_TRUE((*session)->prepare().ok());
   const PlanStats& stats = (*session)->plan_stats();
   // Five intermediates of 4 KiB; a chain needs only two alive at once.
@@ -97,7 +85,7 @@ TEST(Session, FoldsShapeChainsAtPrepare) {
   int shape = b.add_op(fb::OpType::Shape, {x})[0];
   int r = b.add_op(fb::OpType::Relu, {x})[0];
   b.mark_output(b.add_op(fb::OpType::Reshape, {r, shape})[0], "y");
-  auto session = Session::create(build(b), {.threads = 1});
+  auto session = Session::create(test::load_built(b, "test.mote"), {.threads = 1});
   auto out = (*session)->run({Tensor::from_vector<float>({2, 3}, {-1, 2, -3, 4, -5, 6})});
   ASSERT_TRUE(out.ok()) << out.status().to_string();
   EXPECT_EQ((*out)[0].shape(), (Shape{2, 3}));
@@ -113,7 +101,7 @@ TEST(Session, DataDependentShapesRunDynamically) {
   int shape = b.add_input("shape", DType::I64, {2});
   int r = b.add_op(fb::OpType::Reshape, {x, shape})[0];
   b.mark_output(b.add_op(fb::OpType::Relu, {r})[0], "y");
-  auto session = Session::create(build(b), {.threads = 1});
+  auto session = Session::create(test::load_built(b, "test.mote"), {.threads = 1});
   for (auto target : {std::vector<int64_t>{2, 3}, std::vector<int64_t>{3, 2}}) {
     std::vector<Tensor> inputs = {Tensor::from_vector<float>({6}, {-1, 2, -3, 4, -5, 6}),
                                   Tensor::from_vector<int64_t>({2}, target)};
@@ -142,7 +130,7 @@ TEST(Session, ErrorsNameTheOp) {
   GraphBuilder b;
   int x = b.add_input("x", DType::I32, {3});
   b.mark_output(b.add_op(fb::OpType::Relu, {x}, 1, "my_relu")[0], "y");
-  auto session = Session::create(build(b));
+  auto session = Session::create(test::load_built(b, "test.mote"));
   auto out = (*session)->run({Tensor::zeros(DType::I32, {3})});
   ASSERT_FALSE(out.ok());
   EXPECT_NE(out.status().message().find("op #0 (Relu 'my_relu')"), std::string::npos) << out.status().message();
@@ -157,7 +145,7 @@ TEST(Session, F64RunsOnTheReferenceBackendOnly) {
   int x = b.add_input("x", DType::F64, {4});
   int c = b.add_constant("c", Tensor::from_vector<double>({4}, {1, -2, 3, -4}));  // cs below
   b.mark_output(b.add_op(fb::OpType::Relu, {b.add_op(fb::OpType::Add, {x, c})[0]})[0], "y");
-  auto model = build(b);
+  auto model = test::load_built(b, "test.mote");
   // 4 + 1e-12 - 4 is 0 in f32; in f64 it stays near 1e-12.
   const std::vector<double> xs = {0.5, 1.0, -3.25, 4.0 + 1e-12}, cs = {1, -2, 3, -4};
   const Tensor input = Tensor::from_vector<double>({4}, xs);

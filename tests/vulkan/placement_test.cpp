@@ -4,22 +4,11 @@
 #include <cstdlib>
 
 #include "runtime/vulkan/device.hpp"
+#include "tests/support/model_util.hpp"
 #include "tests/vulkan/vk_test_util.hpp"
 
 namespace mote::test {
 namespace {
-
-std::shared_ptr<const Model> load(GraphBuilder& b) {
-  auto bytes = b.serialize();
-  EXPECT_TRUE(bytes.ok());
-  auto storage = std::make_shared<Tensor>(Tensor::zeros(DType::U8, {static_cast<int64_t>(bytes->size())}));
-  std::copy(bytes->begin(), bytes->end(), storage->data<uint8_t>());
-  static std::vector<std::shared_ptr<Tensor>> keep;
-  keep.push_back(storage);
-  auto model = Model::from_buffer(storage->raw(), storage->bytes(), "chain.mote");
-  EXPECT_TRUE(model.ok()) << model.status().to_string();
-  return *model;
-}
 
 // y = sigmoid(relu(x + c) * d), z = exp(relu(...)) as a second output.
 std::shared_ptr<const Model> chain_model(int64_t n) {
@@ -32,7 +21,7 @@ std::shared_ptr<const Model> chain_model(int64_t n) {
   int m = b.add_op(fb::OpType::Mul, {r, d}, 1, "mul")[0];
   b.mark_output(b.add_op(fb::OpType::Sigmoid, {m}, 1, "sigmoid")[0], "y");
   b.mark_output(b.add_op(fb::OpType::Exp, {r}, 1, "exp")[0], "z");
-  return load(b);
+  return load_built(b, "chain.mote");
 }
 
 std::vector<Tensor> run(std::shared_ptr<const Model> model, SessionOptions options, const Tensor& x,
@@ -134,7 +123,7 @@ TEST(Placement, RunTimeShapesRunOnCpu) {
   int shape = b.add_input("shape", DType::I64, {2});
   int r = b.add_op(fb::OpType::Relu, {x}, 1, "relu")[0];
   b.mark_output(b.add_op(fb::OpType::Reshape, {r, shape}, 1, "reshape")[0], "y");
-  auto model = load(b);
+  auto model = load_built(b, "chain.mote");
   auto session = Session::create(model, vulkan_options());
   ASSERT_TRUE(session.ok());
   Tensor xv = random_tensor(DType::F32, {4, 6}, 9);
