@@ -239,7 +239,28 @@ int NodeContext::constant_i64(const std::vector<int64_t>& values, const std::str
   return constant(Tensor::from_vector<int64_t>({static_cast<int64_t>(values.size())}, values), suffix);
 }
 
+namespace {
+
+// Whether `value` converts to an integer dtype without undefined behaviour.
+// (NaN fails every comparison, so it fits no integer dtype either.)
+bool fits_integer(DType dtype, double value) {
+  switch (dtype) {
+    case DType::I8: return value > -129.0 && value < 128.0;
+    case DType::U8: return value > -1.0 && value < 256.0;
+    case DType::I32: return value > -2147483649.0 && value < 2147483648.0;
+    case DType::I64: return value >= -9223372036854775808.0 && value < 9223372036854775808.0;
+    default: return true;
+  }
+}
+
+}  // namespace
+
 int NodeContext::scalar(DType dtype, double value, const std::string& suffix, bool one_d) {
+  if (!fits_integer(dtype, value)) {
+    fail(unsupported("needs the constant " + std::to_string(value) + " as " + dtype_name(dtype) +
+                     ", which cannot hold it (is the input's dtype right for this op?)"));
+    return -1;
+  }
   Tensor t = Tensor::zeros(dtype, one_d ? Shape{1} : Shape{});
   switch (dtype) {
     case DType::F32: *t.data<float>() = static_cast<float>(value); break;

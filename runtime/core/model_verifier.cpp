@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "mote/model.hpp"
+#include "runtime/core/field_alignment.hpp"
 #include "runtime/core/registry.hpp"
 
 namespace mote {
@@ -33,12 +34,13 @@ bool is_known_dtype(fb::DType dtype) { return dtype_size(dtype) != 0; }
 Status verify_segment(const fb::Model& model, size_t file_size) {
   uint64_t seg_off = model.segment_offset();
   uint64_t seg_size = model.segment_size();
-  if (seg_size == 0) return {};
-  if (seg_off % kWeightAlignment != 0) {
+  // An empty segment skips the checks of its placement, not of the buffers:
+  // each must then be empty too (a fuzzed file pointed buffers past the end).
+  if (seg_size != 0 && seg_off % kWeightAlignment != 0) {
     return invalid_model("weight segment offset " + std::to_string(seg_off) + " is not " +
                          std::to_string(kWeightAlignment) + "-byte aligned");
   }
-  if (seg_off > file_size || seg_size > file_size - seg_off) {
+  if (seg_size != 0 && (seg_off > file_size || seg_size > file_size - seg_off)) {
     return invalid_model("weight segment [" + std::to_string(seg_off) + ", +" + std::to_string(seg_size) +
                          ") extends past the end of the file (" + std::to_string(file_size) +
                          " bytes; truncated?)");
@@ -238,6 +240,7 @@ Status verify_model(const uint8_t* bytes, size_t size) {
   if (!fb::VerifyModelBuffer(verifier)) {
     return invalid_model("the FlatBuffers structure is corrupt or truncated");
   }
+  MOTE_RETURN_IF_ERROR(verify_field_alignment(bytes));
   const fb::Model& model = *fb::GetModel(bytes);
   if (model.schema_version() == 0 || model.schema_version() > kSchemaVersion) {
     return unsupported("schema version " + std::to_string(model.schema_version()) + " (this runtime reads 1.." +

@@ -18,6 +18,8 @@ std::string list_to_string(const std::vector<int64_t>& v) {
   return s + "]";
 }
 
+constexpr int64_t kMaxPoolExtent = int64_t{1} << 20;
+
 // An attribute list that may be empty (then `fill` per dim) or must have
 // `count` entries of at least `min`.
 Result<std::vector<int64_t>> per_dim(const std::vector<int64_t>& given, size_t count, int64_t fill, int64_t min,
@@ -70,6 +72,18 @@ Result<PoolGeometry> pool_geometry(const fb::PoolAttrsT& a, const Shape& x) {
   MOTE_ASSIGN_OR_RETURN(g.dilation, per_dim(a.dilations, dims, 1, 1, "dilations"));
   std::vector<int64_t> pads;
   MOTE_ASSIGN_OR_RETURN(pads, per_dim(a.pads, 2 * dims, 0, 0, "pads"));
+  // A row of scratch spans the padded input and a window: a bound keeps a
+  // hostile file's 10^12-wide window from asking for terabytes (found by
+  // fuzzing). No real network pools over a million elements per dimension.
+  for (size_t i = 0; i < dims; ++i) {
+    const int64_t largest = std::max({g.kernel[i], g.dilation[i], g.stride[i], pads[i], pads[i + dims]});
+    // Checked first, so the window's extent cannot overflow.
+    if (largest > kMaxPoolExtent || (g.kernel[i] - 1) * g.dilation[i] + 1 > kMaxPoolExtent) {
+      return invalid_argument("kernel_shape " + list_to_string(g.kernel) + ", strides " + list_to_string(g.stride) +
+                              ", dilations " + list_to_string(g.dilation) + " and pads " + list_to_string(pads) +
+                              " reach past " + std::to_string(kMaxPoolExtent) + " elements per dimension");
+    }
+  }
   g.out.resize(dims);
   g.pad_begin.resize(dims);
   g.pad_end.resize(dims);

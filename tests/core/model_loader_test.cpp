@@ -93,6 +93,25 @@ TEST(ModelLoader, SegmentPastEndOfFileIsAnError) {
   expect_error(load_status(bytes, bytes.size()), "past the end of the file");
 }
 
+// Found by fuzzing: an empty weight segment once skipped the buffer checks,
+// so a buffer could point anywhere past the file.
+TEST(ModelLoader, BufferInEmptySegmentIsAnError) {
+  auto bytes = small_model_bytes();
+  fb::GetMutableModel(bytes.data())->mutate_segment_size(0);
+  expect_error(load_status(bytes, bytes.size()), "outside the weight segment of 0 bytes");
+}
+
+// Found by fuzzing: flatc 2.0's verifier checks a vector's length for 4-byte
+// alignment but not its 8-byte elements; this file's tensor shape sits at 4
+// mod 8, and reading it was undefined behaviour.
+TEST(ModelLoader, MisalignedVectorIsAnError) {
+  const std::string path = std::string(MOTE_FUZZ_REGRESSIONS) + "/optimizer_state/shape_vector_misaligned.optimizer";
+  auto model = Model::load(path);
+  ASSERT_FALSE(model.ok());
+  EXPECT_NE(model.status().message().find("field 'shape' at byte"), std::string::npos) << model.status().message();
+  EXPECT_NE(model.status().message().find("is not 8-byte aligned"), std::string::npos) << model.status().message();
+}
+
 TEST(ModelLoader, TensorIndexOutOfRangeIsAnError) {
   auto bytes = small_model_bytes();
   auto* op = fb::GetMutableModel(bytes.data())->mutable_graph()->mutable_ops()->GetMutableObject(1);
