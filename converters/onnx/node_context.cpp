@@ -42,6 +42,12 @@ void NodeContext::fail(Status s) {
 
 // ---- inputs ----------------------------------------------------------------
 
+const Value& NodeContext::value(int v) const {
+  static const Value kOmitted{};
+  const auto& values = state_.graph.values;
+  return v >= 0 && static_cast<size_t>(v) < values.size() ? values[static_cast<size_t>(v)] : kOmitted;
+}
+
 size_t NodeContext::input_count() const { return static_cast<size_t>(node_.input_size()); }
 
 bool NodeContext::has_input(size_t i) const {

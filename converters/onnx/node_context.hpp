@@ -80,7 +80,9 @@ class NodeContext {
   int input(size_t i);
   // An optional input: -1 when omitted.
   int optional_input(size_t i) const;
-  const Value& value(int v) const { return state_.graph.values[static_cast<size_t>(v)]; }
+  // Value v's type and shape; an empty Value for an omitted input (-1), so
+  // a mapper reading it after input() recorded the error does not crash.
+  const Value& value(int v) const;
   // Input i's constant contents, or nullptr when omitted or computed.
   const Tensor* constant_input(size_t i) const;
   // Input i read as a constant integer list; records an error naming `what`

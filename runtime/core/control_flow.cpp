@@ -154,6 +154,12 @@ Result<std::vector<Tensor>> ControlFlow::run_body(Body& body, const std::vector<
 }
 
 Result<std::vector<Tensor>> ControlFlow::run(const std::vector<const Tensor*>& inputs, ThreadPool& pool) {
+  // Only Loop's trip count and condition may be omitted; a file that omits
+  // another operand is refused here rather than dereferenced (found by fuzzing).
+  const size_t optional = op_.type == fb::OpType::Loop ? 2 : 0;
+  for (size_t k = optional; k < inputs.size(); ++k) {
+    if (!inputs[k]) return invalid_model("operand " + std::to_string(k) + " is omitted, but is required");
+  }
   switch (op_.type) {
     case fb::OpType::If: return run_if(inputs, pool);
     case fb::OpType::Loop: return run_loop(inputs, pool);
@@ -223,6 +229,7 @@ Result<std::vector<Tensor>> ControlFlow::run_scan(const std::vector<const Tensor
   std::vector<int> axes(scanned);
   for (size_t k = 0; k < scanned; ++k) {
     const Tensor& x = *inputs[states + k];
+    if (x.rank() < 1) return invalid_argument("scan input " + std::to_string(k) + " is a scalar; it needs an axis to scan");
     auto axis = normalize_axis(at(a.scan_input_axes, k, 0), x.rank());
     if (!axis.ok()) return invalid_argument("scan input " + std::to_string(k) + ": axis out of range for " + shape_to_string(x.shape()));
     axes[k] = *axis;

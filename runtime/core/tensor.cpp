@@ -130,8 +130,23 @@ std::vector<double> Tensor::to_doubles() const {
 
 std::vector<int64_t> Tensor::to_int64s() const {
   if (dtype_ == DType::I64) return std::vector<int64_t>(data<int64_t>(), data<int64_t>() + numel_);
+  // Saturating, NaN to 0: a float tensor used as indices or counts may hold
+  // anything, and converting an out-of-range double is undefined behaviour.
   std::vector<double> d = to_doubles();
-  return std::vector<int64_t>(d.begin(), d.end());
+  std::vector<int64_t> out(d.size());
+  for (size_t i = 0; i < d.size(); ++i) {
+    const double v = d[i];
+    if (v != v) {
+      out[i] = 0;
+    } else if (v >= 9223372036854775807.0) {
+      out[i] = std::numeric_limits<int64_t>::max();
+    } else if (v <= -9223372036854775808.0) {
+      out[i] = std::numeric_limits<int64_t>::min();
+    } else {
+      out[i] = static_cast<int64_t>(v);
+    }
+  }
+  return out;
 }
 
 }  // namespace mote

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "runtime/core/attrs.hpp"
 #include "runtime/core/kernel.hpp"
@@ -21,7 +22,9 @@ struct Sample {
 // The bilinear neighbours of (y, x) in an H x W plane.
 Sample bilinear(double y, double x, int64_t height, int64_t width) {
   Sample s;
-  if (y < -1.0 || y > static_cast<double>(height) || x < -1.0 || x > static_cast<double>(width)) return s;
+  // Written so a NaN coordinate (a NaN region) also lands outside.
+  const bool inside = y >= -1.0 && y <= static_cast<double>(height) && x >= -1.0 && x <= static_cast<double>(width);
+  if (!inside) return s;
   y = std::max(y, 0.0);
   x = std::max(x, 0.0);
   auto y0 = static_cast<int64_t>(y), x0 = static_cast<int64_t>(x);
@@ -39,6 +42,8 @@ Sample bilinear(double y, double x, int64_t height, int64_t width) {
   s.w[3] = ly * lx;
   return s;
 }
+
+constexpr double kMaxSamplesPerBin = 1 << 16;
 
 Status roi_align(KernelContext& ctx) {
   const auto& a = attrs<fb::RoiAlignAttrsT>(ctx.op);
@@ -62,38 +67,46 @@ Status roi_align(KernelContext& ctx) {
       roi_h = std::max(roi_h, 1.0);
     }
     const double bin_h = roi_h / static_cast<double>(bins_h), bin_w = roi_w / static_cast<double>(bins_w);
-    const int64_t grid_h = a.sampling_ratio > 0 ? a.sampling_ratio : static_cast<int64_t>(std::ceil(bin_h));
-    const int64_t grid_w = a.sampling_ratio > 0 ? a.sampling_ratio : static_cast<int64_t>(std::ceil(bin_w));
-    const double count = static_cast<double>(std::max<int64_t>(grid_h * grid_w, 1));
-    std::vector<Sample> samples;
+    // Adaptive sampling takes ceil(bin size) points per side: a region from
+    // the input (or a hostile file) can ask for 10^15 of them, or NaN.
+    const double want_h = a.sampling_ratio > 0 ? static_cast<double>(a.sampling_ratio) : std::ceil(bin_h);
+    const double want_w = a.sampling_ratio > 0 ? static_cast<double>(a.sampling_ratio) : std::ceil(bin_w);
+    if (!(want_h * want_w <= kMaxSamplesPerBin)) {
+      return ctx.fail("region " + std::to_string(r) + " needs " + std::to_string(want_h) + " x " +
+                      std::to_string(want_w) + " sampling points per bin; Mote takes at most " +
+                      std::to_string(kMaxSamplesPerBin) + " (are the rois in input pixels?)");
+    }
+    const int64_t grid_h = std::max<int64_t>(static_cast<int64_t>(want_h), 1);
+    const int64_t grid_w = std::max<int64_t>(static_cast<int64_t>(want_w), 1);
+    const double count = static_cast<double>(grid_h * grid_w);
+    std::vector<Sample> samples(static_cast<size_t>(grid_h * grid_w));
     for (int64_t ph = 0; ph < bins_h; ++ph) {
       for (int64_t pw = 0; pw < bins_w; ++pw) {
+        // One bin's sampling points, then that bin in every channel.
         for (int64_t iy = 0; iy < grid_h; ++iy) {
           const double y = y1 + static_cast<double>(ph) * bin_h + (static_cast<double>(iy) + 0.5) * bin_h / static_cast<double>(grid_h);
           for (int64_t ix = 0; ix < grid_w; ++ix) {
             const double xx = x1 + static_cast<double>(pw) * bin_w + (static_cast<double>(ix) + 0.5) * bin_w / static_cast<double>(grid_w);
-            samples.push_back(bilinear(y, xx, height, width));
+            samples[static_cast<size_t>(iy * grid_w + ix)] = bilinear(y, xx, height, width);
           }
         }
-      }
-    }
-    const size_t per_bin = static_cast<size_t>(grid_h * grid_w);
-    for (int64_t c = 0; c < channels; ++c) {
-      const float* plane = x.data<float>() + (batch[r] * channels + c) * height * width;
-      float* dst = out + (static_cast<int64_t>(r) * channels + c) * bins_h * bins_w;
-      for (int64_t bin = 0; bin < bins_h * bins_w; ++bin) {
-        double value = 0;
-        for (size_t k = 0; k < per_bin; ++k) {
-          const Sample& s = samples[static_cast<size_t>(bin) * per_bin + k];
-          if (a.mode == fb::RoiPoolMode::Avg) {
-            for (int n = 0; n < 4; ++n) value += s.w[n] * plane[s.at[n]];
-          } else {
-            double m = s.w[0] * plane[s.at[0]];
-            for (int n = 1; n < 4; ++n) m = std::max(m, s.w[n] * plane[s.at[n]]);
-            value = k == 0 ? m : std::max(value, m);
+        const int64_t bin = ph * bins_w + pw;
+        for (int64_t c = 0; c < channels; ++c) {
+          const float* plane = x.data<float>() + (batch[r] * channels + c) * height * width;
+          double value = 0;
+          for (size_t k = 0; k < samples.size(); ++k) {
+            const Sample& s = samples[k];
+            if (a.mode == fb::RoiPoolMode::Avg) {
+              for (int n = 0; n < 4; ++n) value += s.w[n] * plane[s.at[n]];
+            } else {
+              double m = s.w[0] * plane[s.at[0]];
+              for (int n = 1; n < 4; ++n) m = std::max(m, s.w[n] * plane[s.at[n]]);
+              value = k == 0 ? m : std::max(value, m);
+            }
           }
+          out[(static_cast<int64_t>(r) * channels + c) * bins_h * bins_w + bin] =
+              static_cast<float>(a.mode == fb::RoiPoolMode::Avg ? value / count : value);
         }
-        dst[bin] = static_cast<float>(a.mode == fb::RoiPoolMode::Avg ? value / count : value);
       }
     }
   }
