@@ -5,6 +5,7 @@
 // Samples more than one pixel outside the image count as zero.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -72,9 +73,10 @@ Status roi_align(KernelContext& ctx) {
     const double want_h = a.sampling_ratio > 0 ? static_cast<double>(a.sampling_ratio) : std::ceil(bin_h);
     const double want_w = a.sampling_ratio > 0 ? static_cast<double>(a.sampling_ratio) : std::ceil(bin_w);
     if (!(want_h * want_w <= kMaxSamplesPerBin)) {
-      return ctx.fail("region " + std::to_string(r) + " needs " + std::to_string(want_h) + " x " +
-                      std::to_string(want_w) + " sampling points per bin; Mote takes at most " +
-                      std::to_string(kMaxSamplesPerBin) + " (are the rois in input pixels?)");
+      char need[64];
+      std::snprintf(need, sizeof need, "%.4g x %.4g", want_h, want_w);
+      return ctx.fail("region " + std::to_string(r) + " needs " + need + " sampling points per bin; Mote takes at most " +
+                      std::to_string(static_cast<int64_t>(kMaxSamplesPerBin)) + " (are the rois in input pixels?)");
     }
     const int64_t grid_h = std::max<int64_t>(static_cast<int64_t>(want_h), 1);
     const int64_t grid_w = std::max<int64_t>(static_cast<int64_t>(want_w), 1);

@@ -152,6 +152,50 @@ TEST(BadInputs, ConvNegativePads) {
 
 // ---- inputs --------------------------------------------------------------
 
+// Pooling windows and RoiAlign sampling grids come from the file or the
+// data; past a bound they are refused instead of sizing a scratch buffer
+// (both found by fuzzing).
+TEST(BadInputs, PoolingWindowBeyondTheBound) {
+  GraphBuilder b;
+  int x = b.add_input("x", DType::F32, {1, 1, 5, 5});
+  fb::PoolAttrsT attrs;
+  attrs.kernel_shape = {2, 2};
+  attrs.strides = {int64_t{1} << 40, 1};
+  b.mark_output(b.add_op(fb::OpType::MaxPool, {x}, attrs, 1, "pool")[0], "y");
+  expect_error(prepare(load_built(b, "pool.mote")), StatusCode::kInvalidModel,
+               {"pool.mote", "MaxPool 'pool'", "reach past 1048576 elements per dimension"});
+}
+
+// RoiAlign over a 4x4 image, one region given as input.
+std::shared_ptr<const Model> roi_align_model(fb::RoiAlignAttrsT attrs, const std::string& name) {
+  GraphBuilder b;
+  int x = b.add_input("x", DType::F32, {1, 1, 4, 4});
+  int rois = b.add_input("rois", DType::F32, {1, 4});
+  int batch = b.add_input("batch", DType::I64, {1});
+  b.mark_output(b.add_op(fb::OpType::RoiAlign, {x, rois, batch}, attrs, 1, "roi")[0], "y");
+  return load_built(b, name);
+}
+
+Result<std::vector<Tensor>> run_roi_align(const std::shared_ptr<const Model>& model, float corner) {
+  return run_once(model, {Tensor::from_vector<float>({1, 1, 4, 4}, std::vector<float>(16, 1.0f)),
+                          Tensor::from_vector<float>({1, 4}, {0, 0, corner, corner}),
+                          Tensor::from_vector<int64_t>({1}, {0})});
+}
+
+TEST(BadInputs, RoiAlignRegionNeedingTooManySamples) {
+  // Adaptive sampling (sampling_ratio 0) takes ceil(region / bins) points per side.
+  auto out = run_roi_align(roi_align_model(fb::RoiAlignAttrsT{}, "roi.mote"), 1e12f);
+  expect_error(out.status(), StatusCode::kInvalidArgument, {"RoiAlign 'roi'", "sampling points per bin"});
+}
+
+TEST(BadInputs, RoiAlignNanRegionRuns) {
+  fb::RoiAlignAttrsT attrs;
+  attrs.sampling_ratio = 2;
+  auto out = run_roi_align(roi_align_model(attrs, "roi_nan.mote"), std::numeric_limits<float>::quiet_NaN());
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  EXPECT_EQ((*out)[0].data<float>()[0], 0.0f);  // NaN samples fall outside the image
+}
+
 TEST(BadInputs, MismatchedInputDtype) {
   auto out = run_once(load_built(relu_graph(), "relu.mote"), {Tensor::zeros(DType::I32, {1, 4})});
   expect_error(out.status(), StatusCode::kInvalidArgument, {"relu.mote", "input 'x'", "i32", "f32"});
