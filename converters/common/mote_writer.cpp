@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "mote/graph_builder.hpp"
+#include "runtime/core/model_verifier.hpp"
 
 namespace mote::convert {
 
@@ -90,7 +91,13 @@ Result<std::vector<uint8_t>> write_mote(const Graph& graph) {
   b.set_producer(graph.producer.empty() ? "mote-convert" : graph.producer);
   for (const auto& [key, value] : graph.metadata) b.set_metadata(key, value);
   MOTE_RETURN_IF_ERROR(write_graph(graph, b));
-  return b.serialize();
+  MOTE_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, b.serialize());
+  // The runtime's own verifier reads what was written: a converter bug (an
+  // inferred shape that overflows, found by fuzzing) becomes an error naming
+  // the tensor instead of a file that will not load.
+  Status verified = verify_model(bytes.data(), bytes.size());
+  if (!verified.ok()) return internal_error("the model written fails verification: " + verified.message());
+  return bytes;
 }
 
 Status save_file(const std::string& path, const std::vector<uint8_t>& bytes) {

@@ -11,6 +11,8 @@
 #include "converters/common/op_eval.hpp"
 #include "converters/common/passes.hpp"
 
+#include <limits>
+
 namespace mote::convert {
 namespace {
 
@@ -83,9 +85,14 @@ std::optional<Shape> reshape_partial(const Graph& graph, const fb::OpT& op) {
   // The -1 stays unknown unless the input's element count is known.
   if (in.shape_static()) {
     int64_t known = 1, inferred = -1;
-    for (size_t i = 0; i < out.size(); ++i) {
-      if (out[i] < 0) inferred = inferred < 0 ? static_cast<int64_t>(i) : -2;
-      else known *= out[i];
+    for (size_t i = 0; i < out.size() && known > 0; ++i) {
+      if (out[i] < 0) {
+        inferred = inferred < 0 ? static_cast<int64_t>(i) : -2;
+      } else if (out[i] > 0 && known > std::numeric_limits<int64_t>::max() / out[i]) {
+        known = -1;  // the target overflows; the runtime's Reshape will say so
+      } else {
+        known *= out[i];
+      }
     }
     if (inferred >= 0 && known > 0) out[static_cast<size_t>(inferred)] = shape_numel(in.shape) / known;
   }

@@ -33,7 +33,7 @@ Result<Shape> broadcast_shapes(const std::vector<Shape>& shapes) {
 
 Result<int> normalize_axis(int64_t axis, int rank) {
   int64_t r = std::max(rank, 0);
-  if (axis < -r || axis >= std::max<int64_t>(r, 1)) {
+  if (axis < -r || axis >= r) {  // a scalar has no axis
     return invalid_argument("axis " + std::to_string(axis) + " out of range for rank " + std::to_string(rank));
   }
   return static_cast<int>(axis < 0 ? axis + r : axis);

@@ -21,7 +21,8 @@ Result<DftGeometry> dft_geometry(const fb::DftAttrsT& a, const Shape& x, const T
     axis_value = v[0];
   }
   const auto rank = static_cast<int64_t>(x.size());
-  if (axis_value < -rank || axis_value >= rank - 1) {
+  // The last dimension holds the real and imaginary parts: -1 names it too.
+  if (axis_value < -rank || axis_value >= rank - 1 || axis_value == -1) {
     return invalid_argument("axis " + std::to_string(axis_value) + " must name a signal dimension of x " + shape_to_string(x));
   }
   g.axis = static_cast<int>(axis_value < 0 ? axis_value + rank : axis_value);
