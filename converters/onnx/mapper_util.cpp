@@ -12,6 +12,10 @@ fb::AutoPad parse_auto_pad(NodeContext& ctx) {
   return fb::AutoPad::NotSet;
 }
 
+void trim_omitted(std::vector<int>& inputs) {
+  while (inputs.size() > 1 && inputs.back() < 0) inputs.pop_back();
+}
+
 std::vector<int> direct_inputs(NodeContext& ctx) {
   std::vector<int> inputs;
   for (size_t i = 0; i < ctx.input_count(); ++i) inputs.push_back(ctx.optional_input(i));

@@ -11,6 +11,11 @@ namespace mote::convert {
 // ONNX auto_pad strings; records an error for an unknown one.
 fb::AutoPad parse_auto_pad(NodeContext& ctx);
 
+// Drops trailing omitted (-1) optional inputs, never the first slot: a
+// mapper whose required input 0 is missing (input() recorded the error)
+// must not pop an empty list (found by fuzzing).
+void trim_omitted(std::vector<int>& inputs);
+
 // The node's inputs in order, omitted ones as -1, trailing omitted ones
 // dropped (Mote ops count present inputs).
 std::vector<int> direct_inputs(NodeContext& ctx);

@@ -57,7 +57,7 @@ Status map_clip(NodeContext& ctx) {
   int lo = ctx.has_attr("min") ? ctx.scalar(dtype, ctx.attr_float("min", -FLT_MAX), "min") : -1;
   int hi = ctx.has_attr("max") ? ctx.scalar(dtype, ctx.attr_float("max", FLT_MAX), "max") : -1;
   std::vector<int> inputs = {x, lo, hi};
-  while (inputs.back() < 0) inputs.pop_back();
+  trim_omitted(inputs);
   ctx.emit(fb::OpType::Clip, inputs, {ctx.output(0)});
   return ctx.status();
 }

@@ -84,7 +84,7 @@ Status map_pad(NodeContext& ctx) {
     float value = ctx.attr_float("value", 0.0f);
     inputs.push_back(value != 0.0f ? ctx.scalar(ctx.input_dtype(0).value_or(DType::F32), value, "value") : -1);
   }
-  while (inputs.back() < 0) inputs.pop_back();
+  trim_omitted(inputs);
   ctx.emit(fb::OpType::Pad, inputs, {ctx.output(0)}, a);
   return ctx.status();
 }

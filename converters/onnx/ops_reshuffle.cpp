@@ -50,7 +50,7 @@ Status map_dft(NodeContext& ctx) {
   int axis = ctx.input_count() > 2 && ctx.has_input(2) ? ctx.input(2) : -1;
   if (ctx.opset() < 20) axis = ctx.constant_i64({ctx.attr_int("axis", 1)}, "axis");
   std::vector<int> inputs = {ctx.input(0), length, axis};
-  while (inputs.back() < 0) inputs.pop_back();
+  trim_omitted(inputs);
   ctx.emit(fb::OpType::DFT, inputs, {ctx.output(0)}, a);
   return ctx.status();
 }

@@ -239,7 +239,7 @@ Status map_resize(NodeContext& ctx) {
   if (const Tensor* t = ctx.constant_input(2); t && t->numel() == 0) in.scales = -1;
   in = resolve_axes(ctx, x, in);
   std::vector<int> inputs = {x, in.roi, in.scales, in.sizes};
-  while (inputs.back() < 0) inputs.pop_back();
+  trim_omitted(inputs);
   ctx.emit(fb::OpType::Resize, inputs, {ctx.output(0)}, a);
   return ctx.status();
 }
