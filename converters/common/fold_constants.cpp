@@ -10,6 +10,7 @@
 //    spatial sizes foldable).
 // Shape -> Gather -> Concat -> Reshape chains thus fold to a constant shape.
 #include <cstring>
+#include <limits>
 
 #include "converters/common/op_eval.hpp"
 #include "converters/common/passes.hpp"
@@ -28,6 +29,19 @@ bool inputs_known(const Graph& graph, const fb::OpT& op) {
     if (v >= 0 && !graph.values[static_cast<size_t>(v)].is_constant()) return false;
   }
   return true;
+}
+
+constexpr uint64_t kMaxBytes = std::numeric_limits<uint64_t>::max();
+
+uint64_t saturating_add(uint64_t a, uint64_t b) { return a > kMaxBytes - b ? kMaxBytes : a + b; }
+
+// A value's size, saturating: an inferred shape can be absurd (a fuzzed
+// model's 2^61 elements once wrapped to 8 bytes and was folded).
+uint64_t value_bytes(const Value& value) {
+  const int64_t n = shape_numel(value.shape);
+  const uint64_t size = dtype_size(value.dtype);
+  if (n < 0 || (size != 0 && static_cast<uint64_t>(n) > kMaxBytes / size)) return kMaxBytes;
+  return static_cast<uint64_t>(n) * size;
 }
 
 uint64_t input_bytes(const Graph& graph, const fb::OpT& op) {
@@ -119,10 +133,7 @@ Status fold_constants(Graph& graph, PassLog& log, const FoldOptions& options) {
     if (!inferred || op.outputs.empty() || !inputs_known(graph, op)) continue;
 
     uint64_t out_bytes = 0;
-    for (int v : op.outputs) {
-      const Value& value = graph.values[static_cast<size_t>(v)];
-      out_bytes += static_cast<uint64_t>(shape_numel(value.shape)) * dtype_size(value.dtype);
-    }
+    for (int v : op.outputs) out_bytes = saturating_add(out_bytes, value_bytes(graph.values[static_cast<size_t>(v)]));
     if (out_bytes > options.max_growth_bytes && out_bytes > input_bytes(graph, op)) {
       log.count(kPass, "left unfolded (result too large)");
       continue;

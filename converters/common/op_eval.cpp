@@ -62,7 +62,13 @@ Result<std::vector<Tensor>> evaluate_op(const Graph& graph, const fb::OpT& op, c
   }
   std::vector<Tensor> results;
   results.reserve(outputs.size());
-  for (const TensorInfo& info : outputs) results.push_back(Tensor::zeros(info.dtype, info.shape));
+  for (const TensorInfo& info : outputs) {
+    results.push_back(Tensor::zeros(info.dtype, info.shape));
+    if (results.back().numel() > 0 && !results.back().raw()) {
+      return Status(StatusCode::kOutOfMemory, "cannot allocate " + shape_to_string(info.shape) + " " +
+                                                  dtype_name(info.dtype) + " to evaluate " + Graph::op_label(op));
+    }
+  }
   for (Tensor& t : results) ctx.outputs.push_back(&t);
   std::unique_ptr<KernelState> state;
   if (kernel->prepare) MOTE_RETURN_IF_ERROR(kernel->prepare(ctx, state));

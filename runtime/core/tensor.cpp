@@ -60,6 +60,7 @@ namespace {
 constexpr size_t kAlignment = 64;
 
 std::shared_ptr<void> allocate_aligned(size_t bytes) {
+  if (bytes > std::numeric_limits<size_t>::max() - kAlignment) return nullptr;
   size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
   if (rounded == 0) rounded = kAlignment;
   void* p = std::aligned_alloc(kAlignment, rounded);
@@ -81,7 +82,12 @@ Tensor Tensor::zeros(DType dtype, Shape shape) {
   t.dtype_ = dtype;
   t.shape_ = std::move(shape);
   t.numel_ = std::max<int64_t>(0, shape_numel(t.shape_));
-  t.storage_ = allocate_aligned(t.bytes());
+  // A byte count that would wrap is an allocation that fails (no storage),
+  // never a small buffer under a huge shape.
+  const size_t size = dtype_size(dtype);
+  if (size == 0 || static_cast<uint64_t>(t.numel_) <= std::numeric_limits<size_t>::max() / size) {
+    t.storage_ = allocate_aligned(t.bytes());
+  }
   t.data_ = t.storage_.get();
   return t;
 }
