@@ -12,6 +12,14 @@ fb::AutoPad parse_auto_pad(NodeContext& ctx) {
   return fb::AutoPad::NotSet;
 }
 
+int cast(NodeContext& ctx, int x, DType to, const std::string& name, int out) {
+  fb::CastAttrsT a;
+  a.to = to;
+  if (out < 0) out = ctx.temp(name);
+  ctx.emit(fb::OpType::Cast, {x}, {out}, a);
+  return out;
+}
+
 void trim_omitted(std::vector<int>& inputs) {
   while (inputs.size() > 1 && inputs.back() < 0) inputs.pop_back();
 }

@@ -11,6 +11,9 @@ namespace mote::convert {
 // ONNX auto_pad strings; records an error for an unknown one.
 fb::AutoPad parse_auto_pad(NodeContext& ctx);
 
+// x cast to `to` into a new temporary named `name` (or into `out`).
+int cast(NodeContext& ctx, int x, DType to, const std::string& name, int out = -1);
+
 // Drops trailing omitted (-1) optional inputs, never the first slot: a
 // mapper whose required input 0 is missing (input() recorded the error)
 // must not pop an empty list (found by fuzzing).

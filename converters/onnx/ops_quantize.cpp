@@ -32,13 +32,6 @@ Status map_dequantize(NodeContext& ctx) {
   return map_direct(ctx, fb::OpType::DequantizeLinear, quantize_attrs(ctx));
 }
 
-int cast(NodeContext& ctx, int x, DType to, const std::string& name, int out = -1) {
-  fb::CastAttrsT a;
-  a.to = to;
-  if (out < 0) out = ctx.temp(name);
-  ctx.emit(fb::OpType::Cast, {x}, {out}, a);
-  return out;
-}
 
 int binary(NodeContext& ctx, fb::OpType type, int a, int b, const std::string& name, int out = -1) {
   if (out < 0) out = ctx.temp(name);
