@@ -116,10 +116,58 @@ Status map_roi_align(NodeContext& ctx) {
   return ctx.status();
 }
 
+// MaxUnpool, by the ONNX definition: X scattered into zeros of the shape
+// MaxPool came from, (in - 1) * stride + kernel - pads, at the flat offsets
+// its Indices name; a given output_shape pads that at the end of each
+// dimension. So it runs as ConstantOfShape, ScatterND, Reshape and Pad on
+// every backend. Needs X's shape at conversion time.
+Status map_max_unpool(NodeContext& ctx) {
+  const int x = ctx.input(0), indices = ctx.input(1);
+  const Value& xv = ctx.value(x);
+  const std::vector<int64_t> kernel = ctx.attr_ints("kernel_shape");
+  const size_t dims = kernel.size();
+  if (!xv.shape_static() || xv.shape.size() != dims + 2) {
+    return ctx.unsupported("MaxUnpool needs a static input shape of rank kernel_shape + 2");
+  }
+  std::vector<int64_t> strides = ctx.attr_ints("strides"), pads = ctx.attr_ints("pads");
+  strides.resize(dims, 1);
+  pads.resize(2 * dims, 0);
+  std::vector<int64_t> unpooled = {xv.shape[0], xv.shape[1]};
+  for (size_t i = 0; i < dims; ++i) {
+    unpooled.push_back((xv.shape[i + 2] - 1) * strides[i] + kernel[i] - pads[i] - pads[i + dims]);
+  }
+  const int shape = ctx.constant_i64(unpooled, "unpooled_shape");
+  fb::ConstantOfShapeAttrsT zero;
+  zero.dtype = ctx.input_dtype(0).value_or(DType::F32);
+  const int zeros = ctx.temp("zeros"), flat_zeros = ctx.temp("flat_zeros"), flat_x = ctx.temp("flat_x");
+  const int positions = ctx.temp("positions"), scattered = ctx.temp("scattered");
+  ctx.emit(fb::OpType::ConstantOfShape, {shape}, {zeros}, zero);
+  ctx.emit(fb::OpType::Reshape, {zeros, ctx.constant_i64({-1}, "flat")}, {flat_zeros}, fb::ReshapeAttrsT{});
+  ctx.emit(fb::OpType::Reshape, {x, ctx.constant_i64({-1}, "flat_values")}, {flat_x}, fb::ReshapeAttrsT{});
+  ctx.emit(fb::OpType::Reshape, {indices, ctx.constant_i64({-1, 1}, "one_per_row")}, {positions}, fb::ReshapeAttrsT{});
+  ctx.emit(fb::OpType::ScatterND, {flat_zeros, positions, flat_x}, {scattered}, fb::ScatterAttrsT{});
+  const int output_shape = ctx.optional_input(2);
+  if (output_shape < 0) {
+    ctx.emit(fb::OpType::Reshape, {scattered, shape}, {ctx.output(0)}, fb::ReshapeAttrsT{});
+    return ctx.status();
+  }
+  // pads = [0 ... 0, output_shape - unpooled]: zeros before, the rest after.
+  const int y = ctx.temp("unpooled"), extra = ctx.temp("extra"), end_pads = ctx.temp("pads");
+  ctx.emit(fb::OpType::Reshape, {scattered, shape}, {y}, fb::ReshapeAttrsT{});
+  ctx.emit(fb::OpType::Sub, {output_shape, shape}, {extra});
+  fb::AxisAttrsT axis0;
+  axis0.axis = 0;
+  ctx.emit(fb::OpType::Concat, {ctx.constant_i64(std::vector<int64_t>(dims + 2, 0), "no_pads"), extra}, {end_pads},
+           axis0);
+  ctx.emit(fb::OpType::Pad, {y, end_pads}, {ctx.output(0)}, fb::PadAttrsT{});
+  return ctx.status();
+}
+
 }  // namespace
 
 MOTE_ONNX_OP(RoiAlign, map_roi_align);
 MOTE_ONNX_OP(MaxPool, map_max_pool);
+MOTE_ONNX_OP(MaxUnpool, map_max_unpool);
 MOTE_ONNX_OP(AveragePool, map_average_pool);
 MOTE_ONNX_OP(LpPool, map_lp_pool);
 MOTE_ONNX_OP(GlobalAveragePool, map_global_pool<fb::OpType::GlobalAveragePool>);
