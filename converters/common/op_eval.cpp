@@ -64,7 +64,7 @@ Result<std::vector<Tensor>> evaluate_op(const Graph& graph, const fb::OpT& op, c
   results.reserve(outputs.size());
   for (const TensorInfo& info : outputs) {
     results.push_back(Tensor::zeros(info.dtype, info.shape));
-    if (results.back().numel() > 0 && !results.back().raw()) {
+    if (shape_numel(info.shape) < 0 || (results.back().numel() > 0 && !results.back().raw())) {
       return Status(StatusCode::kOutOfMemory, "cannot allocate " + shape_to_string(info.shape) + " " +
                                                   dtype_name(info.dtype) + " to evaluate " + Graph::op_label(op));
     }

@@ -11,6 +11,7 @@
 #include "converters/common/op_eval.hpp"
 #include "converters/common/passes.hpp"
 
+#include <algorithm>
 #include <limits>
 
 namespace mote::convert {
@@ -133,13 +134,28 @@ std::optional<Shape> matmul_partial(const Graph& graph, const fb::OpT& op) {
   return out;
 }
 
+// Whether a file may declare this shape: the product of its known (non-
+// negative) dimensions, in bytes, fits 64 bits. One that does not is left
+// unknown (the verifier refuses it; found by fuzzing), and the runtime's
+// prepare names the op instead.
+bool fits_in_a_file(const Shape& shape, DType dtype) {
+  uint64_t bytes = std::max<uint64_t>(dtype_size(dtype), 1);
+  for (int64_t d : shape) {
+    if (d <= 0) continue;
+    if (bytes > std::numeric_limits<uint64_t>::max() / static_cast<uint64_t>(d)) return false;
+    bytes *= static_cast<uint64_t>(d);
+  }
+  return true;
+}
+
 }  // namespace
 
 // Shared with fold_constants: infers one op and records the result.
 bool infer_and_record(Graph& graph, const fb::OpT& op) {
   apply_dtype_rules(graph, op);
   auto infos = infer_op(graph, op);
-  if (infos.ok()) {
+  auto storable = [](const TensorInfo& info) { return fits_in_a_file(info.shape, info.dtype); };
+  if (infos.ok() && std::all_of(infos->begin(), infos->end(), storable)) {
     for (size_t i = 0; i < op.outputs.size(); ++i) {
       graph.values[static_cast<size_t>(op.outputs[i])].set_info((*infos)[i].dtype, (*infos)[i].shape);
     }
@@ -158,7 +174,8 @@ bool infer_and_record(Graph& graph, const fb::OpT& op) {
   } else if (op.type == fb::OpType::MatMul && op.inputs.size() == 2) {
     partial = matmul_partial(graph, op);
   }
-  if (partial && !op.outputs.empty()) {
+  if (partial && !op.outputs.empty() &&
+      fits_in_a_file(*partial, graph.values[static_cast<size_t>(op.outputs[0])].dtype)) {
     Value& out = graph.values[static_cast<size_t>(op.outputs[0])];
     out.rank_known = true;
     out.shape = *partial;

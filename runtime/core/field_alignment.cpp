@@ -33,7 +33,8 @@ size_t required_alignment(ElementaryType type, const TypeTable* table) {
   return align;
 }
 
-// A walk over every table reachable from the root, by the generated type
+// A walk over every table reachable from the root (vectors of unions aside:
+// the schema has none), by the generated type
 // tables (flatc --reflect-names). Written here rather than with minireflect's
 // IterateFlatBuffer, which calls through a null type reference on a union
 // whose type is NONE but whose value is set (a file the verifier accepts).
@@ -92,7 +93,9 @@ class AlignmentWalk {
     }
     if (tag == 0 || index >= type->num_elems) return;
     const flatbuffers::TypeCode code = type->type_codes[index];
-    if (code.base_type == flatbuffers::ET_SEQUENCE && code.sequence_ref >= 0) table(object, referenced(type, code));
+    if (code.base_type != flatbuffers::ET_SEQUENCE || code.sequence_ref < 0) return;  // a string member
+    const TypeTable* member = referenced(type, code);
+    if (member->st == flatbuffers::ST_TABLE) table(object, member);  // (a struct member has no vectors)
   }
 
   void check(const uint8_t* value, size_t align, const char* name) {

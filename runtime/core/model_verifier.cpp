@@ -34,13 +34,14 @@ bool is_known_dtype(fb::DType dtype) { return dtype_size(dtype) != 0; }
 Status verify_segment(const fb::Model& model, size_t file_size) {
   uint64_t seg_off = model.segment_offset();
   uint64_t seg_size = model.segment_size();
-  // An empty segment skips the checks of its placement, not of the buffers:
-  // each must then be empty too (a fuzzed file pointed buffers past the end).
+  // An empty segment skips only the alignment check: its offset must still
+  // lie in the file (tensor_data adds it to the base pointer), and every
+  // buffer must then be empty (a fuzzed file pointed buffers past the end).
   if (seg_size != 0 && seg_off % kWeightAlignment != 0) {
     return invalid_model("weight segment offset " + std::to_string(seg_off) + " is not " +
                          std::to_string(kWeightAlignment) + "-byte aligned");
   }
-  if (seg_size != 0 && (seg_off > file_size || seg_size > file_size - seg_off)) {
+  if (seg_off > file_size || seg_size > file_size - seg_off) {
     return invalid_model("weight segment [" + std::to_string(seg_off) + ", +" + std::to_string(seg_size) +
                          ") extends past the end of the file (" + std::to_string(file_size) +
                          " bytes; truncated?)");

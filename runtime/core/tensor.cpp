@@ -1,5 +1,6 @@
 #include "mote/tensor.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -81,11 +82,13 @@ Tensor Tensor::zeros(DType dtype, Shape shape) {
   Tensor t;
   t.dtype_ = dtype;
   t.shape_ = std::move(shape);
-  t.numel_ = std::max<int64_t>(0, shape_numel(t.shape_));
-  // A byte count that would wrap is an allocation that fails (no storage),
-  // never a small buffer under a huge shape.
+  const int64_t n = shape_numel(t.shape_);
+  t.numel_ = std::max<int64_t>(0, n);
+  // An element or byte count that would wrap is an allocation that fails
+  // (no storage), never a small buffer under a huge shape.
+  const bool overflows = n < 0 && std::none_of(t.shape_.begin(), t.shape_.end(), [](int64_t d) { return d < 0; });
   const size_t size = dtype_size(dtype);
-  if (size == 0 || static_cast<uint64_t>(t.numel_) <= std::numeric_limits<size_t>::max() / size) {
+  if (!overflows && (size == 0 || static_cast<uint64_t>(t.numel_) <= std::numeric_limits<size_t>::max() / size)) {
     t.storage_ = allocate_aligned(t.bytes());
   }
   t.data_ = t.storage_.get();

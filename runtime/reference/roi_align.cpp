@@ -70,16 +70,18 @@ Status roi_align(KernelContext& ctx) {
     const double bin_h = roi_h / static_cast<double>(bins_h), bin_w = roi_w / static_cast<double>(bins_w);
     // Adaptive sampling takes ceil(bin size) points per side: a region from
     // the input (or a hostile file) can ask for 10^15 of them, or NaN.
-    const double want_h = a.sampling_ratio > 0 ? static_cast<double>(a.sampling_ratio) : std::ceil(bin_h);
-    const double want_w = a.sampling_ratio > 0 ? static_cast<double>(a.sampling_ratio) : std::ceil(bin_w);
+    // At least one point per side: half-pixel regions may have a negative
+    // side, whose product with a huge other side would slip past the bound.
+    // (std::max keeps a NaN, which the bound refuses.)
+    const double want_h = std::max(a.sampling_ratio > 0 ? static_cast<double>(a.sampling_ratio) : std::ceil(bin_h), 1.0);
+    const double want_w = std::max(a.sampling_ratio > 0 ? static_cast<double>(a.sampling_ratio) : std::ceil(bin_w), 1.0);
     if (!(want_h * want_w <= kMaxSamplesPerBin)) {
       char need[64];
       std::snprintf(need, sizeof need, "%.4g x %.4g", want_h, want_w);
       return ctx.fail("region " + std::to_string(r) + " needs " + need + " sampling points per bin; Mote takes at most " +
                       std::to_string(static_cast<int64_t>(kMaxSamplesPerBin)) + " (are the rois in input pixels?)");
     }
-    const int64_t grid_h = std::max<int64_t>(static_cast<int64_t>(want_h), 1);
-    const int64_t grid_w = std::max<int64_t>(static_cast<int64_t>(want_w), 1);
+    const auto grid_h = static_cast<int64_t>(want_h), grid_w = static_cast<int64_t>(want_w);
     const double count = static_cast<double>(grid_h * grid_w);
     std::vector<Sample> samples(static_cast<size_t>(grid_h * grid_w));
     for (int64_t ph = 0; ph < bins_h; ++ph) {

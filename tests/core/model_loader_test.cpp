@@ -101,6 +101,15 @@ TEST(ModelLoader, BufferInEmptySegmentIsAnError) {
   expect_error(load_status(bytes, bytes.size()), "outside the weight segment of 0 bytes");
 }
 
+// An empty segment's offset is still added to the file's address.
+TEST(ModelLoader, EmptySegmentPastEndOfFileIsAnError) {
+  auto bytes = small_model_bytes();
+  auto* model = fb::GetMutableModel(bytes.data());
+  model->mutate_segment_size(0);
+  model->mutate_segment_offset(uint64_t{1} << 63);
+  expect_error(load_status(bytes, bytes.size()), "past the end of the file");
+}
+
 // Found by fuzzing: flatc 2.0's verifier checks a vector's length for 4-byte
 // alignment but not its 8-byte elements; this file's tensor shape sits at 4
 // mod 8, and reading it was undefined behaviour.

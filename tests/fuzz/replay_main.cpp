@@ -9,6 +9,7 @@
 //
 // --save writes each mutated input to FILE before running it, so the one a
 // sanitizer stops on is there to keep. Exit status 1 when given no inputs.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -74,6 +75,8 @@ int main(int argc, char** argv) {
     }
   }
   if (files.empty()) return usage(self, "no inputs to replay");
+  // Directory order is unspecified: sorted, a --seed picks the same inputs everywhere.
+  std::sort(files.begin(), files.end());
 
   std::vector<Bytes> inputs;
   for (const fs::path& file : files) {

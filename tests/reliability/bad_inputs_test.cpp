@@ -176,9 +176,10 @@ std::shared_ptr<const Model> roi_align_model(fb::RoiAlignAttrsT attrs, const std
   return load_built(b, name);
 }
 
-Result<std::vector<Tensor>> run_roi_align(const std::shared_ptr<const Model>& model, float corner) {
+Result<std::vector<Tensor>> run_roi_align(const std::shared_ptr<const Model>& model, float corner,
+                                          float height = 0) {
   return run_once(model, {Tensor::from_vector<float>({1, 1, 4, 4}, std::vector<float>(16, 1.0f)),
-                          Tensor::from_vector<float>({1, 4}, {0, 0, corner, corner}),
+                          Tensor::from_vector<float>({1, 4}, {0, 0, corner, height ? height : corner}),
                           Tensor::from_vector<int64_t>({1}, {0})});
 }
 
@@ -186,6 +187,9 @@ TEST(BadInputs, RoiAlignRegionNeedingTooManySamples) {
   // Adaptive sampling (sampling_ratio 0) takes ceil(region / bins) points per side.
   auto out = run_roi_align(roi_align_model(fb::RoiAlignAttrsT{}, "roi.mote"), 1e12f);
   expect_error(out.status(), StatusCode::kInvalidArgument, {"RoiAlign 'roi'", "sampling points per bin"});
+  // A negative side (half-pixel regions may have one) must not cancel the other's size.
+  auto negative = run_roi_align(roi_align_model(fb::RoiAlignAttrsT{}, "roi_neg.mote"), 1e12f, -5.0f);
+  expect_error(negative.status(), StatusCode::kInvalidArgument, {"RoiAlign 'roi'", "sampling points per bin"});
 }
 
 TEST(BadInputs, RoiAlignNanRegionRuns) {
