@@ -20,6 +20,24 @@ int cast(NodeContext& ctx, int x, DType to, const std::string& name, int out) {
   return out;
 }
 
+int binary(NodeContext& ctx, fb::OpType type, int a, int b, const std::string& name, int out) {
+  if (out < 0) out = ctx.temp(name);
+  ctx.emit(type, {a, b}, {out});
+  return out;
+}
+
+fb::ConvAttrsT onnx_conv_attrs(NodeContext& ctx) {
+  fb::ConvAttrsT a;
+  a.kernel_shape = ctx.attr_ints("kernel_shape");
+  a.strides = ctx.attr_ints("strides");
+  a.pads = ctx.attr_ints("pads");
+  a.dilations = ctx.attr_ints("dilations");
+  a.group = ctx.attr_int("group", 1);
+  a.auto_pad = parse_auto_pad(ctx);
+  if (a.group < 1) ctx.fail(ctx.invalid("group must be >= 1, got " + std::to_string(a.group)));
+  return a;
+}
+
 void trim_omitted(std::vector<int>& inputs) {
   while (inputs.size() > 1 && inputs.back() < 0) inputs.pop_back();
 }

@@ -14,6 +14,14 @@ fb::AutoPad parse_auto_pad(NodeContext& ctx);
 // x cast to `to` into a new temporary named `name` (or into `out`).
 int cast(NodeContext& ctx, int x, DType to, const std::string& name, int out = -1);
 
+// The output of a two-input op `type` on a and b, a new temporary named
+// `name` (or `out`).
+int binary(NodeContext& ctx, fb::OpType type, int a, int b, const std::string& name, int out = -1);
+
+// Conv and ConvTranspose attributes as ONNX spells them (kernel_shape,
+// strides, pads, dilations, group, auto_pad); ConvTranspose adds its own.
+fb::ConvAttrsT onnx_conv_attrs(NodeContext& ctx);
+
 // Drops trailing omitted (-1) optional inputs, never the first slot: a
 // mapper whose required input 0 is missing (input() recorded the error)
 // must not pop an empty list (found by fuzzing).

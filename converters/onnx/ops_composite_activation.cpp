@@ -24,13 +24,7 @@ DType float_dtype(NodeContext& ctx) {
   return d == DType::F16 ? DType::F32 : d;
 }
 
-// out = op(a, b) into a new temporary (or `out` when given).
-int binary(NodeContext& ctx, fb::OpType type, int a, int b, const std::string& name, int out = -1) {
-  if (out < 0) out = ctx.temp(name);
-  ctx.emit(type, {a, b}, {out});
-  return out;
-}
-
+// out = op(x) into a new temporary (or `out` when given).
 int unary(NodeContext& ctx, fb::OpType type, int x, const std::string& name, int out = -1) {
   if (out < 0) out = ctx.temp(name);
   ctx.emit(type, {x}, {out});

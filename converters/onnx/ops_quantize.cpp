@@ -1,6 +1,6 @@
 // Quantisation: QuantizeLinear and DequantizeLinear map to Mote's ops;
-// DynamicQuantizeLinear, QLinearMatMul and MatMulInteger become float
-// graphs by their ONNX definitions (dequantise, compute, requantise) until
+// DynamicQuantizeLinear, QLinearMatMul, MatMulInteger, ConvInteger and
+// QLinearConv become float graphs by their ONNX definitions (dequantise, compute, requantise) until
 // int8 kernels exist.
 #include "converters/onnx/mapper_util.hpp"
 #include "converters/onnx/tensor_proto.hpp"
@@ -30,13 +30,6 @@ Status map_quantize(NodeContext& ctx) {
 
 Status map_dequantize(NodeContext& ctx) {
   return map_direct(ctx, fb::OpType::DequantizeLinear, quantize_attrs(ctx));
-}
-
-
-int binary(NodeContext& ctx, fb::OpType type, int a, int b, const std::string& name, int out = -1) {
-  if (out < 0) out = ctx.temp(name);
-  ctx.emit(type, {a, b}, {out});
-  return out;
 }
 
 // y_scale = (max(0, max x) - min(0, min x)) / 255, y_zero_point =
@@ -88,23 +81,69 @@ Status map_qlinear_matmul(NodeContext& ctx) {
   return ctx.status();
 }
 
+// A MatMulInteger or ConvInteger operand in f32 less its zero point: one
+// value, or for ConvInteger's W (`per_channel`) one per output channel,
+// reshaped to [M, 1, ...] to broadcast over W's other axes (the onnx suite
+// tests it; onnxruntime refuses it).
+int shifted_f32(NodeContext& ctx, size_t operand, size_t zero_point, const std::string& name, bool per_channel) {
+  const int wide = cast(ctx, ctx.input(operand), DType::F32, name + "_f32");
+  if (ctx.input_count() <= zero_point || !ctx.has_input(zero_point)) return wide;
+  int zp = cast(ctx, ctx.input(zero_point), DType::F32, name + "_zp_f32");
+  const Value& zp_value = ctx.value(ctx.input(zero_point));
+  const Value& operand_value = ctx.value(ctx.input(operand));
+  const bool one = zp_value.shape_static() && shape_numel(zp_value.shape) == 1;
+  if (!one) {
+    if (!per_channel || !zp_value.shape_static() || zp_value.shape.size() != 1 || !operand_value.shape_static() ||
+        operand_value.shape.empty() || zp_value.shape[0] != operand_value.shape[0]) {
+      ctx.fail(ctx.unsupported(name + ": zero points other than one per tensor" +
+                               (per_channel ? std::string(" or one per output channel") : std::string())));
+      return wide;
+    }
+    std::vector<int64_t> column(operand_value.shape.size(), 1);
+    column[0] = zp_value.shape[0];
+    const int reshaped = ctx.temp(name + "_zp_per_channel");
+    ctx.emit(fb::OpType::Reshape, {zp, ctx.constant_i64(column, name + "_zp_shape")}, {reshaped});
+    zp = reshaped;
+  }
+  return binary(ctx, fb::OpType::Sub, wide, zp, name + "_shifted");
+}
+
 // MatMulInteger(A, B, a_zp?, b_zp?) -> i32: the zero-point-shifted
 // integers multiplied in f32, exact while sums stay below 2^24.
 Status map_matmul_integer(NodeContext& ctx) {
-  int operands[2];
-  for (int k = 0; k < 2; ++k) {
-    int wide = cast(ctx, ctx.input(static_cast<size_t>(k)), DType::F32, k == 0 ? "a_f32" : "b_f32");
-    const size_t zp_input = static_cast<size_t>(2 + k);
-    if (ctx.input_count() > zp_input && ctx.has_input(zp_input)) {
-      const Value& zp = ctx.value(ctx.input(zp_input));
-      if (!zp.shape_static() || shape_numel(zp.shape) != 1) {
-        return ctx.unsupported("per-row or per-column zero points (Mote supports one per tensor)");
-      }
-      wide = binary(ctx, fb::OpType::Sub, wide, cast(ctx, ctx.input(zp_input), DType::F32, "zp_f32"), "shifted");
-    }
-    operands[k] = wide;
+  const int a = shifted_f32(ctx, 0, 2, "a", false);
+  const int b = shifted_f32(ctx, 1, 3, "b", false);
+  cast(ctx, binary(ctx, fb::OpType::MatMul, a, b, "product"), DType::I32, "", ctx.output(0));
+  return ctx.status();
+}
+
+// ConvInteger(x, w, x_zp?, w_zp?) -> i32: the zero-point-shifted integers
+// convolved in f32, exact while sums stay below 2^24 (as MatMulInteger);
+// w's zero point may be one per output channel.
+Status map_conv_integer(NodeContext& ctx) {
+  const int x = shifted_f32(ctx, 0, 2, "x", false);
+  const int w = shifted_f32(ctx, 1, 3, "w", true);
+  const int sum = ctx.temp("sum");
+  ctx.emit(fb::OpType::Conv, {x, w}, {sum}, onnx_conv_attrs(ctx));
+  cast(ctx, sum, DType::I32, "", ctx.output(0));
+  return ctx.status();
+}
+
+// QLinearConv(x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, B?):
+// dequantised operands (w per output channel), the i32 bias scaled by
+// x_scale * w_scale, a float Conv, requantised to y's type.
+Status map_qlinear_conv(NodeContext& ctx) {
+  const int x = dequantize(ctx, ctx.input(0), ctx.input(1), ctx.input(2), 1, "x_real");
+  const int w = dequantize(ctx, ctx.input(3), ctx.input(4), ctx.input(5), 0, "w_real");
+  std::vector<int> inputs = {x, w};
+  if (ctx.input_count() > 8 && ctx.has_input(8)) {
+    const int bias_scale = binary(ctx, fb::OpType::Mul, ctx.input(1), ctx.input(4), "bias_scale");
+    inputs.push_back(binary(ctx, fb::OpType::Mul, cast(ctx, ctx.input(8), DType::F32, "bias_f32"), bias_scale,
+                            "bias_real"));
   }
-  cast(ctx, binary(ctx, fb::OpType::MatMul, operands[0], operands[1], "product"), DType::I32, "", ctx.output(0));
+  const int y = ctx.temp("y_real");
+  ctx.emit(fb::OpType::Conv, inputs, {y}, onnx_conv_attrs(ctx));
+  ctx.emit(fb::OpType::QuantizeLinear, {y, ctx.input(6), ctx.input(7)}, {ctx.output(0)}, fb::QuantizeAttrsT{});
   return ctx.status();
 }
 
@@ -115,5 +154,7 @@ MOTE_ONNX_OP(DequantizeLinear, map_dequantize);
 MOTE_ONNX_OP(DynamicQuantizeLinear, map_dynamic_quantize);
 MOTE_ONNX_OP(QLinearMatMul, map_qlinear_matmul);
 MOTE_ONNX_OP(MatMulInteger, map_matmul_integer);
+MOTE_ONNX_OP(ConvInteger, map_conv_integer);
+MOTE_ONNX_OP(QLinearConv, map_qlinear_conv);
 
 }  // namespace mote::convert
