@@ -1,10 +1,11 @@
-// @mote bindings=4 push=60
+// @mote bindings=5 push=60
 // Depthwise 2-D convolution (one input channel per group, any channel
 // multiplier) as a direct stencil: a GEMM would have depth kh * kw, far too
 // shallow to fill its tiles. Workgroup y is the output channel and z the
 // image, so the weights and bias are the same for the whole workgroup (a
 // broadcast on GPUs); each invocation computes one output pixel, the window
 // loops bounded by the KH and KW specialisation constants so they unroll.
+// Epilogue: bias, residual (a tensor of Y's shape), fused activation.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
@@ -14,11 +15,13 @@ layout(constant_id = 3) const int ACT = 0;
 layout(constant_id = 4) const bool HAS_BIAS = false;
 layout(constant_id = 5) const int KH = 3;
 layout(constant_id = 6) const int KW = 3;
+layout(constant_id = 7) const bool HAS_RESIDUAL = false;
 
 TENSOR_RO(0, x)
 TENSOR_RO(1, w)     // [M, 1, KH, KW]
 TENSOR_RO(2, bias)  // bound to W when absent
 TENSOR_WO(3, y)
+TENSOR_RO(4, residual)  // Y's shape; bound to W when absent
 layout(push_constant) uniform Push {
   uint out_pixels, out_w;
   uint out_channels;
@@ -48,5 +51,7 @@ void main() {
       sum = fma(LOAD(x, in_plane + uint(iy) * p.in_w + uint(ix)), LOAD(w, w_base + uint(ky * KW + kx)), sum);
     }
   }
-  STORE(y, (image * p.out_channels + channel) * p.out_pixels + pixel, activation(ACT, sum, p.act_a, p.act_b, 0.0));
+  uint out_index = (image * p.out_channels + channel) * p.out_pixels + pixel;
+  if (HAS_RESIDUAL) sum += LOAD(residual, out_index);
+  STORE(y, out_index, activation(ACT, sum, p.act_a, p.act_b, 0.0));
 }

@@ -1,4 +1,4 @@
-// @mote bindings=5 push=64
+// @mote bindings=6 push=64
 // 2-D convolution as an implicit GEMM (no im2col buffer) on the register-
 // tiled core of gemm_tile.glsl, per group z:
 //   rows    = output channels of the group (R = the weights, already
@@ -9,7 +9,8 @@
 // from a host table (ktab: channel offset, dy, dx with the dilation applied,
 // one uvec4 load) and is the same for every column, which spares divisions;
 // each invocation decodes its TN pixels once. POINTWISE (1x1, stride 1, no
-// padding) reads X directly at the pixel. Epilogue: bias, fused activation.
+// padding) reads X directly at the pixel. Epilogue: bias, residual (a
+// tensor of Y's shape), fused activation.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
@@ -19,6 +20,7 @@
 layout(constant_id = 6) const int ACT = 0;
 layout(constant_id = 7) const bool HAS_BIAS = false;
 layout(constant_id = 8) const bool POINTWISE = false;
+layout(constant_id = 9) const bool HAS_RESIDUAL = false;
 
 TENSOR_RO(0, x)
 TENSOR_RO(1, w)
@@ -26,6 +28,7 @@ TENSOR_RO(2, bias)  // bound to W when absent
 // Per k: channel offset, dy, dx, unused.
 layout(std430, binding = 3) readonly buffer ktab_block { uvec4 ktab[]; };
 TENSOR_WO(4, y)
+TENSOR_RO(5, residual)  // Y's shape; bound to W when absent
 layout(push_constant) uniform Push {
   uint rows;           // output channels per group
   uint cols;           // batch * out_pixels
@@ -89,6 +92,7 @@ void main() {
         uint channel = group * p.rows + row;
         float v = acc[i * TN + j];
         if (HAS_BIAS) v += LOAD(bias, channel);
+        if (HAS_RESIDUAL) v += LOAD(residual, y_base + channel * p.out_pixels);
         STORE(y, y_base + channel * p.out_pixels, activation(ACT, v, p.act_a, p.act_b, 0.0));
       }
     }

@@ -125,8 +125,12 @@ Status fold_batchnorm(Graph& graph, PassLog& log) {
     if (p < 0 || !graph.ops[static_cast<size_t>(p)]) continue;
     fb::OpT& producer = *graph.ops[static_cast<size_t>(p)];
     // The producer's output must feed this BN alone, and nothing may be
-    // fused into the producer yet (the activation would come before BN).
-    if (consumers[static_cast<size_t>(x)].size() != 1 || graph.is_output(x) || producer.fused) continue;
+    // fused into the producer yet (an activation or a Conv's residual would
+    // come before BN, and the residual would need scaling too).
+    const bool has_residual = producer.inputs.size() > 3 && producer.inputs[3] >= 0;
+    if (consumers[static_cast<size_t>(x)].size() != 1 || graph.is_output(x) || producer.fused || has_residual) {
+      continue;
+    }
     bool folded = false;
     if (producer.type == fb::OpType::Conv) {
       folded = fold_into_conv(graph, producer, bn);

@@ -74,6 +74,11 @@ Status unroll_loops(Graph& graph, PassLog& log, bool& changed);
 // into the weights and bias, when nothing else reads the Conv's output.
 Status fold_batchnorm(Graph& graph, PassLog& log);
 
+// Add(Conv(x), r) with r of the Conv output's shape becomes the Conv's
+// residual input (fuse_residual.cpp); before fuse_activations, so that a
+// Relu after the Add joins the same Conv.
+Status fuse_residual_add(Graph& graph, PassLog& log);
+
 // Relu, Clip (constant bounds), HardSwish, Sigmoid, LeakyRelu and
 // x*Sigmoid(x) (SiLU) after Conv, ConvTranspose, Gemm or MatMul become the
 // op's fused activation.

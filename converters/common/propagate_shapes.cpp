@@ -6,10 +6,12 @@
 // dynamic dimension they cannot run, and a few rules keep what is still
 // known: elementwise ops keep their input's shape, broadcasting keeps every
 // dimension some input fixes, Reshape to a constant shape, Transpose and
-// MatMul keep the dims they move; anything else stays unknown.
+// MatMul keep the dims they move, Conv keeps a dynamic batch; anything else
+// stays unknown.
 #include "converters/common/dtype_rules.hpp"
 #include "converters/common/op_eval.hpp"
 #include "converters/common/passes.hpp"
+#include "runtime/ops/conv_geometry.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -134,6 +136,24 @@ std::optional<Shape> matmul_partial(const Graph& graph, const fb::OpT& op) {
   return out;
 }
 
+// Conv over an input whose only dynamic dimension is the batch: the output
+// keeps that batch dimension (so later passes see a CNN's shapes whatever
+// the batch).
+std::optional<Shape> conv_partial(const Graph& graph, const fb::OpT& op) {
+  if (op.inputs.size() < 2 || op.inputs[0] < 0 || op.inputs[1] < 0) return std::nullopt;
+  const Value& x = graph.values[static_cast<size_t>(op.inputs[0])];
+  const Value& w = graph.values[static_cast<size_t>(op.inputs[1])];
+  if (!x.rank_known || x.shape.empty() || !w.shape_static()) return std::nullopt;
+  Shape one_image = x.shape;
+  one_image[0] = 1;
+  if (std::any_of(one_image.begin(), one_image.end(), [](int64_t d) { return d < 0; })) return std::nullopt;
+  auto g = resolve_conv(attrs<fb::ConvAttrsT>(op), one_image, w.shape);
+  if (!g.ok()) return std::nullopt;
+  Shape out = g->output_shape();
+  out[0] = x.shape[0];
+  return out;
+}
+
 // Whether a file may declare this shape: the product of its known (non-
 // negative) dimensions, in bytes, fits 64 bits. One that does not is left
 // unknown (the verifier refuses it; found by fuzzing), and the runtime's
@@ -173,6 +193,8 @@ bool infer_and_record(Graph& graph, const fb::OpT& op) {
     partial = transpose_partial(graph, op);
   } else if (op.type == fb::OpType::MatMul && op.inputs.size() == 2) {
     partial = matmul_partial(graph, op);
+  } else if (op.type == fb::OpType::Conv) {
+    partial = conv_partial(graph, op);
   }
   if (partial && !op.outputs.empty() &&
       fits_in_a_file(*partial, graph.values[static_cast<size_t>(op.outputs[0])].dtype)) {

@@ -30,4 +30,5 @@ run "$work/legacy9.onnx" "$work/legacy9.mote" --check
 run "$work/external/model.onnx" "$work/external.mote" --check
 run "$work/long_chain.onnx" "$work/long_chain.mote" --check
 run "$work/shape_chain.onnx" "$work/shape_chain.mote" --check
+run "$work/quantized.onnx" "$work/quantized.mote" --check
 run "$work/shape_chain.onnx" "$work/shape_chain_b3.mote" --check --inputs x="$work/shape_chain_x3.npy"

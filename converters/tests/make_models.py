@@ -12,6 +12,7 @@ test needs no downloads. Used by check_models.sh, which converts each with
                     2-D Softmax, BatchNormalization-9
   external/model.onnx  weights in an external data file
   long_chain.onnx   1500 nodes, to show progress output
+  quantized.onnx    QLinearConv (per-channel int8 weights, bias) and ConvInteger
   shape_chain.onnx  dynamic batch; Shape and Size of an intermediate tensor
                     (not a graph input) feeding a Reshape, and int64 scalar
                     outputs; shape_chain_x3.npy is a batch-3 input for it
@@ -187,11 +188,44 @@ def shape_chain():
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 
+def quantized():
+    """QuantizeLinear -> QLinearConv (int8 weights, per-channel scales, bias)
+    -> DequantizeLinear, and ConvInteger beside it: the int8 convolutions
+    mote-convert writes as float graphs."""
+    cin, cout = 3, 4
+    w_i8 = RNG.integers(-100, 100, (cout, cin, 3, 3)).astype(np.int8)
+    w_u8 = RNG.integers(0, 255, (cout, cin, 3, 3)).astype(np.uint8)
+    inits = [
+        numpy_helper.from_array(np.array(0.02, np.float32), "x_scale"),
+        numpy_helper.from_array(np.array(128, np.uint8), "x_zp"),
+        numpy_helper.from_array(w_i8, "w_i8"),
+        numpy_helper.from_array(RNG.uniform(0.002, 0.01, cout).astype(np.float32), "w_scale"),
+        numpy_helper.from_array(np.zeros(cout, np.int8), "w_zp"),
+        numpy_helper.from_array(np.array(0.05, np.float32), "y_scale"),
+        numpy_helper.from_array(np.array(120, np.uint8), "y_zp"),
+        numpy_helper.from_array(RNG.integers(-500, 500, cout).astype(np.int32), "bias"),
+        numpy_helper.from_array(w_u8, "w_u8"),
+        numpy_helper.from_array(np.array(131, np.uint8), "w_u8_zp"),
+    ]
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "x_scale", "x_zp"], ["xq"]),
+        helper.make_node("QLinearConv", ["xq", "x_scale", "x_zp", "w_i8", "w_scale", "w_zp", "y_scale", "y_zp", "bias"],
+                         ["yq"], pads=[1, 1, 1, 1], strides=[2, 1]),
+        helper.make_node("DequantizeLinear", ["yq", "y_scale", "y_zp"], ["y"]),
+        helper.make_node("ConvInteger", ["xq", "w_u8", "x_zp", "w_u8_zp"], ["acc"], pads=[0, 1, 0, 1]),
+        helper.make_node("Cast", ["acc"], ["acc_f32"], to=TensorProto.FLOAT),
+    ]
+    graph = helper.make_graph(nodes, "quantized", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, cin, 9, 7])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, cout, 5, 7]),
+                               helper.make_tensor_value_info("acc_f32", TensorProto.FLOAT, [1, cout, 7, 7])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(os.path.join(out, "external"), exist_ok=True)
     for name, build in [("cnn", cnn), ("transformer", transformer), ("legacy9", legacy9), ("long_chain", long_chain),
-                        ("shape_chain", shape_chain)]:
+                        ("shape_chain", shape_chain), ("quantized", quantized)]:
         m = build()
         m.ir_version = 8
         save(m, os.path.join(out, f"{name}.onnx"))

@@ -54,6 +54,58 @@ TEST(FoldBatchnorm, ConvBnReluBecomesOneConvWithFusedRelu) {
   expect_same_outputs(b, {random_f32({1, 3, 8, 8}, 7)});
 }
 
+// A residual block: x -> Conv (c1) -> Relu -> h; Conv(h) (c2) + r -> Relu -> y,
+// with r = h (identity shortcut) or a 1x1 Conv of h written after c2
+// (projection shortcut), or a broadcasting r that must not fuse.
+enum class Shortcut { kIdentity, kProjectionAfter, kBroadcast };
+OnnxBuilder residual_block(Shortcut shortcut, bool dynamic_batch = false) {
+  OnnxBuilder b(13);
+  b.input("x", DType::F32, {dynamic_batch ? -1 : 2, 4, 6, 6}).output("y");
+  b.initializer("w1", random_f32({4, 4, 3, 3}, 1)).initializer("b1", random_f32({4}, 2));
+  b.initializer("w2", random_f32({4, 4, 3, 3}, 3)).initializer("b2", random_f32({4}, 4));
+  b.initializer("wp", random_f32({4, 4, 1, 1}, 5)).initializer("s", random_f32({1, 4, 1, 1}, 6));
+  set_attr(b.node("Conv", {"x", "w1", "b1"}, {"c1"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
+  b.node("Relu", {"c1"}, {"h"});
+  set_attr(b.node("Conv", {"h", "w2", "b2"}, {"c2"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
+  std::string r = "h";
+  if (shortcut == Shortcut::kProjectionAfter) b.node("Conv", {"h", "wp"}, {r = "p"});
+  if (shortcut == Shortcut::kBroadcast) r = "s";
+  b.node("Add", {r, "c2"}, {"sum"});
+  b.node("Relu", {"sum"}, {"y"});
+  return b;
+}
+
+TEST(FuseResidual, AddAndReluJoinTheConv) {
+  for (Shortcut shortcut : {Shortcut::kIdentity, Shortcut::kProjectionAfter}) {
+    for (bool dynamic_batch : {false, true}) {
+      SCOPED_TRACE(std::string(shortcut == Shortcut::kIdentity ? "identity" : "projection") +
+                   (dynamic_batch ? ", dynamic batch" : ""));
+      OnnxBuilder b = residual_block(shortcut, dynamic_batch);
+      Converted c = convert(b);
+      ASSERT_TRUE(c.model);
+      EXPECT_EQ(c.count(fb::OpType::Add), 0);
+      EXPECT_EQ(c.count(fb::OpType::Relu), 0);
+      EXPECT_EQ(c.counter("fuse_residual", "Conv+Add"), 1);
+      const auto& ops = c.model->graph().ops;
+      const auto fused = std::find_if(ops.begin(), ops.end(), [](const auto& op) { return op->inputs.size() == 4; });
+      ASSERT_NE(fused, ops.end());
+      ASSERT_TRUE((*fused)->fused);
+      EXPECT_EQ((*fused)->fused->kind, fb::ActivationKind::Relu);
+      EXPECT_GE((*fused)->inputs[3], 0);  // with a projection, either Conv may take the other as residual
+      expect_same_outputs(b, {random_f32({2, 4, 6, 6}, 7)});
+    }
+  }
+}
+
+TEST(FuseResidual, BroadcastingAddIsLeftAlone) {
+  OnnxBuilder b = residual_block(Shortcut::kBroadcast);
+  Converted c = convert(b);
+  ASSERT_TRUE(c.model);
+  EXPECT_EQ(c.count(fb::OpType::Add), 1);
+  EXPECT_EQ(c.counter("fuse_residual", "Conv+Add"), 0);
+  expect_same_outputs(b, {random_f32({2, 4, 6, 6}, 7)});
+}
+
 TEST(FoldBatchnorm, LeftAloneWhenTheConvOutputHasAnotherReader) {
   OnnxBuilder b = conv_bn_relu(/*share_conv_output=*/true);
   Converted c = convert(b);

@@ -82,7 +82,10 @@ std::string encode_source_inputs(const std::vector<SourceInput>& inputs) {
 
 std::string encode_source_outputs(const std::vector<std::string>& outputs) {
   std::string text;
-  for (const std::string& name : outputs) text += (text.empty() ? "" : "\n") + escape(name);
+  for (const std::string& name : outputs) {
+    if (!text.empty()) text += '\n';  // appended apart: GCC 12 warns (-Wrestrict) on "\n" + str
+    text += escape(name);
+  }
   return text;
 }
 

@@ -1,4 +1,4 @@
-// Optimised Conv. Four paths, chosen per call from the geometry:
+// Optimised Conv. Five paths, chosen per call from the geometry:
 //  - Winograd F(4x4, 3x3) for 3x3 stride-1 layers with enough channels and
 //    pixels (conv_winograd), with its weights transformed at prepare;
 //  - depthwise (group == C_in == C_out, 1-D or 2-D, width stride 1 or 2):
@@ -10,10 +10,13 @@
 //  - small images with many channels (ResNet's 14x14 and 7x7 stages), 1x1 or
 //    not: the product is turned around, Y^T = col^T W^T, so output channels
 //    run along the GEMM's vectors instead of the few pixels, and the
-//    [pixels, C_out] result is transposed into NCHW.
-// Weights are packed for the GEMM once at prepare() when W is a constant; bias
-// and Relu/Clip ride in the GEMM epilogue, other activations take one pass
-// over each tile while it is in cache.
+//    [pixels, C_out] result is transposed into NCHW. The GEMM gathers col^T
+//    from a zero-padded copy of the input as it packs it (no im2col).
+// Weights are packed for the GEMM once at prepare() when W is a constant; bias,
+// residual (input 3) and the fused activation ride in the GEMM epilogue
+// (fused_epilogue.hpp); depthwise and Winograd layers clamp as they store and
+// pass over each finished tile for the rest while it is in cache, and the
+// turned product adds a residual in a pass after its transpose.
 #include <algorithm>
 #include <vector>
 
@@ -40,6 +43,7 @@ constexpr int64_t kMaxColumnTileBytes = 4 * 1024 * 1024;
 constexpr int64_t kMinTilePixels = 64;
 // Bounds of channels_along_vectors().
 constexpr int64_t kMaxPixelsForChannelsAlongVectors = 64;
+constexpr int64_t kMaxPixelsForGatheredPatches = 256;
 constexpr int64_t kMinChannelsForChannelsAlongVectors = 64;
 
 struct ConvState : KernelState {
@@ -77,8 +81,13 @@ bool is_pointwise(const ConvGeometry& g) {
 // 3x3 layers 2.2 -> 2.06 ms, whole ResNet-50 58.8 -> 57.5 ms; at 196 pixels
 // (MobileNetV2's 14x14 1x1 layers, 0.057 -> 0.085 ms) the transpose and the
 // packing of the turned operand cost more than the lanes saved, hence the cap.
+// Larger kernels and strides take their patches straight from a padded copy
+// of the input (IndexedMatrix, no im2col buffer), which pays up to 14x14:
+// ResNet-18's 14x14 3x3 layers 1.02-1.05 -> 0.90-0.98 ms at 2 threads; at
+// 28x28 its strided layers got slower (1x1 stride 2: 0.085 -> 0.158 ms).
 bool channels_along_vectors(const ConvGeometry& g) {
-  return g.out_pixels() <= kMaxPixelsForChannelsAlongVectors &&
+  const int64_t max_pixels = is_pointwise(g) ? kMaxPixelsForChannelsAlongVectors : kMaxPixelsForGatheredPatches;
+  return g.out_pixels() <= max_pixels &&
          g.out_channels_per_group() >= kMinChannelsForChannelsAlongVectors;
 }
 
@@ -113,10 +122,32 @@ Status conv_prepare(KernelContext& ctx, std::unique_ptr<KernelState>& state) {
   return {};
 }
 
-// Depthwise: one task per (image, channel) plane.
+// The padded input of a depthwise task (and for channel blocks, its
+// transposed output), kept per thread between runs like thread_scratch. The
+// declaration must run on the thread that uses it: a block-scope thread_local
+// registers its destructor only where control passes its declaration, so one
+// declared by the caller outside the pool's task leaked every worker's buffer
+// (CI's LeakSanitizer caught it).
+std::vector<float>& depthwise_scratch() {
+  thread_local std::vector<float> scratch;
+  return scratch;
+}
+
+// Depthwise. Wide planes: one task per (image, channel) plane, SIMD along
+// the rows. Narrow ones (prefers_channel_blocks): one task per block of
+// channels, SIMD across them.
 void run_depthwise(KernelContext& ctx, const ConvGeometry& g) {
   const fb::FusedActivationT* act = ctx.op.fused.get();
-  const GemmEpilogue clamp = fused::clamp_epilogue(act);
+  const float* residual = ctx.has_input(3) ? ctx.in(3).data<float>() : nullptr;
+  // With a residual the activation waits for it: a pass per finished plane.
+  const GemmEpilogue clamp = residual ? GemmEpilogue{} : fused::clamp_epilogue(act);
+  auto finish = [&](float* out, int64_t first_plane, int64_t count) {
+    if (residual) {
+      fused::add_residual_and_activate(act, out, residual + first_plane * g.out_pixels(), count * g.out_pixels());
+    } else if (fused::needs_pass(act)) {
+      apply_fused_activation(act, out, count * g.out_pixels());
+    }
+  };
   DepthwiseShape s{};
   s.in_h = g.in_size[1];
   s.in_w = g.in_size[2];
@@ -137,14 +168,30 @@ void run_depthwise(KernelContext& ctx, const ConvGeometry& g) {
   const float* bias = ctx.has_input(2) ? ctx.in(2).data<float>() : nullptr;
   float* y = ctx.out(0).data<float>();
   const int64_t in_plane = g.in_pixels(), out_plane = g.out_pixels(), kvol = g.kernel_volume();
-  ctx.pool->parallel_for(g.batch * g.in_channels, 1, [&](int64_t begin, int64_t end) {
-    // The padded input plane; kept per thread between runs, like thread_scratch.
-    thread_local std::vector<float> scratch;
+  const int64_t channels = g.in_channels;
+  if (prefers_channel_blocks(s)) {
+    const int64_t width = depthwise_block_channels();
+    const int64_t blocks = (channels + width - 1) / width;
+    ctx.pool->parallel_for(g.batch * blocks, 1, [&](int64_t begin, int64_t end) {
+      std::vector<float>& scratch = depthwise_scratch();
+      for (int64_t task = begin; task < end; ++task) {
+        const int64_t n = task / blocks, c0 = task % blocks * width, count = std::min(width, channels - c0);
+        const int64_t plane = n * channels + c0;
+        float* out = y + plane * out_plane;
+        depthwise_channel_block(s, x + plane * in_plane, in_plane, count, w + c0 * kvol, bias ? bias + c0 : nullptr,
+                                out, out_plane, scratch);
+        finish(out, plane, count);
+      }
+    });
+    return;
+  }
+  ctx.pool->parallel_for(g.batch * channels, 1, [&](int64_t begin, int64_t end) {
+    std::vector<float>& scratch = depthwise_scratch();
     for (int64_t plane = begin; plane < end; ++plane) {
-      const int64_t c = plane % g.in_channels;
+      const int64_t c = plane % channels;
       float* out = y + plane * out_plane;
       depthwise_plane(s, x + plane * in_plane, w + c * kvol, bias ? bias[c] : 0.0f, out, scratch);
-      if (fused::needs_pass(act)) apply_fused_activation(act, out, out_plane);
+      finish(out, plane, 1);
     }
   });
 }
@@ -172,35 +219,53 @@ int64_t tile_pixels(const ConvGeometry& g, int64_t threads) {
 }
 
 // The turned-around product (channels_along_vectors): per (image, group),
-// Y_g^T [pixels, M_g] = col^T W_g^T into scratch, bias and clamp in the GEMM's
-// epilogue, then transposed into the output.
+// Y_g^T [pixels, M_g] = col^T W_g^T into scratch, bias and the fused
+// activation in the GEMM's epilogue, then transposed into the output; with a
+// residual, the activation waits for one pass over the group's transposed
+// output that adds it.
 void run_channels_along_vectors(KernelContext& ctx, const ConvGeometry& g, const std::vector<PackedMatrix>& packed) {
   const fb::FusedActivationT* act = ctx.op.fused.get();
   const bool pointwise = is_pointwise(g);
   const float* x = ctx.in(0).data<float>();
   const float* bias = ctx.has_input(2) ? ctx.in(2).data<float>() : nullptr;
+  const float* residual = ctx.has_input(3) ? ctx.in(3).data<float>() : nullptr;
   float* y = ctx.out(0).data<float>();
   const int64_t cg = g.in_channels_per_group(), mg = g.out_channels_per_group();
   const int64_t in_plane = g.in_pixels(), pixels = g.out_pixels(), rows = cg * g.kernel_volume();
   ThreadPool& pool = *ctx.pool;
-  float* turned = thread_scratch(static_cast<size_t>(pixels * mg + (pointwise ? 0 : rows * pixels)));
-  float* col = turned + pixels * mg;
+  // Patches are gathered from a padded copy of the input as the GEMM packs
+  // them: with 7x7 images, writing im2col columns first (runs of 7 floats)
+  // cost half as much again as the product (ResNet-18's 7x7 3x3 layers).
+  const PaddedPatches padded_size = padded_patches(g);
+  const int64_t padded_floats = pointwise ? 0 : cg * padded_size.plane();
+  float* turned = thread_scratch(static_cast<size_t>(pixels * mg + padded_floats));
+  float* padded = turned + pixels * mg;
+  thread_local std::vector<int64_t> offsets;
+  offsets.resize(static_cast<size_t>(pixels + rows));
+  if (!pointwise) patch_offsets(g, padded_size, cg, offsets.data(), offsets.data() + pixels);
+  const IndexedMatrix patches{padded, offsets.data(), offsets.data() + pixels};
   const StridedCopy transpose{{mg, pixels}, {1, mg}, {pixels, 1}};
   for (int64_t n = 0; n < g.batch; ++n) {
     for (int64_t grp = 0; grp < g.group; ++grp) {
       const float* xg = x + (n * g.in_channels + grp * cg) * in_plane;
       float* yg = y + (n * g.out_channels + grp * mg) * pixels;
-      if (!pointwise) {
-        pool.parallel_for(rows, 8, [&](int64_t r0, int64_t r1) { im2col(g, xg, 0, pixels, r0, r1, col, pixels); });
-      }
-      GemmEpilogue epilogue = fused::clamp_epilogue(act);
+      // The activation commutes with the transpose: the GEMM runs it, unless
+      // it must wait for a residual (in NCHW, added after the transpose).
+      GemmEpilogue epilogue = residual ? GemmEpilogue{} : fused::gemm_epilogue(act);
       epilogue.col_bias = bias ? bias + grp * mg : nullptr;
-      sgemm(true, pixels, 1.0f, pointwise ? xg : col, pixels, packed[static_cast<size_t>(grp)], 0.0f, turned, mg,
-            epilogue, &pool);
+      if (pointwise) {
+        sgemm(true, pixels, 1.0f, xg, pixels, packed[static_cast<size_t>(grp)], 0.0f, turned, mg, epilogue, &pool);
+      } else {
+        pool.parallel_for(cg, 8, [&](int64_t c0, int64_t c1) {
+          pad_input(g, padded_size, xg + c0 * in_plane, c1 - c0, padded + c0 * padded_size.plane());
+        });
+        sgemm(patches, pixels, 1.0f, packed[static_cast<size_t>(grp)], 0.0f, turned, mg, epilogue, &pool);
+      }
       copy_strided(turned, yg, sizeof(float), transpose, pool);
-      if (fused::needs_pass(act)) {
+      if (residual) {
+        const float* rg = residual + (n * g.out_channels + grp * mg) * pixels;
         pool.parallel_for(mg, 1, [&](int64_t m0, int64_t m1) {
-          apply_fused_activation(act, yg + m0 * pixels, (m1 - m0) * pixels);
+          fused::add_residual_and_activate(act, yg + m0 * pixels, rg + m0 * pixels, (m1 - m0) * pixels);
         });
       }
     }
@@ -214,10 +279,10 @@ void run_gemm_paths(KernelContext& ctx, const ConvGeometry& g, const std::vector
     return;
   }
   const fb::FusedActivationT* act = ctx.op.fused.get();
-  const bool act_pass = fused::needs_pass(act);
   const bool pointwise = is_pointwise(g);
   const float* x = ctx.in(0).data<float>();
   const float* bias = ctx.has_input(2) ? ctx.in(2).data<float>() : nullptr;
+  const float* residual = ctx.has_input(3) ? ctx.in(3).data<float>() : nullptr;
   float* y = ctx.out(0).data<float>();
   const int64_t cg = g.in_channels_per_group(), mg = g.out_channels_per_group();
   const int64_t in_plane = g.in_pixels(), pixels = g.out_pixels();
@@ -235,11 +300,16 @@ void run_gemm_paths(KernelContext& ctx, const ConvGeometry& g, const std::vector
     const int64_t n = item / tiles / g.group;
     const float* xg = x + (n * g.in_channels + grp * cg) * in_plane;
     float* yg = y + (n * g.out_channels + grp * mg) * pixels;
-    GemmEpilogue epilogue = fused::clamp_epilogue(act);
-    epilogue.row_bias = bias ? bias + grp * mg : nullptr;
     const int64_t p0 = t * tile, p1 = std::min(pixels, p0 + tile), width = p1 - p0;
+    GemmEpilogue epilogue = fused::gemm_epilogue(act);
+    epilogue.row_bias = bias ? bias + grp * mg : nullptr;
+    if (residual) {
+      epilogue.residual = residual + (n * g.out_channels + grp * mg) * pixels + p0;
+      epilogue.ld_residual = pixels;
+    }
     if (pointwise) {
-      sgemm(packed[static_cast<size_t>(grp)], false, pixels, 1.0f, xg, pixels, 0.0f, yg, pixels, epilogue, pool);
+      sgemm(packed[static_cast<size_t>(grp)], false, width, 1.0f, xg + p0, pixels, 0.0f, yg + p0, pixels, epilogue,
+            pool);
     } else {
       float* col = thread_scratch(static_cast<size_t>(rows * width));
       if (pool) {
@@ -248,15 +318,6 @@ void run_gemm_paths(KernelContext& ctx, const ConvGeometry& g, const std::vector
         im2col(g, xg, p0, p1, 0, rows, col, width);
       }
       sgemm(packed[static_cast<size_t>(grp)], false, width, 1.0f, col, width, 0.0f, yg + p0, pixels, epilogue, pool);
-    }
-    if (!act_pass) return;
-    auto activate_rows = [&](int64_t m0, int64_t m1) {
-      for (int64_t m = m0; m < m1; ++m) apply_fused_activation(act, yg + m * pixels + p0, width);
-    };
-    if (pool) {
-      pool->parallel_for(mg, 1, activate_rows);
-    } else {
-      activate_rows(0, mg);
     }
   };
 
@@ -283,7 +344,8 @@ Status conv_run(KernelContext& ctx) {
   if (state && state->weights != ctx.in(1).raw()) state = nullptr;
   if (state && state->winograd_fits(g) && winograd_pays(g)) {
     winograd_conv(g, state->winograd, ctx.in(0).data<float>(), ctx.has_input(2) ? ctx.in(2).data<float>() : nullptr,
-                  ctx.op.fused.get(), ctx.out(0).data<float>(), *ctx.pool);
+                  ctx.has_input(3) ? ctx.in(3).data<float>() : nullptr, ctx.op.fused.get(), ctx.out(0).data<float>(),
+                  *ctx.pool);
   } else if (state && state->packed_fits(g)) {
     run_gemm_paths(ctx, g, state->packed);
   } else {

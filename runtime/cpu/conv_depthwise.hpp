@@ -1,5 +1,7 @@
-// Depthwise 2-D convolution (group == C_in == C_out) of one channel plane,
-// vectorised over the output width. A 1-D convolution is a plane of height 1.
+// Depthwise 2-D convolution (group == C_in == C_out), two ways: one channel
+// plane at a time vectorised over the output width (depthwise_plane), or a
+// block of channels at a time vectorised across them, for narrow planes
+// (depthwise_channel_block). A 1-D convolution is a plane of height 1.
 // Strides along the width of 1 and 2 are supported (loads of consecutive or
 // every other input); the other dimensions take any kernel size, stride,
 // dilation and padding.
@@ -29,5 +31,20 @@ inline bool depthwise_supports_stride(int64_t stride_w) { return stride_w == 1 |
 // be reused across calls on one thread.
 void depthwise_plane(const DepthwiseShape& s, const float* x, const float* w, float bias, float* y,
                      std::vector<float>& scratch);
+
+// Whether depthwise_channel_block is the faster path for this shape.
+bool prefers_channel_blocks(const DepthwiseShape& s);
+
+// Channels per call of depthwise_channel_block: the SIMD width in floats.
+int64_t depthwise_block_channels();
+
+// The same convolution for `channels` (<= depthwise_block_channels())
+// consecutive planes at once, channels along the vector lanes: the faster
+// path where planes are narrow (see prefers_channel_blocks). Plane c is read
+// at x + c * in_plane with weights w + c * kernel_h * kernel_w and bias[c]
+// (bias may be null), and written at y + c * out_plane.
+void depthwise_channel_block(const DepthwiseShape& s, const float* x, int64_t in_plane, int64_t channels,
+                             const float* w, const float* bias, float* y, int64_t out_plane,
+                             std::vector<float>& scratch);
 
 }  // namespace mote::cpu

@@ -93,6 +93,55 @@ void im2col(const ConvGeometry& g, const float* x, int64_t p0, int64_t p1, int64
   }
 }
 
+PaddedPatches padded_patches(const ConvGeometry& g) {
+  PaddedPatches p;
+  for (int i = 0; i < ConvGeometry::kMaxSpatial; ++i) {
+    const int64_t reach = (g.out_size[i] - 1) * g.stride[i] + (g.kernel[i] - 1) * g.dilation[i] + 1;
+    p.size[i] = std::max(g.pad_begin[i] + g.in_size[i], reach);
+  }
+  return p;
+}
+
+void pad_input(const ConvGeometry& g, const PaddedPatches& p, const float* x, int64_t channels, float* padded) {
+  const auto& in = g.in_size;
+  const auto& size = p.size;
+  for (int64_t c = 0; c < channels; ++c) {
+    float* dst = padded + c * p.plane();
+    std::fill(dst, dst + p.plane(), 0.0f);
+    for (int64_t d = 0; d < in[0]; ++d) {
+      for (int64_t h = 0; h < in[1]; ++h) {
+        const float* src = x + ((c * in[0] + d) * in[1] + h) * in[2];
+        float* row = dst + ((g.pad_begin[0] + d) * size[1] + g.pad_begin[1] + h) * size[2] + g.pad_begin[2];
+        std::copy(src, src + in[2], row);
+      }
+    }
+  }
+}
+
+void patch_offsets(const ConvGeometry& g, const PaddedPatches& p, int64_t channels, int64_t* pixel_offsets,
+                   int64_t* row_offsets) {
+  const auto& out = g.out_size;
+  const auto& k = g.kernel;
+  const auto& size = p.size;
+  for (int64_t od = 0, i = 0; od < out[0]; ++od) {
+    for (int64_t oh = 0; oh < out[1]; ++oh) {
+      for (int64_t ow = 0; ow < out[2]; ++ow, ++i) {
+        pixel_offsets[i] = ((od * g.stride[0]) * size[1] + oh * g.stride[1]) * size[2] + ow * g.stride[2];
+      }
+    }
+  }
+  for (int64_t c = 0, r = 0; c < channels; ++c) {
+    for (int64_t kd = 0; kd < k[0]; ++kd) {
+      for (int64_t kh = 0; kh < k[1]; ++kh) {
+        for (int64_t kw = 0; kw < k[2]; ++kw, ++r) {
+          row_offsets[r] = c * p.plane() + (kd * g.dilation[0] * size[1] + kh * g.dilation[1]) * size[2] +
+                           kw * g.dilation[2];
+        }
+      }
+    }
+  }
+}
+
 void col2im_add(const ConvGeometry& g, const float* col, int64_t ld, int64_t p0, int64_t p1, int64_t row_begin,
                 int64_t row_end, float* y) {
   const auto& k = g.kernel;

@@ -25,6 +25,22 @@ namespace mote::cpu {
 void im2col(const ConvGeometry& g, const float* x, int64_t p0, int64_t p1, int64_t row_begin, int64_t row_end,
             float* col, int64_t ld);
 
+// The same columns without writing them: Conv's patches as offsets into a
+// zero-padded copy of the group's input, for a GEMM that gathers them as it
+// packs (IndexedMatrix). Column r of pixel p is at
+// padded[pixel_offsets[p] + row_offsets[r]].
+struct PaddedPatches {
+  ConvGeometry::Dims size{1, 1, 1};  // the padded input's spatial size
+  int64_t plane() const { return size[0] * size[1] * size[2]; }
+};
+PaddedPatches padded_patches(const ConvGeometry& g);
+// Copies the `channels` planes at x into `padded` (channels * p.plane()
+// floats), zeros around them.
+void pad_input(const ConvGeometry& g, const PaddedPatches& p, const float* x, int64_t channels, float* padded);
+// pixel_offsets gets g.out_pixels() entries, row_offsets channels * kvol.
+void patch_offsets(const ConvGeometry& g, const PaddedPatches& p, int64_t channels, int64_t* pixel_offsets,
+                   int64_t* row_offsets);
+
 // Adds rows [row_begin, row_end) of ConvTranspose's column tile for input
 // pixels [p0, p1) (row r at col + r * ld) into `y`, the group's first output
 // channel ([M_g, OD, OH, OW]). Rows of different output channels touch

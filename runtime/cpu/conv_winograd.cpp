@@ -85,10 +85,11 @@ void transform_inputs(const Layout& l, const Block& b, const float* x, int64_t c
 }
 
 // y = A^T m A (+ bias, clamped) for output channels [k0, k1) of the block,
-// then any activation that is more than a clamp, over the finished rows.
+// then any activation that is more than a clamp, over the finished rows;
+// with a residual (at the image's first channel), the clamp waits for it.
 void transform_outputs(const Layout& l, const Block& b, const float* m, int64_t k0, int64_t k1, int64_t channels,
-                       const float* bias, const fb::FusedActivationT* act, float* y) {
-  const GemmEpilogue clamp = fused::clamp_epilogue(act);
+                       const float* bias, const float* residual, const fb::FusedActivationT* act, float* y) {
+  const GemmEpilogue clamp = residual ? GemmEpilogue{} : fused::clamp_epilogue(act);
   const size_t stride = simd::winograd_row_floats(static_cast<size_t>(l.tiles_w));
   float* rows = row_buffer(stride);
   const size_t point_stride = static_cast<size_t>(channels * b.tiles);
@@ -104,8 +105,11 @@ void transform_outputs(const Layout& l, const Block& b, const float* m, int64_t 
                     sizeof(float) * static_cast<size_t>(l.out_w));
       }
     }
-    if (fused::needs_pass(act)) {
-      const int64_t first = b.row0 * kOut, last = std::min(l.out_h, b.row1 * kOut);
+    const int64_t first = b.row0 * kOut, last = std::min(l.out_h, b.row1 * kOut);
+    if (residual) {
+      fused::add_residual_and_activate(act, plane + first * l.out_w,
+                                       residual + (k * l.out_h + first) * l.out_w, (last - first) * l.out_w);
+    } else if (fused::needs_pass(act)) {
       apply_fused_activation(act, plane + first * l.out_w, (last - first) * l.out_w);
     }
   }
@@ -140,7 +144,7 @@ WinogradWeights winograd_pack_weights(const ConvGeometry& g, const float* w) {
 }
 
 void winograd_conv(const ConvGeometry& g, const WinogradWeights& u, const float* x, const float* bias,
-                   const fb::FusedActivationT* act, float* y, ThreadPool& pool) {
+                   const float* residual, const fb::FusedActivationT* act, float* y, ThreadPool& pool) {
   const int64_t cin = g.in_channels, cout = g.out_channels;
   Layout l{g.in_size[1], g.in_size[2], g.out_size[1], g.out_size[2], g.pad_begin[1], g.pad_begin[2], 0, 0};
   l.tiles_w = (l.out_w + kOut - 1) / kOut;
@@ -166,7 +170,8 @@ void winograd_conv(const ConvGeometry& g, const WinogradWeights& u, const float*
               m + p * cout * b.tiles, b.tiles);
       });
       pool.parallel_for(cout, 1, [&](int64_t k0, int64_t k1) {
-        transform_outputs(l, b, m, k0, k1, cout, bias, act, y + n * out_image);
+        transform_outputs(l, b, m, k0, k1, cout, bias, residual ? residual + n * out_image : nullptr, act,
+                          y + n * out_image);
       });
     }
   }

@@ -37,8 +37,9 @@ bool winograd_pays(const ConvGeometry& g);
 
 WinogradWeights winograd_pack_weights(const ConvGeometry& g, const float* w);
 
-// y = act(conv(x, w) + bias); `bias` may be null, `act` null for none.
+// y = act(conv(x, w) + bias + residual); `bias` and `residual` (y's shape)
+// may be null, `act` null for none.
 void winograd_conv(const ConvGeometry& g, const WinogradWeights& u, const float* x, const float* bias,
-                   const fb::FusedActivationT* act, float* y, ThreadPool& pool);
+                   const float* residual, const fb::FusedActivationT* act, float* y, ThreadPool& pool);
 
 }  // namespace mote::cpu

@@ -1,8 +1,10 @@
 // How the NN kernels (Conv, ConvTranspose, Gemm, MatMul) apply the activation
 // a converter fused into them (Op.fused): Relu and Clip are clamps the GEMM
 // epilogue applies as it stores; the other kinds (HardSwish, Sigmoid,
-// LeakyRelu, SiLU) take one pass of apply_fused_activation (activation.hpp)
-// over each output tile while it is still in cache.
+// LeakyRelu, SiLU) run apply_fused_activation (activation.hpp) over each
+// output tile while it is still in cache, called by the GEMM itself
+// (gemm_epilogue) or by kernels that store their outputs otherwise
+// (needs_pass: depthwise, Winograd).
 #pragma once
 
 #include <string>
@@ -10,6 +12,7 @@
 #include "runtime/core/attrs.hpp"
 #include "runtime/core/kernel.hpp"
 #include "runtime/cpu/activation.hpp"
+#include "runtime/cpu/binary_simd.hpp"
 #include "runtime/cpu/gemm.hpp"
 
 namespace mote::cpu::fused {
@@ -42,6 +45,29 @@ inline GemmEpilogue clamp_epilogue(const fb::FusedActivationT* act) {
     e.clamp_max = act->max;
   }
   return e;
+}
+
+// clamp_epilogue(act) plus, for the kinds that are more than a clamp, the
+// activation run by the GEMM on each finished tile while it is in cache.
+inline GemmEpilogue gemm_epilogue(const fb::FusedActivationT* act) {
+  GemmEpilogue e = clamp_epilogue(act);
+  if (act && act->kind != fb::ActivationKind::None && act->kind != fb::ActivationKind::Relu &&
+      act->kind != fb::ActivationKind::Clip) {
+    e.activation = [](const void* state, float* data, int64_t n) {
+      apply_fused_activation(static_cast<const fb::FusedActivationT*>(state), data, n);
+    };
+    e.activation_state = act;
+  }
+  return e;
+}
+
+// y[i] = act(y[i] + residual[i]) for i < n: how the kernels that cannot add
+// a Conv's residual as they store (depthwise and Winograd, per finished
+// tile; the turned product, after its transpose) finish their outputs.
+inline void add_residual_and_activate(const fb::FusedActivationT* act, float* y, const float* residual, int64_t n) {
+  static const BinaryRowFn add = binary_row_fn(BinaryFn::kAdd, DType::F32, DType::F32);
+  add(y, 1, residual, 1, y, n);
+  apply_fused_activation(act, y, n);
 }
 
 // True when `act` is more than a clamp and needs a pass after the product.

@@ -94,12 +94,14 @@ namespace {
 
 [[noreturn]] void fail(const std::string& what) { throw std::invalid_argument("sgemm: " + what); }
 
-// One operand: a packed matrix, or a row-major array read through op().
+// One operand: a packed matrix, a row-major array read through op(), or
+// (A only) an indexed matrix.
 struct Operand {
   const PackedMatrix* packed = nullptr;
   bool trans = false;
   const float* data = nullptr;
   int64_t ld = 0;
+  const IndexedMatrix* indexed = nullptr;
 };
 
 struct Problem {
@@ -125,6 +127,7 @@ inline float finish(const Problem& p, int64_t i, int64_t j, float sum) {
   if (p.beta != 0.0f) x += p.beta * p.C[i * p.ldc + j];
   if (p.ep.row_bias) x += p.ep.row_bias[i];
   if (p.ep.col_bias) x += p.ep.col_bias[j];
+  if (p.ep.residual) x += p.ep.residual[i * p.ep.ld_residual + j];
   return std::min(std::max(x, p.ep.clamp_min), p.ep.clamp_max);
 }
 
@@ -257,6 +260,27 @@ Split plan_split(int64_t M, int64_t N, const KernelShape& s, int64_t threads, bo
   return best;
 }
 
+// Panels [panel_begin, panel_end) of an indexed A (rows x K) in pack_a's
+// layout (gemm_internal.hpp). Plain gathers: a conv's patches have no
+// stride a vector load could follow (rows jump at the end of each image row).
+void pack_a_indexed(const IndexedMatrix& a, int64_t rows, int64_t K, int64_t panel_begin, int64_t panel_end,
+                    const KernelShape& s, float* dst) {
+  const gemm_detail::KBlocks blocks(K, s.kc);
+  const int64_t i_end = std::min(rows, panel_end * s.mr);
+  for (int64_t blk = 0; blk < blocks.count; ++blk) {
+    const int64_t k0 = blocks.begin(blk), kc = blocks.begin(blk + 1) - k0;
+    for (int64_t i0 = panel_begin * s.mr; i0 < i_end; i0 += s.mr) {
+      const int64_t h = std::min(s.mr, rows - i0);
+      const int64_t* row = a.row_offsets + i0;
+      float* panel = dst + k0 * rows + i0 * kc;
+      for (int64_t k = 0; k < kc; ++k) {
+        const float* src = a.data + a.col_offsets[k0 + k];
+        for (int64_t r = 0; r < h; ++r) panel[k * h + r] = src[row[r]];
+      }
+    }
+  }
+}
+
 // The general path. A, unless packed by the caller, is packed whole by all
 // threads first (every task reads all A panels of its rows), then the tasks
 // compute their rectangles. A is packed in chunks of at most kMaxChunkFloats
@@ -289,9 +313,13 @@ void packed_product(const Problem& p, ThreadPool* pool) {
     // Pack what the tasks share, each packing task taking a run of panels.
     const int64_t a_parts = own_a ? std::min(threads, mp) : 0;
     const int64_t b_parts = split.shared_b ? std::min(threads, np) : 0;
-    const float* a_src = own_a ? (p.a.trans ? p.a.data + m0 : p.a.data + m0 * p.a.ld) : nullptr;
+    const float* a_src = own_a && p.a.data ? (p.a.trans ? p.a.data + m0 : p.a.data + m0 * p.a.ld) : nullptr;
     run_tasks(pool, threads, a_parts + b_parts, [&](int64_t t) {
-      if (t < a_parts) {
+      if (t < a_parts && p.a.indexed) {
+        IndexedMatrix chunk = *p.a.indexed;
+        chunk.row_offsets += m0;
+        pack_a_indexed(chunk, mm, K, mp * t / a_parts, mp * (t + 1) / a_parts, s, ws_a);
+      } else if (t < a_parts) {
         gemm_detail::pack_a(p.a.trans, a_src, p.a.ld, mm, K, mp * t / a_parts,
                             mp * (t + 1) / a_parts, ws_a);
       } else {
@@ -316,8 +344,12 @@ void packed_product(const Problem& p, ThreadPool* pool) {
     job.beta = p.beta;
     job.row_bias = p.ep.row_bias ? p.ep.row_bias + m0 : nullptr;
     job.col_bias = p.ep.col_bias;
+    job.residual = p.ep.residual ? p.ep.residual + m0 * p.ep.ld_residual : nullptr;
+    job.ld_residual = p.ep.ld_residual;
     job.clamp_min = p.ep.clamp_min;
     job.clamp_max = p.ep.clamp_max;
+    job.activation = p.ep.activation;
+    job.activation_state = p.ep.activation_state;
     const int64_t units = (N + split.col_unit - 1) / split.col_unit;
     run_tasks(pool, threads, split.gm * split.gn, [&](int64_t t) {
       const int64_t tm = t / split.gn, tn = t % split.gn;
@@ -348,14 +380,25 @@ void check_packed(const PackedMatrix& m, PackedMatrix::Role role, const char* na
 void run(Problem& p, ThreadPool* pool) {
   if (p.M < 0 || p.N < 0 || p.K < 0) fail("negative dimension");
   if (p.M > 0 && p.N > 0) check_ld("ldc", p.ldc, p.N);
-  if (!p.a.packed && p.M > 0 && p.K > 0) check_ld("lda", p.a.ld, p.a.trans ? p.M : p.K);
+  if (p.ep.residual && p.M > 0 && p.N > 0) check_ld("ld_residual", p.ep.ld_residual, p.N);
+  if (!p.a.packed && !p.a.indexed && p.M > 0 && p.K > 0) check_ld("lda", p.a.ld, p.a.trans ? p.M : p.K);
   if (!p.b.packed && p.N > 0 && p.K > 0) check_ld("ldb", p.b.ld, p.b.trans ? p.K : p.N);
   if (p.M == 0 || p.N == 0) return;
-  if (p.K == 0 || p.alpha == 0.0f) return scale_only(p);
-  const bool packed = p.a.packed || p.b.packed;
-  if (!packed && p.M * p.N * p.K <= kTinyMacs) return tiny(p);
-  if (!packed && (p.M == 1 || p.N == 1)) return gemv(p, pool);
-  packed_product(p, pool);
+  const bool packed = p.a.packed || p.b.packed;  // an indexed A always comes with a packed B
+  if (p.K == 0 || p.alpha == 0.0f) {
+    scale_only(p);
+  } else if (!packed && p.M * p.N * p.K <= kTinyMacs) {
+    tiny(p);
+  } else if (!packed && (p.M == 1 || p.N == 1)) {
+    gemv(p, pool);
+  } else {
+    return packed_product(p, pool);  // activates its tiles itself
+  }
+  if (p.ep.activation && p.ldc == p.N) {
+    p.ep.activation(p.ep.activation_state, p.C, p.M * p.N);  // one call: a [M, 1] output is M rows of one
+  } else if (p.ep.activation) {
+    for (int64_t i = 0; i < p.M; ++i) p.ep.activation(p.ep.activation_state, p.C + i * p.ldc, p.N);
+  }
 }
 
 }  // namespace
@@ -407,6 +450,16 @@ void sgemm(bool trans_a, int64_t M, float alpha, const float* A, int64_t lda,
   check_packed(B, PackedMatrix::Role::kB, "B");
   Problem p{M, B.cols(), B.rows(), alpha, beta, C, ldc, epilogue, {nullptr, trans_a, A, lda},
             {&B, false, nullptr, 0}};
+  run(p, pool);
+}
+
+void sgemm(const IndexedMatrix& A, int64_t M, float alpha, const PackedMatrix& B, float beta, float* C,
+           int64_t ldc, const GemmEpilogue& epilogue, ThreadPool* pool) {
+  check_packed(B, PackedMatrix::Role::kB, "B");
+  if (M > 0 && B.rows() > 0 && (!A.data || !A.row_offsets || !A.col_offsets)) fail("indexed A lacks its data or offsets");
+  Operand a;
+  a.indexed = &A;
+  Problem p{M, B.cols(), B.rows(), alpha, beta, C, ldc, epilogue, a, {&B, false, nullptr, 0}};
   run(p, pool);
 }
 

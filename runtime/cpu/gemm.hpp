@@ -36,13 +36,24 @@ class ThreadPool;
 namespace mote::cpu {
 
 // Applied to every element of C as it is stored, after alpha and beta:
-// adds row_bias[i] and col_bias[j] (each optional), then clamps to
-// [clamp_min, clamp_max]. Relu is {.., .., 0}; Relu6/Clip set both bounds.
+// adds row_bias[i], col_bias[j] and residual(i, j) (each optional), clamps to
+// [clamp_min, clamp_max], then runs `activation` if set. Relu is
+// {.., .., 0}; Relu6/Clip set both bounds.
 struct GemmEpilogue {
   const float* row_bias = nullptr;  // length M, or nullptr
   const float* col_bias = nullptr;  // length N, or nullptr
+  // Added after the biases, before the clamp: element (i, j) of an M x N
+  // matrix at residual[i * ld_residual + j] (a Conv's residual input).
+  const float* residual = nullptr;
+  int64_t ld_residual = 0;
   float clamp_min = -std::numeric_limits<float>::infinity();
   float clamp_max = std::numeric_limits<float>::infinity();
+  // Applied last, exactly once to every element of C, a row segment of a
+  // finished tile at a time while it is still in cache: the activations
+  // that are more than a clamp (SiLU, HardSwish...). Called from the pool's
+  // threads or the calling one, with `activation_state` passed through.
+  void (*activation)(const void* state, float* data, int64_t n) = nullptr;
+  const void* activation_state = nullptr;
 };
 
 // An operand copied into the micro-kernel's panel layout, about the size of
@@ -83,6 +94,16 @@ PackedMatrix pack_a(bool trans_a, int64_t M, int64_t K, const float* A, int64_t 
 // Packs op(B) (K x N; B is N x K when trans_b) as the right operand.
 PackedMatrix pack_b(bool trans_b, int64_t K, int64_t N, const float* B, int64_t ldb);
 
+// A left operand gathered as it is packed: element (i, k) of the M x K
+// matrix is data[row_offsets[i] + col_offsets[k]]. A convolution's patches
+// (im2col) are such a matrix over a zero-padded input: the GEMM packs them
+// straight from the input instead of from a column buffer written first.
+struct IndexedMatrix {
+  const float* data = nullptr;
+  const int64_t* row_offsets = nullptr;  // M entries
+  const int64_t* col_offsets = nullptr;  // K entries
+};
+
 // General product. beta == 0 means C is only written (it may hold NaN);
 // alpha == 0 or K == 0 reads neither A nor B. pool == nullptr runs on the
 // calling thread. Throws std::invalid_argument on negative sizes or leading
@@ -101,6 +122,11 @@ void sgemm(const PackedMatrix& A, bool trans_b, int64_t N, float alpha, const fl
 void sgemm(bool trans_a, int64_t M, float alpha, const float* A, int64_t lda,
            const PackedMatrix& B, float beta, float* C, int64_t ldc,
            const GemmEpilogue& epilogue = {}, ThreadPool* pool = nullptr);
+
+// Left operand gathered (M rows; K comes from B), right operand packed:
+// Conv with constant weights where pixels run along M.
+void sgemm(const IndexedMatrix& A, int64_t M, float alpha, const PackedMatrix& B, float beta, float* C,
+           int64_t ldc, const GemmEpilogue& epilogue = {}, ThreadPool* pool = nullptr);
 
 // Both operands packed.
 void sgemm(const PackedMatrix& A, const PackedMatrix& B, float alpha, float beta, float* C,

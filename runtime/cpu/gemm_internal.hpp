@@ -70,7 +70,11 @@ struct TileJob {
   float alpha, beta;
   const float* row_bias;
   const float* col_bias;
+  const float* residual;  // at row 0, column 0 of C, or nullptr
+  int64_t ld_residual;
   float clamp_min, clamp_max;
+  void (*activation)(const void*, float*, int64_t);  // GemmEpilogue::activation
+  const void* activation_state;
 };
 void compute_tile(const TileJob& job);
 

@@ -83,6 +83,8 @@ struct StoreParams {
   bool epilogue;   // last K block: add the biases and clamp
   bool clamp;
   float lo, hi;
+  const float* residual;  // at the tile's first element, or nullptr
+  size_t ld_residual;
   const float* row_bias;  // at the tile's first row, or nullptr
   const float* col_bias;  // at the tile's first column, or nullptr
 };
@@ -102,6 +104,7 @@ HWY_NOINLINE void WriteBackPartial(const float* tile, size_t rows, size_t stride
       if (sp.epilogue) {
         if (sp.row_bias) x += sp.row_bias[r];
         if (sp.col_bias) x += sp.col_bias[j];
+        if (sp.residual) x += sp.residual[r * sp.ld_residual + j];
         if (sp.clamp) x = std::min(std::max(x, sp.lo), sp.hi);
       }
       out = x;
@@ -185,6 +188,7 @@ HWY_NOINLINE void MicroKernel(size_t kc, const float* HWY_RESTRICT a,
       if (sp.beta_mode == 2) x = hn::MulAdd(beta, hn::LoadU(d, crow + v * L), x);
       if (sp.epilogue) {
         x = hn::Add(hn::Add(x, row_bias), col_bias[v]);
+        if (sp.residual) x = hn::Add(x, hn::LoadU(d, sp.residual + r * sp.ld_residual + v * L));
         if (sp.clamp) x = hn::Min(hn::Max(x, lo), hi);
       }
       hn::StoreU(x, d, crow + v * L);
@@ -344,6 +348,7 @@ void ComputeTile(const TileJob& job) {
       sp.clamp = clamp;
       sp.lo = job.clamp_min;
       sp.hi = job.clamp_max;
+      sp.ld_residual = static_cast<size_t>(job.ld_residual);
       for (size_t i0 = static_cast<size_t>(job.row_begin); i0 < static_cast<size_t>(job.row_end);
            i0 += kMR) {
         const size_t h = std::min(kMR, rows - i0);
@@ -354,8 +359,15 @@ void ComputeTile(const TileJob& job) {
           const KernelFn kernel =
               (h == kMR && w == NR) ? &MicroKernel<kMR, kNV> : SelectKernel(h, w / L);
           sp.col_bias = job.col_bias ? job.col_bias + j0 : nullptr;
+          sp.residual = job.residual ? job.residual + i0 * sp.ld_residual + j0 : nullptr;
           kernel(kc, a_panel, b_block + (j0 - n0) * kc, job.C + i0 * ldc + j0, ldc,
                  std::min(NR, cols - j0), sp);
+        }
+        if (sp.epilogue && job.activation) {
+          // The panel's rows of this slab are final and still in L1/L2.
+          for (size_t r = 0; r < h; ++r) {
+            job.activation(job.activation_state, job.C + (i0 + r) * ldc + n0, static_cast<int64_t>(n1 - n0));
+          }
         }
       }
     }

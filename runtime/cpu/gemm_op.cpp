@@ -50,7 +50,7 @@ Status gemm_op_run(KernelContext& ctx) {
   const int64_t k = at.trans_a ? a.dim(0) : a.dim(1);
   if (m == 0 || n == 0) return {};
 
-  GemmEpilogue epilogue = fused::clamp_epilogue(ctx.op.fused.get());
+  GemmEpilogue epilogue = fused::gemm_epilogue(ctx.op.fused.get());
   float beta = 0.0f;
   std::vector<float> scaled_c;  // beta * C as a bias vector
   if (ctx.has_input(2) && at.beta != 0.0f) {
@@ -79,12 +79,6 @@ Status gemm_op_run(KernelContext& ctx) {
   } else {
     sgemm(at.trans_a, at.trans_b, m, n, k, at.alpha, a.data<float>(), a.dim(1), b.data<float>(), b.dim(1), beta, y, n,
           epilogue, ctx.pool);
-  }
-
-  const fb::FusedActivationT* act = ctx.op.fused.get();
-  if (fused::needs_pass(act)) {
-    ctx.pool->parallel_for(m * n, 1 << 14,
-                           [&](int64_t begin, int64_t end) { apply_fused_activation(act, y + begin, end - begin); });
   }
   return {};
 }

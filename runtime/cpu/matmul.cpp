@@ -48,7 +48,7 @@ Status matmul_run(KernelContext& ctx) {
   if (ctx.out(0).numel() == 0) return {};
 
   const fb::FusedActivationT* act = ctx.op.fused.get();
-  const GemmEpilogue epilogue = fused::clamp_epilogue(act);
+  const GemmEpilogue epilogue = fused::gemm_epilogue(act);
   const auto* state = static_cast<const MatMulState*>(ctx.state);
   const bool use_packed = state && state->b_data == ctx.in(1).raw() &&
                           static_cast<int64_t>(state->packed.size()) == shape_numel(s.b_batch) &&
@@ -90,10 +90,6 @@ Status matmul_run(KernelContext& ctx) {
     }
   }
 
-  if (fused::needs_pass(act)) {
-    ctx.pool->parallel_for(ctx.out(0).numel(), 1 << 14,
-                           [&](int64_t begin, int64_t end) { apply_fused_activation(act, y + begin, end - begin); });
-  }
   return {};
 }
 

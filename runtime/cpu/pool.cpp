@@ -23,8 +23,6 @@ namespace {
 
 // Elements below which splitting work over threads costs more than it saves.
 constexpr int64_t kGrainElements = 1 << 14;
-// Scratch beyond the last tap, so vector loads of the last outputs stay in bounds.
-constexpr int64_t kScratchSlack = 64;
 
 // Per output position along one dim, how many of its taps count towards the
 // average: those inside the input, or also those in the padding.
@@ -61,7 +59,7 @@ Status pool(KernelContext& ctx, bool is_max) {
   // The scratch row holds input columns [-pad_begin, ...): padding and
   // anything past the input stay at the identity (-inf / 0).
   const int64_t taps_extent = (out_w - 1) * g.stride[2] + (g.kernel[2] - 1) * g.dilation[2] + 1;
-  const int64_t scratch_size = std::max(taps_extent, g.pad_begin[2] + in_w) + g.stride[2] + kScratchSlack;
+  const int64_t scratch_size = std::max(taps_extent, g.pad_begin[2] + in_w) + g.stride[2] + simd::window_row_slack();
   const float identity = is_max ? -std::numeric_limits<float>::infinity() : 0.0f;
   const int64_t row_work = in_w * g.kernel[0] * g.kernel[1] + out_w * g.kernel[2];
 

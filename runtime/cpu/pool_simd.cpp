@@ -4,6 +4,7 @@
 #define HWY_TARGET_INCLUDE "runtime/cpu/pool_simd.cpp"
 #include "hwy/foreach_target.h"  // must come before highway.h
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <limits>
@@ -49,6 +50,16 @@ void CombineRowsT(const float* const* rows, size_t count, size_t n, float* HWY_R
     V acc = hn::LoadU(d, rows[0] + i);
     for (size_t r = 1; r < count; ++r) acc = Fold<kMax>(acc, hn::LoadU(d, rows[r] + i));
     hn::StoreU(acc, d, out + i);
+  }
+  if (i < n && n >= N) {
+    // The tail as one more vector ending at n, overlapping the last one
+    // (recomputing equal values): rows of 111 or 55 floats would otherwise
+    // spend as long in scalar tails as in vectors.
+    i = n - N;
+    V acc = hn::LoadU(d, rows[0] + i);
+    for (size_t r = 1; r < count; ++r) acc = Fold<kMax>(acc, hn::LoadU(d, rows[r] + i));
+    hn::StoreU(acc, d, out + i);
+    return;
   }
   for (; i < n; ++i) {
     float acc = rows[0][i];
@@ -108,6 +119,29 @@ void WindowRowT(const float* HWY_RESTRICT in, size_t out_n, size_t kernel, size_
       if (!kMax) acc = hn::Mul(acc, hn::LoadU(d, scale + x));
       hn::StoreU(acc, d, out + x);
     }
+    if (x < out_n && out_n >= N) {
+      // The tail as an overlapping last vector, as in CombineRowsT.
+      x = out_n - N;
+      V acc = WindowVector<kMax>(d, in, x, kernel, stride, dilation);
+      if (!kMax) acc = hn::Mul(acc, hn::LoadU(d, scale + x));
+      hn::StoreU(acc, d, out + x);
+      return;
+    }
+    if (x < out_n) {
+      // A row shorter than a vector (13 outputs of SqueezeNet's last pool):
+      // one vector through the stack, reading into `in`'s slack.
+      HWY_ALIGN float lanes[hn::MaxLanes(d)];
+      HWY_ALIGN float scales[hn::MaxLanes(d)];
+      V acc = WindowVector<kMax>(d, in, 0, kernel, stride, dilation);
+      if (!kMax) {
+        std::fill(scales, scales + N, 0.0f);
+        std::copy(scale, scale + out_n, scales);
+        acc = hn::Mul(acc, hn::Load(d, scales));
+      }
+      hn::Store(acc, d, lanes);
+      std::copy(lanes, lanes + out_n, out);
+      return;
+    }
   }
   for (; x < out_n; ++x) {
     const float* tap = in + x * stride;
@@ -128,6 +162,8 @@ void WindowRow(bool is_max, const float* in, int64_t out_n, int64_t kernel, int6
   }
 }
 
+int64_t WindowRowSlack() { return 2 * static_cast<int64_t>(hn::Lanes(D())); }
+
 }  // namespace HWY_NAMESPACE
 }  // namespace mote::cpu::simd
 HWY_AFTER_NAMESPACE();
@@ -137,6 +173,9 @@ namespace mote::cpu::simd {
 
 HWY_EXPORT(CombineRows);
 HWY_EXPORT(WindowRow);
+HWY_EXPORT(WindowRowSlack);
+
+int64_t window_row_slack() { return HWY_DYNAMIC_DISPATCH(WindowRowSlack)(); }
 
 void combine_rows(bool is_max, const float* const* rows, int64_t count, int64_t n, float* out) {
   HWY_DYNAMIC_DISPATCH(CombineRows)(is_max, rows, count, n, out);

@@ -224,7 +224,7 @@ Result<ConvGeometry> resolve_conv_transpose(const fb::ConvAttrsT& attrs, const S
 }
 
 Status infer_conv_output(ShapeContext& ctx, ConvResolver resolve) {
-  MOTE_RETURN_IF_ERROR(require_same_float_dtype(ctx, {"X", "W", "B"}));
+  MOTE_RETURN_IF_ERROR(require_same_float_dtype(ctx, {"X", "W", "B", "R"}));
   auto g = resolve(attrs<fb::ConvAttrsT>(ctx.op), ctx.shape(0), ctx.shape(1));
   if (!g.ok()) return ctx.fail(g.status().message());
   if (ctx.has_input(2) && ctx.shape(2) != Shape{g->out_channels}) {

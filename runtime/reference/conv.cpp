@@ -18,6 +18,7 @@ Status conv_typed(KernelContext& ctx) {
   const T* x = ctx.in(0).data<T>();
   const T* w = ctx.in(1).data<T>();
   const T* bias = ctx.has_input(2) ? ctx.in(2).data<T>() : nullptr;
+  const T* residual = ctx.has_input(3) ? ctx.in(3).data<T>() : nullptr;
   T* y = ctx.out(0).data<T>();
   const auto& in = g.in_size;
   const auto& out = g.out_size;
@@ -50,6 +51,7 @@ Status conv_typed(KernelContext& ctx) {
               }
             }
             int64_t yi = (((n * g.out_channels + m) * out[0] + od) * out[1] + oh) * out[2] + ow;
+            if (residual) acc += double{residual[yi]};
             y[yi] = static_cast<T>(apply_fused_activation(ctx.op.fused.get(), acc));
           }
         }

@@ -117,6 +117,9 @@ Result<std::vector<int>> build_gradients(TrainGraph& g, int loss, const std::vec
     if (op.fused && op.fused->kind != fb::ActivationKind::None) {
       return internal_error(op_label(op) + ": gradient: fused activation must be split into its own op first");
     }
+    if (op.type == fb::OpType::Conv && op.inputs.size() > 3 && op.inputs[3] >= 0) {
+      return internal_error(op_label(op) + ": gradient: fused residual must be split into its own Add first");
+    }
     const GradBuilder* builder = find_grad_builder(op.type);
     if (!builder) {
       return unsupported(op_label(op) + ": no gradient builder for op type " + op_type_name(op.type) +

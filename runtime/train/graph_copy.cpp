@@ -73,6 +73,14 @@ Result<std::vector<int>> copy_into_train_graph(const Model& model, TrainGraph& g
     const bool split = split_fused && op->fused && op->fused->kind != fb::ActivationKind::None;
     fb::OpT like = *op;
     if (split) like.fused.reset();
+    // A Conv's fused residual (input 3) becomes an Add of its own, before
+    // the activation, so each has its gradient.
+    int residual = -1;
+    if (split_fused && op->type == fb::OpType::Conv && inputs.size() > 3) {
+      residual = inputs[3];
+      inputs.resize(3);
+      while (inputs.size() > 2 && inputs.back() < 0) inputs.pop_back();
+    }
     int num_outputs = static_cast<int>(op->outputs.size());
     const bool batch_stats = training && op->type == fb::OpType::BatchNormalization;
     if (training && op->type == fb::OpType::Dropout) {
@@ -89,6 +97,7 @@ Result<std::vector<int>> copy_into_train_graph(const Model& model, TrainGraph& g
       num_outputs = 3;
     }
     std::vector<int> outs = g.op(op->type, inputs, num_outputs, &like, op->name);
+    if (residual >= 0) outs[0] = g.add(outs[0], residual);
     if (split) outs[0] = activation_op(g, *op->fused, outs[0], op->name);
     MOTE_RETURN_IF_ERROR(g.status());
     if (batch_stats) {

@@ -73,6 +73,7 @@ void Shapes(benchmark::internal::Benchmark* b) {
     b->Args({64, 3136, 576, threads, kPackedA});   // conv2_x 3x3, 56x56
     b->Args({128, 784, 1152, threads, kPackedA});  // conv3_x 3x3, 28x28
     b->Args({256, 196, 2304, threads, kPackedA});  // conv4_x 3x3, 14x14
+    b->Args({49, 512, 4608, threads, kPackedB});   // conv5_x 3x3, 7x7, turned (pixels x channels)
     b->Args({1, 1000, 2048, threads, kPackedB});   // FC, batch 1
   }
 }

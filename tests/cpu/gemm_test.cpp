@@ -61,13 +61,14 @@ std::ostream& operator<<(std::ostream& os, const Shape& s) {
   return os << s.M << "x" << s.N << "x" << s.K;
 }
 
-enum class Packing { kNone, kA, kB, kBoth };
+enum class Packing { kNone, kA, kB, kBoth, kIndexedA };
 const char* name(Packing p) {
   switch (p) {
     case Packing::kNone: return "unpacked";
     case Packing::kA: return "packed A";
     case Packing::kB: return "packed B";
     case Packing::kBoth: return "packed A and B";
+    case Packing::kIndexedA: return "indexed A, packed B";
   }
   return "?";
 }
@@ -110,7 +111,19 @@ class Case {
 
     const bool pa = packing == Packing::kA || packing == Packing::kBoth;
     const bool pb = packing == Packing::kB || packing == Packing::kBoth;
-    if (pa && pb) {
+    if (packing == Packing::kIndexedA) {
+      // A scattered in memory: rows in reverse order with a gap between
+      // them, columns in reverse order within a row.
+      std::vector<float> scattered(static_cast<size_t>(s.M * (s.K + 3) + 1), kNaN);
+      std::vector<int64_t> row_offsets(static_cast<size_t>(s.M)), col_offsets(static_cast<size_t>(s.K));
+      for (int64_t i = 0; i < s.M; ++i) row_offsets[i] = (s.M - 1 - i) * (s.K + 3) + 1;
+      for (int64_t k = 0; k < s.K; ++k) col_offsets[k] = s.K - 1 - k;
+      for (int64_t i = 0; i < s.M; ++i)
+        for (int64_t k = 0; k < s.K; ++k) scattered[row_offsets[i] + col_offsets[k]] = a_[i * s.K + k];
+      const PackedMatrix PB = pack_b(tb, s.K, s.N, B.data.data(), B.ld);
+      sgemm(IndexedMatrix{scattered.data(), row_offsets.data(), col_offsets.data()}, s.M, alpha, PB, beta, C.data(),
+            ldc, ep, pool);
+    } else if (pa && pb) {
       const PackedMatrix PA = pack_a(ta, s.M, s.K, A.data.data(), A.ld);
       const PackedMatrix PB = pack_b(tb, s.K, s.N, B.data.data(), B.ld);
       sgemm(PA, PB, alpha, beta, C.data(), ldc, ep, pool);
@@ -141,8 +154,18 @@ class Case {
           scale += std::abs(beta * c0_[i * s.N + j]);
         }
         if (ep.row_bias) want += ep.row_bias[i], scale += std::abs(ep.row_bias[i]);
+        if (ep.residual) {
+          want += ep.residual[i * ep.ld_residual + j];
+          scale += std::abs(ep.residual[i * ep.ld_residual + j]);
+        }
         if (ep.col_bias) want += ep.col_bias[j], scale += std::abs(ep.col_bias[j]);
         want = std::min<double>(std::max<double>(want, ep.clamp_min), ep.clamp_max);
+        if (ep.activation) {  // the test's own function, applied once
+          float activated = static_cast<float>(want);
+          ep.activation(ep.activation_state, &activated, 1);
+          want = activated;
+          scale *= 2.0;
+        }
         // Float accumulation: the error grows with the sum of |terms|.
         const double tol = 1e-5 * scale + 1e-6;
         if (!(std::abs(got - want) <= tol) && bad++ == 0) {
@@ -243,6 +266,65 @@ TEST(Sgemm, ChunkedPacking) {
     for (bool ta : {false, true}) {
       for (bool tb : {false, true}) {
         EXPECT_TRUE(c.check(ta, tb, 1.0f, 1.0f, {}, Packing::kNone, &pool)) << s << ta << tb;
+      }
+    }
+  }
+}
+
+// The left operand gathered through offsets as it is packed (a conv's
+// patches): edge panels, chunks of A, beta, epilogues, 1 or 2 threads.
+TEST(Sgemm, IndexedLeftOperand) {
+  ThreadPool pool(2);
+  GemmEpilogue relu;
+  relu.clamp_min = 0.0f;
+  for (Shape s : {Shape{1, 1, 1}, Shape{49, 64, 1152}, Shape{13, 97, 5}, Shape{196, 40, 300}, Shape{2100, 5, 2000}}) {
+    const Case c(s);
+    GemmEpilogue biased = relu;
+    biased.col_bias = c.col_bias().data();
+    for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
+      EXPECT_TRUE(c.check(false, false, 1.0f, 0.0f, biased, Packing::kIndexedA, p)) << s;
+      EXPECT_TRUE(c.check(false, true, -0.5f, 1.0f, {}, Packing::kIndexedA, p, /*pad=*/2)) << s;
+    }
+  }
+}
+
+// The epilogue's activation runs exactly once on every element of C, on
+// every path: tiny, matrix-vector, packed (one chunk or several, one or two
+// threads, packed or indexed operands) and alpha == 0.
+TEST(Sgemm, EpilogueActivationRunsOncePerElement) {
+  ThreadPool pool(2);
+  GemmEpilogue ep;
+  ep.clamp_min = -0.5f;
+  ep.activation = [](const void*, float* data, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) data[i] = 2.0f * data[i] + 1.0f;  // twice would be 4x + 3
+  };
+  for (Shape s : {Shape{2, 3, 4}, Shape{1, 300, 50}, Shape{70, 1, 40}, Shape{37, 141, 29}, Shape{2100, 5, 2000}}) {
+    const Case c(s);
+    for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
+      for (Packing packing : {Packing::kNone, Packing::kA, Packing::kB, Packing::kIndexedA}) {
+        EXPECT_TRUE(c.check(false, true, 1.5f, 0.5f, ep, packing, p)) << s << " " << name(packing);
+      }
+      EXPECT_TRUE(c.check(false, false, 0.0f, 1.0f, ep, Packing::kNone, p)) << s;
+    }
+  }
+}
+
+// A residual matrix (its own leading dimension) is added after the biases
+// and before the clamp, on every path.
+TEST(Sgemm, EpilogueAddsResidualBeforeClamp) {
+  ThreadPool pool(2);
+  for (Shape s : {Shape{2, 3, 4}, Shape{1, 300, 50}, Shape{70, 1, 40}, Shape{37, 141, 29}, Shape{2100, 5, 2000}}) {
+    const Case c(s);
+    const std::vector<float> residual = random_vector(static_cast<size_t>(s.M * (s.N + 3)), 99);
+    GemmEpilogue ep;
+    ep.row_bias = c.row_bias().data();
+    ep.residual = residual.data();
+    ep.ld_residual = s.N + 3;
+    ep.clamp_min = -0.25f;
+    ep.clamp_max = 0.75f;
+    for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
+      for (Packing packing : {Packing::kNone, Packing::kA, Packing::kB, Packing::kBoth, Packing::kIndexedA}) {
+        EXPECT_TRUE(c.check(true, false, 1.0f, 0.0f, ep, packing, p)) << s << " " << name(packing);
       }
     }
   }

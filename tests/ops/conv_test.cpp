@@ -109,6 +109,17 @@ TEST(ConvOps, DepthwiseCpuMatchesReference) {
     }
   }
   EXPECT_GT(checked, 150);
+  // Narrow planes go through channel blocks (runtime/cpu/conv_depthwise.cpp):
+  // several blocks and a partial last one, batches, both strides, 5x5,
+  // dilation, padding on one side only.
+  for (int64_t channels : {16, 37}) {
+    for (int64_t size : {7, 14, 15}) {
+      EXPECT_TRUE(check_conv({2, channels, size, size}, {channels, 1, 3, 3}, true,
+                             conv_attrs({1, 1}, {1, 1, 1, 1}, {}, channels)));
+      EXPECT_TRUE(check_conv({1, channels, size, size + 3}, {channels, 1, 5, 5}, channels % 2 == 0,
+                             conv_attrs({2, 2}, {2, 0, 1, 2}, {1, 2}, channels)));
+    }
+  }
   // 1-D depthwise, and a width stride the depthwise path leaves to im2col.
   for (int64_t length : odd_sizes()) {
     EXPECT_TRUE(check_conv({1, 8, length}, {8, 1, 3}, true, conv_attrs({1}, {1, 1}, {}, 8)));
@@ -138,8 +149,76 @@ TEST(ConvOps, FusedActivationsCpuMatchReference) {
     EXPECT_TRUE(check_conv({1, 8, 7, 9}, {12, 8, 1, 1}, true, conv_attrs(), &act));
     EXPECT_TRUE(check_conv({1, 7, 13, 35}, {7, 1, 3, 3}, true, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 7), &act));
     EXPECT_TRUE(check_conv({1, 7, 13, 35}, {7, 1, 5, 5}, true, conv_attrs({2, 2}, {2, 2, 2, 2}, {}, 7), &act));
+    EXPECT_TRUE(check_conv({1, 20, 7, 7}, {20, 1, 3, 3}, true, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 20), &act));
     EXPECT_TRUE(check_conv({1, 4, 127}, {4, 4, 3}, true, conv_attrs({1}, {1, 1}), &act));
   }
+}
+
+// Small images with at least 64 output channels per group run the turned
+// product (pixels along M) with patches gathered from a padded copy of the
+// input: kernels, strides, dilations and pads of every kind, groups,
+// batches, 1-D and 3-D, every fused activation.
+TEST(ConvOps, GatheredPatchesCpuMatchReference) {
+  EXPECT_TRUE(check_conv({1, 20, 7, 7}, {64, 20, 3, 3}, true, conv_attrs({1, 1}, {1, 1, 1, 1})));
+  EXPECT_TRUE(check_conv({2, 24, 14, 15}, {128, 12, 3, 3}, true, conv_attrs({2, 2}, {2, 0, 1, 2}, {2, 1}, 2)));
+  EXPECT_TRUE(check_conv({1, 9, 16, 16}, {70, 9, 5, 3}, false, conv_attrs({1, 2}, {2, 1, 2, 1})));
+  EXPECT_TRUE(check_conv({1, 32, 14, 14}, {64, 32, 1, 1}, true, conv_attrs({2, 2})));
+  EXPECT_TRUE(check_conv({1, 16, 100}, {64, 16, 5}, true, conv_attrs({2}, {2, 1})));
+  EXPECT_TRUE(check_conv({1, 8, 4, 5, 6}, {64, 8, 3, 3, 3}, true, conv_attrs({1, 1, 1}, {1, 1, 1, 1, 1, 1})));
+  for (const auto& act : all_fused_activations()) {
+    EXPECT_TRUE(check_conv({1, 16, 9, 9}, {64, 16, 3, 3}, true, conv_attrs({1, 1}, {1, 1, 1, 1}), &act));
+  }
+}
+
+// A residual R (input 3, Y's shape) is added before the fused activation, on
+// every path: pointwise, general (im2col), the turned product of small
+// images, Winograd, depthwise rows and channel blocks, 1-D and 3-D, with and
+// without bias.
+TEST(ConvOps, ResidualCpuMatchesReference) {
+  struct Case {
+    Shape x, w;
+    fb::ConvAttrsT attrs;
+  };
+  const Case cases[] = {
+      {{2, 8, 9, 10}, {12, 8, 1, 1}, conv_attrs()},
+      {{1, 3, 17, 15}, {8, 3, 3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1})},
+      {{1, 32, 7, 7}, {64, 32, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1})},
+      {{2, 16, 20, 18}, {24, 16, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1})},
+      {{1, 20, 31, 30}, {20, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 20)},
+      {{2, 20, 7, 7}, {20, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 20)},
+      {{1, 4, 40}, {6, 4, 3}, conv_attrs({2}, {1, 1})},
+      {{1, 3, 4, 5, 6}, {4, 3, 3, 3, 3}, conv_attrs({1, 1, 1}, {1, 1, 1, 1, 1, 1})},
+  };
+  std::vector<fb::FusedActivationT> acts = all_fused_activations();
+  acts.emplace_back();  // none
+  uint32_t seed = 1;
+  for (const Case& c : cases) {
+    for (const fb::FusedActivationT& act : acts) {
+      for (bool bias : {true, false}) {
+        auto g = resolve_conv(c.attrs, c.x, c.w);
+        ASSERT_TRUE(g.ok());
+        fb::OpT op = with_fused(make_op(fb::OpType::Conv, c.attrs), act);
+        Inputs inputs = {random_tensor(DType::F32, c.x, seed), random_tensor(DType::F32, c.w, seed + 1)};
+        inputs.push_back(bias ? std::optional<Tensor>(random_tensor(DType::F32, {c.w[0]}, seed + 2)) : std::nullopt);
+        inputs.push_back(random_tensor(DType::F32, g->output_shape(), seed + 3));
+        SCOPED_TRACE("X " + shape_to_string(c.x) + " W " + shape_to_string(c.w) + (bias ? " with bias" : "") +
+                     " fused " + fused_name(act));
+        expect_cpu_matches_reference(op, inputs, kRtol, kAtol);
+        seed += 10;
+      }
+    }
+  }
+}
+
+TEST(ConvOps, ResidualOfAnotherShapeIsRefused) {
+  fb::OpT op = make_op(fb::OpType::Conv, conv_attrs());
+  Inputs inputs = {random_tensor(DType::F32, {1, 2, 4, 4}, 1), random_tensor(DType::F32, {3, 2, 1, 1}, 2), std::nullopt,
+                   random_tensor(DType::F32, {1, 3, 4, 1}, 3)};
+  auto run = run_op(op, inputs, Impl::kCpu);
+  ASSERT_FALSE(run.ok());
+  EXPECT_NE(run.status().message().find("residual R has shape 1x3x4x1, expected the output's 1x3x4x4"),
+            std::string::npos)
+      << run.status().message();
 }
 
 // 3x3 stride-1 layers with at least 16 channels and 16 output tiles take the

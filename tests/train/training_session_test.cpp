@@ -124,20 +124,70 @@ TEST(TrainSession, SgdMomentumAndAdamWReduceTheLoss) {
   }
 }
 
+// Trains a model with fused ops and the same model with them split, in
+// lockstep: the losses must agree at every step.
+void expect_same_losses(std::shared_ptr<const Model> fused_model, std::shared_ptr<const Model> split_model,
+                        const TrainingOptions& o, const Tensor& x, const Tensor& labels) {
+  auto fused = trainer(std::move(fused_model), o);
+  auto split = trainer(std::move(split_model), o);
+  ASSERT_TRUE(fused && split);
+  for (int i = 0; i < 5; ++i) {
+    auto a = fused->train_step({x}, labels);
+    auto b = split->train_step({x}, labels);
+    ASSERT_TRUE(a.ok() && b.ok()) << (a.ok() ? b.status().to_string() : a.status().to_string());
+    EXPECT_NEAR(*a, *b, 1e-5);
+  }
+}
+
 TEST(TrainSession, FusedActivationTrainsLikeTheSplitOne) {
   Tensor x, labels;
   blobs(12, 8, x, labels);
   TrainingOptions o;
   o.optimizer.learning_rate = 0.05f;
-  auto fused = trainer(mlp("fused.mote", true), o);
-  auto split = trainer(mlp("split.mote", false), o);
-  ASSERT_TRUE(fused && split);
-  for (int i = 0; i < 5; ++i) {
-    auto a = fused->train_step({x}, labels);
-    auto b = split->train_step({x}, labels);
-    ASSERT_TRUE(a.ok() && b.ok());
-    EXPECT_NEAR(*a, *b, 1e-5);
+  expect_same_losses(mlp("fused.mote", true), mlp("split.mote", false), o, x, labels);
+}
+
+// x [N,2,5,5] -> Conv + Relu -> h; Conv(h) + h -> Relu (a residual block,
+// the Add and Relu fused into the Conv as mote-convert writes it, or as
+// separate ops) -> GlobalAveragePool -> Flatten -> Gemm -> logits [N,3].
+std::shared_ptr<const Model> residual_net(const std::string& name, bool fused) {
+  GraphBuilder b;
+  fb::ConvAttrsT same;
+  same.pads = {1, 1, 1, 1};
+  int x = b.add_input("x", DType::F32, {-1, 2, 5, 5});
+  int w1 = b.add_constant("conv1.weight", random_tensor(DType::F32, {4, 2, 3, 3}, 3, -0.5, 0.5));
+  int b1 = b.add_constant("conv1.bias", random_tensor(DType::F32, {4}, 4, -0.1, 0.1));
+  int w2 = b.add_constant("conv2.weight", random_tensor(DType::F32, {4, 4, 3, 3}, 5, -0.5, 0.5));
+  int b2 = b.add_constant("conv2.bias", random_tensor(DType::F32, {4}, 6, -0.1, 0.1));
+  int w3 = b.add_constant("fc.weight", random_tensor(DType::F32, {4, 3}, 7, -0.5, 0.5));
+  int b3 = b.add_constant("fc.bias", Tensor::zeros(DType::F32, {3}));
+  int h = b.add_op(fb::OpType::Conv, {x, w1, b1}, same)[0];
+  h = b.add_op(fb::OpType::Relu, {h}, 1, "relu1")[0];
+  int y;
+  if (fused) {
+    y = b.add_op(fb::OpType::Conv, {h, w2, b2, h}, same)[0];
+    b.last_op().fused = std::make_unique<fb::FusedActivationT>();
+    b.last_op().fused->kind = fb::ActivationKind::Relu;
+  } else {
+    y = b.add_op(fb::OpType::Conv, {h, w2, b2}, same)[0];
+    y = b.add_op(fb::OpType::Add, {y, h}, 1, "shortcut")[0];
+    y = b.add_op(fb::OpType::Relu, {y}, 1, "relu2")[0];
   }
+  int pooled = b.add_op(fb::OpType::GlobalAveragePool, {y}, 1, "pool")[0];
+  int flat = b.add_op(fb::OpType::Flatten, {pooled}, 1, "flatten")[0];
+  int logits = b.add_op(fb::OpType::Gemm, {flat, w3, b3}, fb::GemmAttrsT{})[0];
+  b.mark_output(logits, "logits");
+  return load(b, name);
+}
+
+TEST(TrainSession, FusedResidualTrainsLikeTheSplitOne) {
+  Tensor x = random_tensor(DType::F32, {6, 2, 5, 5}, 30);
+  std::vector<int64_t> l = {0, 1, 2, 0, 1, 2};
+  Tensor labels = Tensor::from_vector<int64_t>({6}, l);
+  TrainingOptions o;
+  o.optimizer.learning_rate = 0.05f;
+  expect_same_losses(residual_net("residual_fused.mote", true), residual_net("residual_split.mote", false), o, x,
+                     labels);
 }
 
 // y = x W with MSE; the gradient and both optimizers are computed on the

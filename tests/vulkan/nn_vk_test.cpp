@@ -85,6 +85,35 @@ TEST(ConvVk, FusedActivations) {
   }
 }
 
+// The residual (input 3) is added in the same shader before the activation,
+// on the implicit GEMM (pointwise and general) and the depthwise stencil,
+// with weights constant or not.
+TEST(ConvVk, Residual) {
+  MOTE_REQUIRE_VULKAN();
+  const ConvCase cases[] = {
+      {"pointwise", {2, 5, 6, 7}, {9, 5, 1, 1}, conv_attrs()},
+      {"3x3 s2", {1, 4, 9, 7}, {9, 4, 3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1}), false},
+      {"depthwise", {1, 6, 7, 5}, {6, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 6)},
+  };
+  std::vector<fb::FusedActivationT> acts = all_fused_activations();
+  acts.emplace_back();  // none
+  uint32_t seed = 1;
+  for (const ConvCase& c : cases) {
+    auto g = resolve_conv(c.attrs, c.x, c.w);
+    ASSERT_TRUE(g.ok()) << c.name;
+    for (const fb::FusedActivationT& act : acts) {
+      SCOPED_TRACE(c.name + " fused " + fused_name(act));
+      fb::OpT op = with_fused(make_op(OpType::Conv, c.attrs), act);
+      Inputs inputs = {random_tensor(DType::F32, c.x, seed), random_tensor(DType::F32, c.w, seed + 1)};
+      inputs.push_back(c.bias ? std::optional<Tensor>(random_tensor(DType::F32, {c.w[0]}, seed + 2)) : std::nullopt);
+      inputs.push_back(random_tensor(DType::F32, g->output_shape(), seed + 3));
+      expect_vulkan_matches_reference(op, inputs, kTol, kWeightsConstant);
+      expect_vulkan_matches_reference(op, inputs, kTol, kAllInputs);
+      seed += 10;
+    }
+  }
+}
+
 TEST(ConvVk, ThreeDimensionalFallsBackToCpu) {
   MOTE_REQUIRE_VULKAN();
   fb::OpT op = make_op(OpType::Conv, conv_attrs());

@@ -2,7 +2,8 @@
 // Convolutions with one input channel per group (depthwise, and any conv of
 // a single-channel image) run as a direct stencil on conv_depthwise.comp;
 // everything else as an implicit GEMM on conv_gemm.comp, groups along z.
-// Weights and bias are bound as they are, so they need not be constants.
+// Weights, bias and the residual (input 3, added before the activation) are
+// bound as they are, so they need not be constants.
 #include "runtime/vulkan/kernels/conv_plan.hpp"
 #include "runtime/vulkan/kernels/gemm_tile.hpp"
 #include "runtime/vulkan/kernels/shape_args.hpp"
@@ -32,7 +33,10 @@ struct ConvGemmPush {
 };
 static_assert(sizeof(ConvGemmPush) == 64, "must match conv_gemm.comp's push block");
 
+// Optional inputs are bound to W when absent (a binding must hold a buffer);
+// a specialisation constant tells the shader not to read them.
 TensorArg bias_or_weights(PlanContext& ctx) { return ctx.has_input(2) ? ctx.input(2) : ctx.input(1); }
+TensorArg residual_or_weights(PlanContext& ctx) { return ctx.has_input(3) ? ctx.input(3) : ctx.input(1); }
 
 // Workgroups of 64 output pixels; y is the channel and z the image.
 Status plan_depthwise(PlanContext& ctx, const ConvGeometry& g, const FusedCode& act) {
@@ -53,11 +57,12 @@ Status plan_depthwise(PlanContext& ctx, const ConvGeometry& g, const FusedCode& 
   push.window = conv_window(g);
   push.act_a = act.a;
   push.act_b = act.b;
-  ctx.dispatch(ShaderId::kConvDepthwise, {ctx.input(0), ctx.input(1), bias_or_weights(ctx), ctx.output(0)}, push,
+  ctx.dispatch(ShaderId::kConvDepthwise,
+               {ctx.input(0), ctx.input(1), bias_or_weights(ctx), ctx.output(0), residual_or_weights(ctx)}, push,
                {static_cast<uint32_t>(gx), static_cast<uint32_t>(g.out_channels), static_cast<uint32_t>(g.batch)},
                {kLocal, 1, 1})
       .constants = {act.code, ctx.has_input(2) ? 1 : 0, static_cast<int32_t>(g.kernel[kH]),
-                    static_cast<int32_t>(g.kernel[kW])};
+                    static_cast<int32_t>(g.kernel[kW]), ctx.has_input(3) ? 1 : 0};
   return {};
 }
 
@@ -111,8 +116,9 @@ Status plan_implicit_gemm(PlanContext& ctx, const ConvGeometry& g, const FusedCo
   // The pointwise variant never reads the table; binding 3 then aliases W.
   TensorArg table = pointwise ? ctx.input(1) : ctx.add_constant(tap_table(g));
   std::vector<int32_t> constants = tile->constants();
-  constants.insert(constants.end(), {act.code, ctx.has_input(2) ? 1 : 0, pointwise ? 1 : 0});
-  ctx.dispatch(ShaderId::kConvGemm, {ctx.input(0), ctx.input(1), bias_or_weights(ctx), table, ctx.output(0)}, push,
+  constants.insert(constants.end(), {act.code, ctx.has_input(2) ? 1 : 0, pointwise ? 1 : 0, ctx.has_input(3) ? 1 : 0});
+  ctx.dispatch(ShaderId::kConvGemm,
+               {ctx.input(0), ctx.input(1), bias_or_weights(ctx), table, ctx.output(0), residual_or_weights(ctx)}, push,
                {static_cast<uint32_t>(gx), static_cast<uint32_t>(gy), static_cast<uint32_t>(g.group)}, tile->local())
       .constants = std::move(constants);
   return {};
