@@ -44,6 +44,8 @@ std::optional<DType> output_dtype(const Graph& graph, const fb::OpT& op, size_t 
       return attrs<fb::WindowAttrsT>(op).dtype;
     case T::OneHot:
       return input_dtype(graph, op, 2);
+    case T::QLinearConv:  // y_zero_point's
+      return input_dtype(graph, op, 7);
     case T::ConstantOfShape:
       return attrs<fb::ConstantOfShapeAttrsT>(op).dtype;
     case T::Where:

@@ -1,7 +1,8 @@
-// Quantisation: QuantizeLinear and DequantizeLinear map to Mote's ops;
-// DynamicQuantizeLinear, QLinearMatMul, MatMulInteger, ConvInteger and
-// QLinearConv become float graphs by their ONNX definitions (dequantise, compute, requantise) until
-// int8 kernels exist.
+// Quantisation: QuantizeLinear, DequantizeLinear and QLinearConv map to
+// Mote's ops (QLinearConv runs in int8); DynamicQuantizeLinear,
+// QLinearMatMul, MatMulInteger, ConvInteger, and a QLinearConv whose
+// parameters Mote's op does not take, become float graphs by their ONNX
+// definitions (dequantise, compute, requantise) until int8 kernels exist.
 #include "converters/onnx/mapper_util.hpp"
 #include "converters/onnx/tensor_proto.hpp"
 
@@ -129,10 +130,34 @@ Status map_conv_integer(NodeContext& ctx) {
   return ctx.status();
 }
 
-// QLinearConv(x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, B?):
-// dequantised operands (w per output channel), the i32 bias scaled by
-// x_scale * w_scale, a float Conv, requantised to y's type.
+// Whether Mote's QLinearConv takes this node's parameters: f32 scales, one
+// x and y scale and zero point (ONNX requires that too), w's per tensor or
+// per output channel, zero points of their operand's type.
+bool int8_conv_fits(NodeContext& ctx) {
+  auto known = [&](size_t i) -> const Value& { return ctx.value(ctx.input(i)); };
+  for (size_t i = 0; i < 8; ++i) {
+    if (!ctx.has_input(i) || !known(i).dtype_known || !known(i).shape_static()) return false;
+  }
+  for (size_t i : {1, 4, 6}) {
+    if (known(i).dtype != DType::F32) return false;
+  }
+  const Value& w = known(3);
+  const int64_t w_params = shape_numel(known(4).shape);
+  return w_params == 1 || (known(4).shape.size() == 1 && !w.shape.empty() && w_params == w.shape[0]);
+}
+
+// QLinearConv(x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, B?): Mote's
+// int8 op where it fits; otherwise dequantised operands (w per output
+// channel), the i32 bias scaled by x_scale * w_scale, a float Conv,
+// requantised to y's type.
 Status map_qlinear_conv(NodeContext& ctx) {
+  if (int8_conv_fits(ctx)) {
+    std::vector<int> inputs;
+    for (size_t i = 0; i < 8; ++i) inputs.push_back(ctx.input(i));
+    if (ctx.input_count() > 8 && ctx.has_input(8)) inputs.push_back(ctx.input(8));
+    ctx.emit(fb::OpType::QLinearConv, inputs, {ctx.output(0)}, onnx_conv_attrs(ctx));
+    return ctx.status();
+  }
   const int x = dequantize(ctx, ctx.input(0), ctx.input(1), ctx.input(2), 1, "x_real");
   const int w = dequantize(ctx, ctx.input(3), ctx.input(4), ctx.input(5), 0, "w_real");
   std::vector<int> inputs = {x, w};

@@ -1,0 +1,83 @@
+// QLinearConv: the int8 convolution of ONNX (opset 10), Conv's geometry and
+// attributes with quantised X, W and Y (qlinear_conv.hpp has the equations).
+// X and W are i8 or u8, Y takes y_zero_point's type, the bias is i32 in units
+// of x_scale * w_scale. A fused Relu or Clip clamps the real value before it
+// is requantised.
+#include "runtime/ops/qlinear_conv.hpp"
+
+#include <string>
+
+#include "runtime/core/shape_util.hpp"
+#include "runtime/ops/conv_geometry.hpp"
+
+namespace mote {
+
+int32_t int8_element(const Tensor& t, int64_t i) {
+  return t.dtype() == DType::I8 ? int32_t{t.data<int8_t>()[i]} : int32_t{t.data<uint8_t>()[i]};
+}
+
+Status check_qlinear_conv_inputs(ShapeContext& ctx, int64_t out_channels) {
+  static const char* const kNames[] = {"x", "x_scale", "x_zero_point", "w", "w_scale", "w_zero_point",
+                                       "y_scale", "y_zero_point", "B"};
+  auto dtype_error = [&](size_t i, const std::string& want) {
+    return ctx.fail(std::string(kNames[i]) + " has dtype " + dtype_name(ctx.dtype(i)) + "; expected " + want);
+  };
+  for (size_t i : {kQcX, kQcW, kQcYZero}) {
+    if (!is_8bit(ctx.dtype(i))) return dtype_error(i, "i8 or u8");
+  }
+  if (ctx.dtype(kQcXZero) != ctx.dtype(kQcX)) return dtype_error(kQcXZero, "x's");
+  if (ctx.dtype(kQcWZero) != ctx.dtype(kQcW)) return dtype_error(kQcWZero, "w's");
+  for (size_t i : {kQcXScale, kQcWScale, kQcYScale}) {
+    if (ctx.dtype(i) != DType::F32) return dtype_error(i, "f32");
+  }
+  if (ctx.has_input(kQcBias) && ctx.dtype(kQcBias) != DType::I32) return dtype_error(kQcBias, "i32");
+  for (size_t i : {kQcXScale, kQcXZero, kQcYScale, kQcYZero}) {
+    if (shape_numel(ctx.shape(i)) != 1) {
+      return ctx.fail(std::string(kNames[i]) + " has shape " + shape_to_string(ctx.shape(i)) +
+                      "; expected one value (per-tensor quantisation)");
+    }
+  }
+  for (size_t i : {kQcWScale, kQcWZero}) {
+    const int64_t n = shape_numel(ctx.shape(i));
+    if (ctx.rank(i) > 1 || (n != 1 && n != out_channels)) {
+      return ctx.fail(std::string(kNames[i]) + " has shape " + shape_to_string(ctx.shape(i)) +
+                      "; expected one value or one per output channel (" + std::to_string(out_channels) + ")");
+    }
+  }
+  if (ctx.has_input(kQcBias) && ctx.shape(kQcBias) != Shape{out_channels}) {
+    return ctx.fail("bias B has shape " + shape_to_string(ctx.shape(kQcBias)) + ", expected [" +
+                    std::to_string(out_channels) + "]");
+  }
+  return {};
+}
+
+Result<QLinearConvParams> read_qlinear_conv_params(const KernelContext& ctx, int64_t out_channels) {
+  QLinearConvParams p;
+  p.x_scale = ctx.in(kQcXScale).data<float>()[0];
+  p.y_scale = ctx.in(kQcYScale).data<float>()[0];
+  p.x_zero = int8_element(ctx.in(kQcXZero), 0);
+  p.y_zero = int8_element(ctx.in(kQcYZero), 0);
+  p.y_dtype = ctx.in(kQcYZero).dtype();
+  const Tensor& ws = ctx.in(kQcWScale);
+  const Tensor& wz = ctx.in(kQcWZero);
+  for (int64_t m = 0; m < out_channels; ++m) {
+    p.w_scale.push_back(ws.data<float>()[ws.numel() == 1 ? 0 : m]);
+    p.w_zero.push_back(int8_element(wz, wz.numel() == 1 ? 0 : m));
+  }
+  return p;
+}
+
+namespace {
+
+Status infer_qlinear_conv(ShapeContext& ctx) {
+  auto g = resolve_conv(attrs<fb::ConvAttrsT>(ctx.op), ctx.shape(kQcX), ctx.shape(kQcW));
+  if (!g.ok()) return ctx.fail(g.status().message());
+  MOTE_RETURN_IF_ERROR(check_qlinear_conv_inputs(ctx, g->out_channels));
+  ctx.set_output(0, ctx.dtype(kQcYZero), g->output_shape());
+  return {};
+}
+
+}  // namespace
+}  // namespace mote
+
+MOTE_OP_DEF(QLinearConv, {.min_inputs = 8, .max_inputs = 9, .infer = mote::infer_qlinear_conv});

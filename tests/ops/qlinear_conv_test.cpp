@@ -1,0 +1,161 @@
+// QLinearConv: the optimised int8 kernel against the reference (exact
+// integer sums, requantised in double). The kernel requantises in float, so
+// an output may differ by one quantum where the exact value lies within
+// float rounding of a tie; anything further is a failure.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "runtime/ops/conv_geometry.hpp"
+#include "tests/ops/fused_activation_util.hpp"
+#include "tests/support/op_attrs.hpp"
+#include "tests/support/op_test_util.hpp"
+
+namespace mote::test {
+namespace {
+
+struct QuantCase {
+  DType x_type = DType::U8, w_type = DType::I8, y_type = DType::U8;
+  bool per_channel = true;
+  bool bias = true;
+};
+
+Tensor scalar_of(DType dtype, double value) {
+  Tensor t = Tensor::zeros(dtype, {1});
+  switch (dtype) {
+    case DType::F32: t.data<float>()[0] = static_cast<float>(value); break;
+    case DType::I8: t.data<int8_t>()[0] = static_cast<int8_t>(value); break;
+    case DType::U8: t.data<uint8_t>()[0] = static_cast<uint8_t>(value); break;
+    default: break;
+  }
+  return t;
+}
+
+double low(DType d) { return d == DType::I8 ? -128 : 0; }
+double high(DType d) { return d == DType::I8 ? 128 : 256; }
+
+// Compares the kernels on random data; returns false when the geometry is
+// invalid (nothing checked).
+bool check_qlinear_conv(const Shape& x, const Shape& w, const fb::ConvAttrsT& a, const QuantCase& q,
+                        const fb::FusedActivationT* act = nullptr, uint32_t seed = 1) {
+  auto g = resolve_conv(a, x, w);
+  if (!g.ok()) return false;
+  const int64_t m = w[0];
+  fb::OpT op = make_op(fb::OpType::QLinearConv, a);
+  if (act) op = with_fused(std::move(op), *act);
+  const int64_t depth = shape_numel(w) / m;
+  // Scales that keep the outputs spread over the type's range: the sum of
+  // `depth` products of values up to 128 has a spread of about 128^2 sqrt(depth).
+  const double y_scale = 0.01 * 0.02 * 128.0 * 128.0 * std::sqrt(static_cast<double>(depth)) / 64.0;
+  Tensor w_scale = q.per_channel ? random_tensor(DType::F32, {m}, seed + 3, 0.01, 0.03) : scalar_of(DType::F32, 0.02);
+  Tensor w_zero = q.per_channel ? random_tensor(q.w_type, {m}, seed + 4, low(q.w_type) / 8, high(q.w_type) / 8)
+                                : scalar_of(q.w_type, q.w_type == DType::I8 ? 0 : 128);
+  Inputs inputs = {random_tensor(q.x_type, x, seed, low(q.x_type), high(q.x_type)),
+                   scalar_of(DType::F32, 0.01),
+                   scalar_of(q.x_type, q.x_type == DType::I8 ? 3 : 120),
+                   random_tensor(q.w_type, w, seed + 1, low(q.w_type), high(q.w_type)),
+                   w_scale,
+                   w_zero,
+                   scalar_of(DType::F32, y_scale),
+                   scalar_of(q.y_type, q.y_type == DType::I8 ? -5 : 128)};
+  if (q.bias) inputs.push_back(random_tensor(DType::I32, {m}, seed + 2, -5000, 5000));
+  SCOPED_TRACE("X " + shape_to_string(x) + " " + dtype_name(q.x_type) + ", W " + shape_to_string(w) + " " +
+               dtype_name(q.w_type) + ", Y " + dtype_name(q.y_type) + (q.per_channel ? ", per channel" : "") +
+               (act ? ", fused " + fused_name(*act) : ""));
+  auto expected = run_op(op, inputs, Impl::kReference);
+  EXPECT_TRUE(expected.ok()) << expected.status().to_string();
+  if (!expected.ok()) return true;
+  // The scales must spread the outputs over the type's range, or the
+  // comparison checks little more than saturation.
+  const Tensor& ref = (*expected)[0];
+  std::vector<bool> seen(256, false);
+  int64_t distinct = 0;
+  for (int64_t i = 0; i < ref.numel(); ++i) {
+    const uint8_t v = static_cast<const uint8_t*>(ref.raw())[i];
+    distinct += !seen[v];
+    seen[v] = true;
+  }
+  EXPECT_GE(distinct, std::min<int64_t>(ref.numel() / 4, 24)) << "outputs too uniform";
+  for (int threads : {1, 2}) {
+    auto actual = run_op(op, inputs, Impl::kCpu, threads);
+    EXPECT_TRUE(actual.ok()) << actual.status().to_string();
+    if (!actual.ok()) continue;
+    expect_tensors_near((*actual)[0], (*expected)[0], 0.0, 1.0, "threads " + std::to_string(threads));
+    // Off by one only at near-ties: a handful in a thousand at most.
+    const Tensor& e = (*expected)[0];
+    const Tensor& got = (*actual)[0];
+    int64_t off = 0;
+    for (int64_t i = 0; i < e.numel(); ++i) {
+      off += static_cast<const uint8_t*>(e.raw())[i] != static_cast<const uint8_t*>(got.raw())[i];
+    }
+    EXPECT_LE(off, 2 + e.numel() / 200) << off << " of " << e.numel() << " outputs off by one";
+  }
+  return true;
+}
+
+TEST(QLinearConvOps, GeneralCpuMatchesReference) {
+  struct Variant {
+    Shape kernel;
+    fb::ConvAttrsT attrs;
+    int64_t in_channels, out_channels;
+  };
+  const std::vector<Variant> variants = {
+      {{3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}), 3, 4},
+      {{3, 3}, conv_attrs({2, 2}, {0, 1, 2, 1}), 3, 5},          // asymmetric pads, stride 2
+      {{3, 3}, conv_attrs({1, 1}, {2, 2, 2, 2}, {2, 2}), 2, 3},  // dilation
+      {{3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1}, {}, 2), 4, 6},   // groups
+      {{3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 8), 8, 8},   // depthwise
+      {{1, 1}, conv_attrs(), 33, 17},                            // pointwise, odd depth
+      {{5, 5}, conv_attrs({1, 1}, {2, 2, 2, 2}), 2, 9},
+  };
+  const std::vector<QuantCase> cases = {
+      {DType::U8, DType::I8, DType::U8, true, true},
+      {DType::I8, DType::I8, DType::I8, false, false},
+      {DType::U8, DType::U8, DType::I8, false, true},
+      {DType::I8, DType::U8, DType::U8, true, false},
+  };
+  int checked = 0;
+  for (size_t v = 0; v < variants.size(); ++v) {
+    const Variant& var = variants[v];
+    for (size_t c = 0; c < cases.size(); ++c) {
+      for (int64_t h : {1, 7, 20}) {
+        for (int64_t n : {1, 2}) {
+          const Shape x = {n, var.in_channels, h, h + 3};
+          const Shape wt = {var.out_channels, var.in_channels / var.attrs.group, var.kernel[0], var.kernel[1]};
+          checked += check_qlinear_conv(x, wt, var.attrs, cases[c], nullptr, static_cast<uint32_t>(v * 97 + c * 13 + h));
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 120);
+}
+
+TEST(QLinearConvOps, FusedClampCpuMatchesReference) {
+  const fb::FusedActivationT relu = fused_activation(fb::ActivationKind::Relu);
+  const fb::FusedActivationT clip = fused_activation(fb::ActivationKind::Clip, 0.0f, -20.0f, 40.0f);
+  for (const auto* act : {&relu, &clip}) {
+    EXPECT_TRUE(check_qlinear_conv({1, 16, 9, 9}, {24, 16, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}), QuantCase{}, act));
+    EXPECT_TRUE(check_qlinear_conv({1, 64, 5, 5}, {40, 64, 1, 1}, conv_attrs(), QuantCase{}, act));
+  }
+}
+
+TEST(QLinearConvOps, OneDimensionalAndWideCpuMatchesReference) {
+  EXPECT_TRUE(check_qlinear_conv({2, 3, 127}, {4, 3, 5}, conv_attrs({2}, {2, 2}), QuantCase{}));
+  // Deep enough that one tile of patches cannot hold every pixel.
+  EXPECT_TRUE(check_qlinear_conv({1, 256, 30, 30}, {8, 256, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}), QuantCase{}));
+}
+
+TEST(QLinearConvOps, RejectsBadParameters) {
+  fb::OpT op = make_op(fb::OpType::QLinearConv, conv_attrs());
+  Inputs inputs = {random_tensor(DType::U8, {1, 2, 3, 3}, 1, 0, 256), scalar_of(DType::F32, 0.1),
+                   scalar_of(DType::U8, 0), random_tensor(DType::I8, {3, 2, 1, 1}, 2, -128, 128),
+                   random_tensor(DType::F32, {2}, 3, 0.1, 0.2),  // neither one nor one per channel
+                   scalar_of(DType::I8, 0), scalar_of(DType::F32, 0.1), scalar_of(DType::U8, 0)};
+  auto out = run_op(op, inputs, Impl::kCpu);
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("w_scale has shape 2; expected one value or one per output channel (3)"), std::string::npos) << out.status().to_string();
+}
+
+}  // namespace
+}  // namespace mote::test
