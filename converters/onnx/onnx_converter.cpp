@@ -41,6 +41,18 @@ Result<ConvertResult> finish(ConvertResult r, OnnxImport imported, const std::st
   auto start = Clock::now();
   Status st = run_passes(graph, options.passes, r.log);
   if (!st.ok()) return st.with_context(file);
+  if (options.quantize) {
+    auto samples = load_calibration(graph, options.quantize->calibrate);
+    if (!samples.ok()) return samples.status().with_context(file);
+    QuantizeOptions q;
+    q.samples = std::move(samples).value();
+    q.method = options.quantize->method;
+    q.percentile = options.quantize->percentile;
+    q.progress = options.quantize->progress;
+    auto report = quantize_int8(graph, q, r.log);
+    if (!report.ok()) return report.status().with_context(file);
+    r.quantize = std::move(report).value();
+  }
   r.passes_ms = ms_since(start);
   r.ops_after = op_histogram(graph);
   for (const Value& v : graph.values) {

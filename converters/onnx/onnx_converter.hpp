@@ -7,14 +7,27 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
 #include "converters/common/passes.hpp"
+#include "converters/common/quantize_int8.hpp"
 #include "converters/onnx/importer.hpp"
 
 namespace mote::convert {
 
+// --quantize int8: where the calibration inputs come from (a folder, or
+// "random"; load_calibration) and how ranges are chosen.
+struct QuantizeRequest {
+  std::string calibrate;
+  RangeMethod method = RangeMethod::kMinMax;
+  double percentile = 99.99;
+  bool progress = false;
+};
+
 struct ConvertOptions {
   ImportOptions import;
   PipelineOptions passes;
+  std::optional<QuantizeRequest> quantize;
 };
 
 struct ConvertResult {
@@ -31,6 +44,7 @@ struct ConvertResult {
   std::map<std::string, int> ops_before;
   std::map<std::string, int> ops_after;
   PassLog log;
+  std::optional<QuantizeReport> quantize;
   uint64_t weight_bytes = 0;
   size_t weight_tensors = 0;
   double read_ms = 0, import_ms = 0, passes_ms = 0, write_ms = 0;

@@ -22,8 +22,8 @@ int64_t Converted::counter(const std::string& pass, const std::string& what) con
   return 0;
 }
 
-std::vector<Tensor> Converted::run(const std::vector<Tensor>& inputs) const {
-  auto session = Session::create(model, {.backend = Backend::kReference, .threads = 1});
+std::vector<Tensor> Converted::run(const std::vector<Tensor>& inputs, Backend backend) const {
+  auto session = Session::create(model, {.backend = backend, .threads = 1});
   EXPECT_TRUE(session.ok()) << session.status().to_string();
   if (!session.ok()) return {};
   auto out = (*session)->run(inputs);
@@ -37,6 +37,7 @@ ConvertOptions to_options(const Options& o) {
   c.passes.optimize = o.optimize;
   c.passes.fp16 = o.fp16;
   c.import.input_shapes = o.input_shapes;
+  c.quantize = o.quantize;
   return c;
 }
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,14 +25,15 @@ struct Converted {
   int count(fb::OpType type) const;
   // A counter of the pass log, 0 when absent.
   int64_t counter(const std::string& pass, const std::string& what) const;
-  // Runs on the reference backend.
-  std::vector<Tensor> run(const std::vector<Tensor>& inputs) const;
+  // Runs on the reference backend (or another).
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs, Backend backend = Backend::kReference) const;
 };
 
 struct Options {
   bool optimize = true;
   bool fp16 = false;
   std::map<std::string, Shape> input_shapes;
+  std::optional<QuantizeRequest> quantize;
 };
 
 // Fails the test (and returns an empty Converted) on errors.

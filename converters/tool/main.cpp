@@ -1,4 +1,5 @@
 // mote-convert IN.onnx OUT.mote [--input-shape NAME:1x3x224x224] [--fp16]
+//              [--quantize int8 --calibrate DIR|random [--calibration-method minmax|percentile]]
 //              [--check] [--inputs NAME=FILE.npy] [--dim SYMBOL=SIZE] [--verbose]
 //
 // Converts an ONNX model to a .mote model: imports it (converters/onnx),
@@ -66,6 +67,18 @@ int main(int argc, char** argv) {
                  "SYMBOL=SIZE: the size --check gives a named dynamic dimension, e.g. H=480 (repeatable)");
   app.add_option("--rtol", rtol, "--check relative tolerance (default 1e-3, 1e-2 with --fp16)");
   app.add_option("--atol", atol, "--check absolute tolerance (default 1e-4, 1e-2 with --fp16)");
+  std::string quantize, calibrate, calibration_method = "minmax";
+  double percentile = 99.99;
+  app.add_option("--quantize", quantize, "int8: post-training quantisation of the ops that have int8 kernels (Conv)")
+      ->check(CLI::IsMember({"int8"}));
+  app.add_option("--calibrate", calibrate,
+                 "DIR of .npy input samples for --quantize (DIR/<input>/*.npy for several inputs; at least " +
+                     std::to_string(kMinCalibrationSamples) + "), or 'random' for a smoke test");
+  app.add_option("--calibration-method", calibration_method,
+                 "how activation ranges are chosen: minmax (default) or percentile")
+      ->check(CLI::IsMember({"minmax", "percentile"}));
+  app.add_option("--percentile", percentile, "the share of values the percentile method covers (default 99.99)")
+      ->check(CLI::Range(50.0, 100.0));
   app.add_flag("--no-optimize", no_optimize, "skip constant folding, BatchNormalization folding and fusion");
   app.add_flag("--list-ops", list_ops, "list the ONNX op types this build converts and exit");
   app.add_flag("-v,--verbose", verbose, "print every fold and fusion, and progress on any model");
@@ -107,6 +120,18 @@ int main(int argc, char** argv) {
       return 2;
     }
     check_options.dim_sizes[kv->first] = (*dims)[0];
+  }
+  if (!quantize.empty() != !calibrate.empty()) {
+    std::fprintf(stderr, "mote-convert: --quantize and --calibrate go together (see --help)\n");
+    return 2;
+  }
+  if (!quantize.empty()) {
+    QuantizeRequest q;
+    q.calibrate = calibrate;
+    q.method = calibration_method == "percentile" ? RangeMethod::kPercentile : RangeMethod::kMinMax;
+    q.percentile = percentile;
+    q.progress = true;
+    options.quantize = q;
   }
   options.passes.fp16 = fp16;
   options.passes.optimize = !no_optimize;

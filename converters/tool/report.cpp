@@ -40,6 +40,30 @@ void print_histogram(FILE* out, const char* title, const std::map<std::string, i
   std::fputc('\n', out);
 }
 
+// Which ops run in int8, each quantised output's error against the float
+// graph on the calibration data, and the graph outputs' error.
+void print_quantize_report(FILE* out, const QuantizeReport& q) {
+  std::fprintf(out, "  int8: %zu ops quantised (calibration %.0f ms, measurement %.0f ms)\n", q.quantized.size(),
+               q.calibrate_ms, q.measure_ms);
+  for (const auto& [reason, n] : q.kept_float) std::fprintf(out, "    float: %-40s %lld\n", reason.c_str(), static_cast<long long>(n));
+  if (!q.quantized.empty()) {
+    std::fprintf(out, "    %-36s %10s %12s %12s %9s\n", "quantised output", "range", "max|error|", "rms error", "rms/range");
+  }
+  for (const QuantizedOutput& o : q.quantized) {
+    std::fprintf(out, "    %-36s %10.4g %12.4g %12.4g %8.2f%%\n", o.tensor.c_str(), o.range, o.max_abs_error,
+                 o.rms_error, o.range > 0 ? 100.0 * o.rms_error / o.range : 0.0);
+  }
+  for (const GraphOutputError& e : q.outputs) {
+    std::fprintf(out, "    output %s: max|int8 - f32| %.4g (max|f32| %.4g)", e.name.c_str(), e.max_abs_error,
+                 e.max_abs_float);
+    if (e.samples > 0) {
+      std::fprintf(out, "; arg-max agrees on %lld/%lld rows", static_cast<long long>(e.argmax_agree),
+                   static_cast<long long>(e.samples));
+    }
+    std::fputc('\n', out);
+  }
+}
+
 }  // namespace
 
 void print_progress(const char* stage, size_t done, size_t total) {
@@ -66,6 +90,7 @@ void print_report(FILE* out, const std::string& in_path, const std::string& out_
       for (const auto& note : entry.notes) std::fprintf(out, "      %s\n", note.c_str());
     }
   }
+  if (r.quantize) print_quantize_report(out, *r.quantize);
   std::fprintf(out, "  weights: %s in %zu tensors; file %s\n", human_bytes(r.weight_bytes).c_str(), r.weight_tensors,
                human_bytes(r.mote.size()).c_str());
   std::fprintf(out, "  time: %.1f ms (read %.1f, import %.1f, passes %.1f, write %.1f)\n", total_ms, r.read_ms,

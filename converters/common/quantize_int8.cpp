@@ -1,0 +1,375 @@
+// Post-training int8 quantisation; quantize_int8.hpp describes the scheme.
+#include "converters/common/quantize_int8.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <memory>
+#include <set>
+
+#include "converters/common/mote_writer.hpp"
+#include "mote/model.hpp"
+#include "mote/session.hpp"
+
+namespace mote::convert {
+namespace {
+
+constexpr const char* kPass = "quantize_int8";
+// Values kept per tensor and sample for the percentile method.
+constexpr int64_t kPercentileSamplesPerRun = 4096;
+
+using Clock = std::chrono::steady_clock;
+
+// "mote-convert: calibrating  50% (8/16)" at every tenth of the way.
+void progress_line(const char* stage, size_t done, size_t total) {
+  if (done * 10 / total != (done - 1) * 10 / total || done == 1) {
+    std::fprintf(stderr, "mote-convert: %s %3zu%% (%zu/%zu)\n", stage, done * 100 / total, done, total);
+  }
+}
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+// The graph written with `extra` values as additional outputs, loaded and
+// ready to run on the CPU.
+struct Runner {
+  Tensor bytes;  // 64-byte aligned, as Model::from_buffer needs
+  std::shared_ptr<const Model> model;
+  std::unique_ptr<Session> session;
+};
+
+Result<std::unique_ptr<Runner>> make_runner(Graph& graph, const std::vector<int>& extra, const std::string& name) {
+  const std::vector<int> outputs = graph.outputs;
+  for (int v : extra) {
+    if (!graph.is_output(v)) graph.outputs.push_back(v);
+  }
+  auto bytes = write_mote(graph);
+  graph.outputs = outputs;
+  if (!bytes.ok()) return bytes.status();
+  auto runner = std::make_unique<Runner>();
+  runner->bytes = Tensor::zeros(DType::U8, {static_cast<int64_t>(bytes->size())});
+  std::copy(bytes->begin(), bytes->end(), runner->bytes.data<uint8_t>());
+  MOTE_ASSIGN_OR_RETURN(runner->model, Model::from_buffer(runner->bytes.raw(), bytes->size(), name));
+  SessionOptions options;
+  options.backend = Backend::kCpu;
+  MOTE_ASSIGN_OR_RETURN(runner->session, Session::create(runner->model, options));
+  return runner;
+}
+
+struct Observed {
+  float lo = std::numeric_limits<float>::infinity();
+  float hi = -std::numeric_limits<float>::infinity();
+  std::vector<float> kept;  // for the percentile method
+
+  void add(const Tensor& t, bool keep) {
+    const float* v = t.data<float>();
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      lo = std::min(lo, v[i]);
+      hi = std::max(hi, v[i]);
+    }
+    if (!keep) return;
+    const int64_t stride = std::max<int64_t>(1, t.numel() / kPercentileSamplesPerRun);
+    for (int64_t i = 0; i < t.numel(); i += stride) kept.push_back(v[i]);
+  }
+
+  // [lo, hi] widened to hold 0 (so that zero, padding's value, is exact).
+  std::pair<float, float> range(RangeMethod method, double percentile) {
+    float a = lo, b = hi;
+    if (method == RangeMethod::kPercentile && !kept.empty()) {
+      std::sort(kept.begin(), kept.end());
+      const double tail = (100.0 - percentile) / 100.0;
+      const auto at = [&](double q) {
+        return kept[static_cast<size_t>(std::clamp(q, 0.0, 1.0) * static_cast<double>(kept.size() - 1))];
+      };
+      a = at(tail);
+      b = at(1.0 - tail);
+    }
+    return {std::min(a, 0.0f), std::max(b, 0.0f)};
+  }
+};
+
+struct QParams {
+  float scale = 1.0f;
+  uint8_t zero = 0;
+};
+
+QParams uint8_params(std::pair<float, float> range) {
+  QParams p;
+  const float span = range.second - range.first;
+  p.scale = span > 0 ? span / 255.0f : 1.0f;
+  p.zero = static_cast<uint8_t>(std::clamp(std::nearbyint(-range.first / p.scale), 0.0f, 255.0f));
+  return p;
+}
+
+// Why `op` stays float, or empty when it can become a QLinearConv.
+std::string float_reason(const Graph& graph, const fb::OpT& op) {
+  auto value = [&](size_t i) -> const Value& { return graph.values[static_cast<size_t>(op.inputs[i])]; };
+  if (op.type != fb::OpType::Conv) return std::string(fb::EnumNameOpType(op.type)) + ": no int8 kernel";
+  if (op.inputs.size() > 3) return "Conv: residual input";
+  if (!value(0).dtype_known || value(0).dtype != DType::F32) return "Conv: input not f32";
+  if (!value(1).is_constant() || value(1).dtype != DType::F32) return "Conv: weights not constant f32";
+  if (op.inputs.size() > 2 && op.inputs[2] >= 0 && !value(2).is_constant()) return "Conv: bias not constant";
+  if (op.fused && op.fused->kind != fb::ActivationKind::None && op.fused->kind != fb::ActivationKind::Relu &&
+      op.fused->kind != fb::ActivationKind::Clip) {
+    return std::string("Conv: fused ") + fb::EnumNameActivationKind(op.fused->kind);
+  }
+  return {};
+}
+
+Tensor scalar_f32(float v) { return Tensor::from_vector<float>({1}, {v}); }
+Tensor scalar_u8(uint8_t v) { return Tensor::from_vector<uint8_t>({1}, {v}); }
+
+// The op's QLinearConv inputs 3-5 and 8 from its float W and B, given the
+// input's scale: per output channel symmetric int8 weights, int32 bias.
+struct QuantizedWeights {
+  int w, w_scale, w_zero, bias = -1;
+};
+
+QuantizedWeights quantize_weights(Graph& graph, const fb::OpT& conv, float x_scale) {
+  const Value& wv = graph.values[static_cast<size_t>(conv.inputs[1])];
+  const Tensor& w = *wv.data;
+  const std::string base = wv.name;
+  const int64_t m = w.dim(0), per = w.numel() / m;
+  Tensor wq = Tensor::zeros(DType::I8, w.shape());
+  std::vector<float> scales(static_cast<size_t>(m));
+  for (int64_t r = 0; r < m; ++r) {
+    const float* row = w.data<float>() + r * per;
+    float peak = 0;
+    for (int64_t k = 0; k < per; ++k) peak = std::max(peak, std::fabs(row[k]));
+    const float s = peak > 0 ? peak / 127.0f : 1.0f;
+    scales[static_cast<size_t>(r)] = s;
+    for (int64_t k = 0; k < per; ++k) {
+      wq.data<int8_t>()[r * per + k] = static_cast<int8_t>(std::clamp(std::nearbyint(row[k] / s), -127.0f, 127.0f));
+    }
+  }
+  QuantizedWeights q;
+  q.w = graph.add_derived_constant(base + "_int8", std::move(wq));
+  q.w_scale = graph.add_derived_constant(base + "_scale", Tensor::from_vector<float>({m}, scales));
+  q.w_zero = graph.add_derived_constant(base + "_zero_point", Tensor::from_vector<int8_t>({1}, {0}));
+  if (conv.inputs.size() > 2 && conv.inputs[2] >= 0) {
+    const Value& bv = graph.values[static_cast<size_t>(conv.inputs[2])];
+    std::vector<int32_t> bias(static_cast<size_t>(m));
+    for (int64_t r = 0; r < m; ++r) {
+      const double b = bv.data->data<float>()[r] / (double{x_scale} * scales[static_cast<size_t>(r)]);
+      bias[static_cast<size_t>(r)] = static_cast<int32_t>(std::clamp(std::nearbyint(b), -2147483647.0, 2147483647.0));
+    }
+    q.bias = graph.add_derived_constant(bv.name + "_int32", Tensor::from_vector<int32_t>({m}, bias));
+  }
+  return q;
+}
+
+// What the rewrite did, by value name: compact() renumbers values.
+struct QuantizedConv {
+  std::string label;          // "Conv 'conv1'"
+  std::string y, y_uint8;     // the float output and the uint8 one
+  QParams params;             // y_uint8's
+  double range = 0;           // of y in calibration
+};
+
+struct Rewrite {
+  std::map<int, QParams> params;   // float value -> its uint8 parameters
+  std::map<int, int> quantized;    // float value -> the uint8 value standing for it
+  std::vector<QuantizedConv> convs;
+};
+
+// Replaces each candidate Conv by [QuantizeLinear] QLinearConv
+// DequantizeLinear, keeping execution order.
+void rewrite(Graph& graph, const std::vector<bool>& candidate, std::map<int, Observed>& observed,
+             const QuantizeOptions& options, Rewrite& rw) {
+  auto params_of = [&](int v) {
+    auto it = rw.params.find(v);
+    if (it != rw.params.end()) return it->second;
+    QParams p = uint8_params(observed[v].range(options.method, options.percentile));
+    rw.params[v] = p;
+    return p;
+  };
+  std::vector<std::unique_ptr<fb::OpT>> ops;
+  auto take_last = [&] { ops.push_back(std::move(graph.ops.back())); graph.ops.pop_back(); };
+  std::vector<std::unique_ptr<fb::OpT>> old = std::move(graph.ops);
+  graph.ops.clear();
+  for (size_t i = 0; i < old.size(); ++i) {
+    if (!old[i]) continue;
+    if (!candidate[i]) {
+      ops.push_back(std::move(old[i]));
+      continue;
+    }
+    const fb::OpT& conv = *old[i];
+    const int x = conv.inputs[0], y = conv.outputs[0];
+    const QParams xp = params_of(x), yp = params_of(y);
+    const std::string x_name = graph.values[static_cast<size_t>(x)].name;  // copies: values grow below
+    const std::string y_name = graph.values[static_cast<size_t>(y)].name;
+    const int x_scale = graph.add_derived_constant(x_name + "_scale", scalar_f32(xp.scale));
+    const int x_zero = graph.add_derived_constant(x_name + "_zero_point", scalar_u8(xp.zero));
+    int xq;
+    if (auto it = rw.quantized.find(x); it != rw.quantized.end()) {
+      xq = it->second;
+    } else {
+      xq = graph.add_derived_value(x_name + "_uint8");
+      graph.add_op(fb::OpType::QuantizeLinear, conv.name + "_quantize", {x, x_scale, x_zero}, {xq});
+      set_attrs(*graph.ops.back(), fb::QuantizeAttrsT{});
+      take_last();
+      rw.quantized[x] = xq;
+    }
+    const QuantizedWeights w = quantize_weights(graph, conv, xp.scale);
+    const int y_scale = graph.add_derived_constant(y_name + "_scale", scalar_f32(yp.scale));
+    const int y_zero = graph.add_derived_constant(y_name + "_zero_point", scalar_u8(yp.zero));
+    const int yq = graph.add_derived_value(y_name + "_uint8");
+    std::vector<int> inputs = {xq, x_scale, x_zero, w.w, w.w_scale, w.w_zero, y_scale, y_zero};
+    if (w.bias >= 0) inputs.push_back(w.bias);
+    fb::OpT& q = graph.add_op(fb::OpType::QLinearConv, conv.name, inputs, {yq});
+    set_attrs(q, attrs<fb::ConvAttrsT>(conv));
+    if (conv.fused) q.fused = std::make_unique<fb::FusedActivationT>(*conv.fused);
+    take_last();
+    rw.quantized[y] = yq;
+    rw.convs.push_back({Graph::op_label(conv), y_name, graph.values[static_cast<size_t>(yq)].name, yp,
+                        double{observed[y].hi} - observed[y].lo});
+    // Float readers and graph outputs get y back; remove_dead drops this
+    // when nobody reads it.
+    graph.add_op(fb::OpType::DequantizeLinear, conv.name + "_dequantize", {yq, y_scale, y_zero}, {y});
+    set_attrs(*graph.ops.back(), fb::QuantizeAttrsT{});
+    take_last();
+  }
+  graph.ops = std::move(ops);
+}
+
+// out[name], or an internal error naming the run (a bug, not bad input).
+Result<const Tensor*> output_named(const std::map<std::string, Tensor>& out, const std::string& name,
+                                   const char* run) {
+  auto it = out.find(name);
+  if (it == out.end()) return internal_error(std::string(run) + " gave no tensor '" + name + "'");
+  return &it->second;
+}
+
+Status calibrate(Graph& graph, const std::vector<int>& watched, const QuantizeOptions& options,
+                 std::map<int, Observed>& observed) {
+  MOTE_ASSIGN_OR_RETURN(auto runner, make_runner(graph, watched, "calibration graph"));
+  for (size_t s = 0; s < options.samples.size(); ++s) {
+    if (options.progress) progress_line("calibrating", s + 1, options.samples.size());
+    auto out = runner->session->run(options.samples[s]);
+    if (!out.ok()) return out.status().with_context("calibration sample " + std::to_string(s));
+    for (int v : watched) {
+      MOTE_ASSIGN_OR_RETURN(const Tensor* t,
+                            output_named(*out, graph.values[static_cast<size_t>(v)].name, "the calibration graph"));
+      observed[v].add(*t, options.method == RangeMethod::kPercentile);
+    }
+  }
+  return {};
+}
+
+int find_value(const Graph& graph, const std::string& name) {
+  for (size_t i = 0; i < graph.values.size(); ++i) {
+    if (graph.values[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// Runs the float runner and the quantised graph side by side on the samples.
+Status measure(Graph& graph, Runner& float_runner, const Rewrite& rw, const QuantizeOptions& options,
+               QuantizeReport& report) {
+  std::vector<int> extra;
+  for (const QuantizedConv& c : rw.convs) extra.push_back(find_value(graph, c.y_uint8));
+  MOTE_ASSIGN_OR_RETURN(auto quantized, make_runner(graph, extra, "quantized graph"));
+  std::vector<double> sq(rw.convs.size(), 0.0);
+  std::vector<int64_t> count(rw.convs.size(), 0);
+  report.quantized.resize(rw.convs.size());
+  report.outputs.resize(graph.outputs.size());
+  for (size_t s = 0; s < options.samples.size(); ++s) {
+    if (options.progress) progress_line("measuring int8 error", s + 1, options.samples.size());
+    auto want = float_runner.session->run(options.samples[s]);
+    if (!want.ok()) return want.status();
+    auto got = quantized->session->run(options.samples[s]);
+    if (!got.ok()) return got.status().with_context("quantized graph, sample " + std::to_string(s));
+    for (size_t j = 0; j < rw.convs.size(); ++j) {
+      const QuantizedConv& c = rw.convs[j];
+      MOTE_ASSIGN_OR_RETURN(const Tensor* fp, output_named(*want, c.y, "the float graph"));
+      MOTE_ASSIGN_OR_RETURN(const Tensor* qp, output_named(*got, c.y_uint8, "the quantized graph"));
+      const Tensor& f = *fp;
+      const Tensor& q = *qp;
+      QuantizedOutput& r = report.quantized[j];
+      for (int64_t i = 0; i < f.numel(); ++i) {
+        const double real = double{c.params.scale} * (static_cast<double>(q.data<uint8_t>()[i]) - c.params.zero);
+        const double e = std::fabs(real - f.data<float>()[i]);
+        r.max_abs_error = std::max(r.max_abs_error, e);
+        sq[j] += e * e;
+      }
+      count[j] += f.numel();
+    }
+    for (size_t j = 0; j < graph.outputs.size(); ++j) {
+      const std::string& name = graph.values[static_cast<size_t>(graph.outputs[j])].name;
+      MOTE_ASSIGN_OR_RETURN(const Tensor* fp, output_named(*want, name, "the float graph"));
+      MOTE_ASSIGN_OR_RETURN(const Tensor* qp, output_named(*got, name, "the quantized graph"));
+      const Tensor& f = *fp;
+      const Tensor& q = *qp;
+      GraphOutputError& e = report.outputs[j];
+      e.name = name;
+      if (f.dtype() != DType::F32 || q.dtype() != DType::F32) continue;
+      for (int64_t i = 0; i < f.numel(); ++i) {
+        e.max_abs_error = std::max(e.max_abs_error, double{std::fabs(f.data<float>()[i] - q.data<float>()[i])});
+        e.max_abs_float = std::max(e.max_abs_float, double{std::fabs(f.data<float>()[i])});
+      }
+      const int64_t classes = f.shape().empty() ? 1 : f.shape().back();
+      for (int64_t row = 0; classes > 1 && row < f.numel() / classes; ++row) {
+        const float* a = f.data<float>() + row * classes;
+        const float* b = q.data<float>() + row * classes;
+        e.argmax_agree += std::max_element(a, a + classes) - a == std::max_element(b, b + classes) - b;
+        ++e.samples;
+      }
+    }
+  }
+  for (size_t j = 0; j < rw.convs.size(); ++j) {
+    QuantizedOutput& r = report.quantized[j];
+    r.op = rw.convs[j].label;
+    r.tensor = rw.convs[j].y;
+    r.range = rw.convs[j].range;
+    r.rms_error = count[j] ? std::sqrt(sq[j] / static_cast<double>(count[j])) : 0.0;
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<QuantizeReport> quantize_int8(Graph& graph, const QuantizeOptions& options, PassLog& log) {
+  if (options.samples.empty()) return invalid_argument("--quantize int8 needs calibration inputs");
+  if (!graph.subgraphs.empty()) {
+    return unsupported("--quantize int8: graphs with control flow (If, Loop, Scan) are not quantised yet");
+  }
+  QuantizeReport report;
+  std::vector<bool> candidate(graph.ops.size(), false);
+  std::vector<int> watched;
+  std::set<int> seen;
+  for (size_t i = 0; i < graph.ops.size(); ++i) {
+    const auto& op = graph.ops[i];
+    if (!op) continue;
+    const std::string why = float_reason(graph, *op);
+    if (!why.empty()) {
+      ++report.kept_float[why];
+      continue;
+    }
+    candidate[i] = true;
+    for (int v : {op->inputs[0], op->outputs[0]}) {
+      if (seen.insert(v).second) watched.push_back(v);
+    }
+  }
+  if (watched.empty()) return report;
+
+  auto start = Clock::now();
+  std::map<int, Observed> observed;
+  MOTE_RETURN_IF_ERROR(calibrate(graph, watched, options, observed));
+  report.calibrate_ms = ms_since(start);
+  // The float graph, kept for the comparison (its bytes are self-contained).
+  MOTE_ASSIGN_OR_RETURN(auto float_runner, make_runner(graph, watched, "float graph"));
+
+  Rewrite rw;
+  rewrite(graph, candidate, observed, options, rw);
+  log.count(kPass, "Conv -> QLinearConv", static_cast<int64_t>(rw.convs.size()));
+  for (const auto& [reason, n] : report.kept_float) log.note(kPass, "float: " + reason + " (" + std::to_string(n) + ")");
+  MOTE_RETURN_IF_ERROR(remove_dead(graph, log));
+  MOTE_RETURN_IF_ERROR(propagate_shapes(graph, log));
+
+  start = Clock::now();
+  MOTE_RETURN_IF_ERROR(measure(graph, *float_runner, rw, options, report));
+  report.measure_ms = ms_since(start);
+  return report;
+}
+
+}  // namespace mote::convert

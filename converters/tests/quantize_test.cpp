@@ -1,0 +1,122 @@
+// --quantize int8: which ops become QLinearConv, where QuantizeLinear and
+// DequantizeLinear go, and how far the int8 graph's outputs are from the
+// float graph's on inputs that were not part of the calibration.
+#include <algorithm>
+#include <cmath>
+
+#include "converters/tests/convert_test_util.hpp"
+
+namespace mote::convert::test {
+namespace {
+
+Options quantized() {
+  Options o;
+  o.quantize = QuantizeRequest{};
+  o.quantize->calibrate = "random";
+  return o;
+}
+
+// x -> Conv -> Relu -> Conv -> Relu -> MaxPool -> y, with a second output
+// read straight from the first Conv when `tap` is set.
+OnnxBuilder conv_chain(bool tap) {
+  OnnxBuilder b(13);
+  b.input("x", DType::F32, {1, 3, 12, 12}).output("y");
+  b.initializer("w1", random_f32({8, 3, 3, 3}, 1)).initializer("b1", random_f32({8}, 2));
+  b.initializer("w2", random_f32({6, 8, 3, 3}, 3, -0.3f, 0.3f)).initializer("b2", random_f32({6}, 4));
+  set_attr(b.node("Conv", {"x", "w1", "b1"}, {"c1"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
+  b.node("Relu", {"c1"}, {"h"});
+  set_attr(b.node("Conv", {"h", "w2", "b2"}, {"c2"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
+  b.node("Relu", {"c2"}, {"r2"});
+  set_attr(b.node("MaxPool", {"r2"}, {"y"}), "kernel_shape", std::vector<int64_t>{2, 2});
+  if (tap) b.output("h");
+  return b;
+}
+
+double max_abs(const Tensor& t) {
+  double m = 0;
+  for (double v : t.to_doubles()) m = std::max(m, std::fabs(v));
+  return m;
+}
+
+// The int8 graph against the float one on fresh inputs, on the reference
+// and CPU backends: within `fraction` of the float output's largest value.
+void expect_close_to_float(OnnxBuilder& b, const Converted& q, double fraction) {
+  Converted f = convert(b);
+  ASSERT_TRUE(f.model && q.model);
+  for (uint32_t seed : {101u, 202u, 303u}) {
+    const std::vector<Tensor> inputs = {random_f32({1, 3, 12, 12}, seed)};
+    const std::vector<Tensor> want = f.run(inputs);
+    for (Backend backend : {Backend::kReference, Backend::kCpu}) {
+      const std::vector<Tensor> got = q.run(inputs, backend);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t i = 0; i < want.size(); ++i) {
+        const std::vector<double> a = got[i].to_doubles(), e = want[i].to_doubles();
+        double worst = 0;
+        for (size_t k = 0; k < a.size(); ++k) worst = std::max(worst, std::fabs(a[k] - e[k]));
+        EXPECT_LE(worst, fraction * max_abs(want[i])) << "output " << i << ", seed " << seed;
+        EXPECT_GT(worst, 0.0) << "an int8 graph that matches float exactly did not quantise";
+      }
+    }
+  }
+}
+
+TEST(QuantizeInt8, ConsecutiveConvsPassUint8) {
+  OnnxBuilder b = conv_chain(false);
+  Converted c = convert(b, quantized());
+  ASSERT_TRUE(c.model);
+  EXPECT_EQ(c.count(fb::OpType::QLinearConv), 2);
+  EXPECT_EQ(c.count(fb::OpType::Conv), 0);
+  // One QuantizeLinear for x, one DequantizeLinear before the MaxPool: the
+  // second Conv reads the first one's uint8 output.
+  EXPECT_EQ(c.count(fb::OpType::QuantizeLinear), 1);
+  EXPECT_EQ(c.count(fb::OpType::DequantizeLinear), 1);
+  EXPECT_EQ(c.counter("quantize_int8", "Conv -> QLinearConv"), 2);
+  ASSERT_TRUE(c.result.quantize);
+  const QuantizeReport& r = *c.result.quantize;
+  ASSERT_EQ(r.quantized.size(), 2u);
+  for (const QuantizedOutput& o : r.quantized) {
+    EXPECT_GT(o.range, 0.0);
+    // Rounding to 255 steps: an rms error of a few tenths of a step.
+    EXPECT_LT(o.rms_error, o.range / 255.0) << o.tensor;
+  }
+  EXPECT_EQ(r.kept_float.at("MaxPool: no int8 kernel"), 1);
+  expect_close_to_float(b, c, 0.05);
+}
+
+TEST(QuantizeInt8, FloatReaderOfAQuantizedOutputGetsItDequantized) {
+  OnnxBuilder b = conv_chain(true);
+  Converted c = convert(b, quantized());
+  ASSERT_TRUE(c.model);
+  EXPECT_EQ(c.count(fb::OpType::QLinearConv), 2);
+  // h is a graph output now: dequantised for it as well as before the MaxPool.
+  EXPECT_EQ(c.count(fb::OpType::DequantizeLinear), 2);
+  EXPECT_EQ(c.model->outputs()[1].name, "h");
+  expect_close_to_float(b, c, 0.05);
+}
+
+TEST(QuantizeInt8, ResidualConvStaysFloat) {
+  OnnxBuilder b(13);
+  b.input("x", DType::F32, {1, 3, 12, 12}).output("y");
+  b.initializer("w", random_f32({3, 3, 3, 3}, 1));
+  set_attr(b.node("Conv", {"x", "w"}, {"c"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
+  b.node("Add", {"c", "x"}, {"y"});
+  Converted c = convert(b, quantized());
+  ASSERT_TRUE(c.model);
+  EXPECT_EQ(c.count(fb::OpType::QLinearConv), 0);
+  EXPECT_EQ(c.count(fb::OpType::QuantizeLinear), 0);
+  EXPECT_EQ(c.result.quantize->kept_float.at("Conv: residual input"), 1);
+}
+
+TEST(QuantizeInt8, TooFewCalibrationFilesIsAnError) {
+  OnnxBuilder b = conv_chain(false);
+  Options o = quantized();
+  o.quantize->calibrate = "/nonexistent-calibration-folder";
+  Status st = try_convert(b, o);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("calibration folder '/nonexistent-calibration-folder' does not exist"),
+            std::string::npos)
+      << st.to_string();
+}
+
+}  // namespace
+}  // namespace mote::convert::test
