@@ -40,6 +40,12 @@ void print_histogram(FILE* out, const char* title, const std::map<std::string, i
   std::fputc('\n', out);
 }
 
+}  // namespace
+
+void print_progress(const char* stage, size_t done, size_t total) {
+  std::fprintf(stderr, "mote-convert: %s %3zu%% (%zu/%zu)\n", stage, done * 100 / total, done, total);
+}
+
 // Which ops run in int8, each quantised output's error against the float
 // graph on the calibration data, and the graph outputs' error.
 void print_quantize_report(FILE* out, const QuantizeReport& q) {
@@ -62,12 +68,6 @@ void print_quantize_report(FILE* out, const QuantizeReport& q) {
     }
     std::fputc('\n', out);
   }
-}
-
-}  // namespace
-
-void print_progress(const char* stage, size_t done, size_t total) {
-  std::fprintf(stderr, "mote-convert: %s %3zu%% (%zu/%zu)\n", stage, done * 100 / total, done, total);
 }
 
 void print_report(FILE* out, const std::string& in_path, const std::string& out_path, const ConvertResult& r,

@@ -12,6 +12,9 @@ namespace mote::convert {
 // Prints "nodes: 40% (400/1000)" lines to stderr.
 void print_progress(const char* stage, size_t done, size_t total);
 
+// The --quantize int8 part of the report.
+void print_quantize_report(FILE* out, const QuantizeReport& q);
+
 void print_report(FILE* out, const std::string& in_path, const std::string& out_path, const ConvertResult& r,
                   bool verbose, double total_ms);
 

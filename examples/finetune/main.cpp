@@ -50,6 +50,7 @@ struct Args {
   int64_t limit = 0;  // train on the first N training samples only (quick runs)
   int checkpoint_every = 0;
   int profile_top = 0;
+  std::vector<std::string> evaluate;  // --evaluate: models to test, no training
 };
 
 // What differs between the tasks: data, how rows are shaped, model, defaults.
@@ -146,6 +147,59 @@ int fail(const mote::Status& st) {
   return 1;
 }
 
+// The predicted class of each row of `logits` [rows, classes].
+std::vector<int64_t> predictions(const mote::Tensor& logits) {
+  const int64_t classes = logits.dim(logits.rank() - 1), rows = logits.numel() / classes;
+  std::vector<int64_t> out(static_cast<size_t>(rows));
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* row = logits.data<float>() + r * classes;
+    out[static_cast<size_t>(r)] = std::max_element(row, row + classes) - row;
+  }
+  return out;
+}
+
+// --evaluate: each model's test accuracy, and its agreement with the first.
+int evaluate_models(const Args& a, const finetune::Dataset& test) {
+  std::vector<int64_t> first;
+  for (const std::string& path : a.evaluate) {
+    auto model = mote::Model::load(path);
+    if (!model.ok()) return fail(model.status());
+    mote::SessionOptions options;
+    auto backend = mote::parse_backend(a.backend);
+    if (!backend.ok()) return fail(backend.status());
+    options.backend = *backend;
+    options.threads = a.threads;
+    auto session = mote::Session::create(*model, options);
+    if (!session.ok()) return fail(session.status());
+    const mote::Shape& declared = (*model)->graph().tensors[static_cast<size_t>((*model)->graph().inputs[0])]->shape;
+    const int64_t chunk = declared.empty() || declared[0] < 1 ? 500 : declared[0];
+    std::vector<int64_t> predicted;
+    const auto start = Clock::now();
+    for (int64_t begin = 0; begin < test.size(); begin += chunk) {
+      finetune::Dataset part = test.slice(begin, std::min(begin + chunk, test.size()));
+      auto out = (*session)->run({part.x});
+      if (!out.ok()) return fail(out.status());
+      for (int64_t p : predictions((*out)[0])) predicted.push_back(p);
+    }
+    const double seconds = seconds_since(start);
+    int64_t correct = 0, agree = 0;
+    for (size_t i = 0; i < predicted.size(); ++i) {
+      correct += predicted[i] == test.y.data<int64_t>()[i];
+      if (!first.empty()) agree += predicted[i] == first[i];
+    }
+    std::printf("%s: test accuracy %.4f (%lld/%lld) in %.2f s", path.c_str(),
+                static_cast<double>(correct) / static_cast<double>(predicted.size()), static_cast<long long>(correct),
+                static_cast<long long>(predicted.size()), seconds);
+    if (!first.empty()) {
+      std::printf("; agrees with %s on %lld/%lld", a.evaluate[0].c_str(), static_cast<long long>(agree),
+                  static_cast<long long>(predicted.size()));
+    }
+    std::printf("\n");
+    if (first.empty()) first = std::move(predicted);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -168,6 +222,9 @@ int main(int argc, char** argv) {
                  "gradient checkpointing: recompute the forward pass in segments of N ops (0 = off)");
   app.add_option("--profile", a.profile_top, "after training, print the N op types taking most time in a step");
   app.add_option("--limit", a.limit, "train on the first N training samples only");
+  app.add_option("--evaluate", a.evaluate,
+                 "no training: the test accuracy of these .mote models, and how often each agrees with the first "
+                 "(e.g. a float model and its --quantize int8 version)");
   app.add_option("--out", a.out, "the trained model (default DATA/<task>_trained.mote)");
   app.add_option("--csv", a.csv, "loss curve as CSV (default DATA/<task>_loss.csv)");
   app.add_option("--png", a.png, "loss curve plot (default DATA/<task>_loss.png)");
@@ -179,6 +236,7 @@ int main(int argc, char** argv) {
 
   auto task = make_task(a);
   if (!task.ok()) return fail(task.status());
+  if (!a.evaluate.empty()) return evaluate_models(a, task->test);
   auto model = mote::Model::load(task->model_path);
   if (!model.ok()) return fail(model.status());
   const int epochs = a.epochs > 0 ? a.epochs : task->epochs;

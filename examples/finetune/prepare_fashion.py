@@ -6,6 +6,9 @@ for the finetune example:
   DIR/fashion_train_y.npy  int64   [60000], the class 0..9
   DIR/fashion_test_x.npy   float32 [10000, 1, 28, 28]
   DIR/fashion_test_y.npy   int64   [10000]
+  DIR/fashion_calibration/NN.npy  float32 [32, 1, 28, 28]: 16 batches of
+                           training images, for mote-convert --quantize int8
+                           --calibrate (docs/quantization.md)
 
 Runs on either Python (needs only numpy: the pyenv `python3` has it from
 platforms/linux/setup-debian.sh, Debian's /usr/bin/python3 from python3-numpy).
@@ -46,6 +49,16 @@ def main():
         np.save(os.path.join(out_dir, f"fashion_{split}_x.npy"), x)
         np.save(os.path.join(out_dir, f"fashion_{split}_y.npy"), labels.astype(np.int64))
         print(f"wrote {len(labels)} {split} images to {out_dir}")
+        if split == "train":
+            write_calibration(x, os.path.join(out_dir, "fashion_calibration"))
+
+
+def write_calibration(x, folder, batches=16, batch=32):
+    """Training images spread over the set (never test images), in batches."""
+    os.makedirs(folder, exist_ok=True)
+    picks = np.random.default_rng(0).choice(len(x), batches * batch, replace=False)
+    for i in range(batches):
+        np.save(os.path.join(folder, f"{i:02d}.npy"), x[picks[i * batch:(i + 1) * batch]])
 
 
 if __name__ == "__main__":

@@ -1,5 +1,10 @@
 // SIMD body of qgemm.hpp, compiled once per instruction set by Highway's
 // foreach_target.h; the HWY_ONCE section dispatches at run time.
+// AVX3_DL (Ice Lake, Zen 4 and later: VNNI) is compiled for this file only:
+// its kQuads kernel is what makes int8 pay on x86.
+#ifndef HWY_WANT_AVX3_DL
+#define HWY_WANT_AVX3_DL
+#endif
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "runtime/cpu/qgemm.cpp"
 #include "hwy/foreach_target.h"  // must come before highway.h
@@ -12,29 +17,42 @@
 #include "runtime/cpu/qgemm.hpp"
 
 HWY_BEFORE_NAMESPACE();
+#if HWY_TARGET == HWY_AVX3_DL && defined(__GNUC__)
+// Highway 1.0's AVX3_DL names the 256-bit VEX form of VNNI only; the CPUs
+// of that target all have the 512-bit one too.
+#pragma GCC target("avx512vnni")
+#endif
 namespace mote::cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 using D32 = hn::ScalableTag<int32_t>;
-using D16 = hn::Repartition<int16_t, D32>;
 using DF = hn::Repartition<float, D32>;
 using V32 = hn::Vec<D32>;
+
+#if HWY_TARGET == HWY_AVX3_DL
+constexpr bool kHasQuads = true;
+#else
+constexpr bool kHasQuads = false;
+#endif
+
+QgemmFormat QgemmFormatOfTarget() { return kHasQuads ? QgemmFormat::kQuads : QgemmFormat::kPairs; }
 
 #if HWY_TARGET == HWY_SCALAR
 // One lane holds no pair of int16: plain loops.
 int64_t QgemmColumnStep() { return 1; }
 
-template <class T>
-void QgemmT(const int32_t* packed_a, int64_t rows, int64_t pairs, const int32_t* b, int64_t ldb, int64_t cols,
+template <QgemmFormat kFormat, class T>
+void QgemmT(const int32_t* packed_a, int64_t rows, int64_t pairs, const int32_t* b, int64_t cols,
             const QRequantize& rq, T* y, int64_t ldy) {
+  static_assert(kFormat == QgemmFormat::kPairs, "no kQuads without VNNI");
   for (int64_t r = 0; r < rows; ++r) {
     const int32_t* panel = packed_a + (r / kQgemmPanelRows) * pairs * kQgemmPanelRows;
     for (int64_t n = 0; n < cols; ++n) {
       int32_t sum = rq.bias ? rq.bias[r] : 0;
       for (int64_t k = 0; k < pairs; ++k) {
         const auto* a = reinterpret_cast<const int16_t*>(panel + k * kQgemmPanelRows + r % kQgemmPanelRows);
-        const auto* x = reinterpret_cast<const int16_t*>(b + k * ldb + n);
+        const auto* x = reinterpret_cast<const int16_t*>(b + qgemm_b_index(n, k, pairs, 1));  // step 1
         sum += int32_t{a[0]} * x[0] + int32_t{a[1]} * x[1];
       }
       const float v = std::min(std::max(static_cast<float>(sum) * rq.multiplier[r], rq.lo), rq.hi);
@@ -65,34 +83,49 @@ HWY_INLINE void StoreRow(D32 d, V32 sum, int32_t bias, float multiplier, const Q
   }
 }
 
+// sum += the products of one lane group: two int16 pairs (kPairs) or, with
+// VNNI, four u8 x i8 (kQuads). `t` is the second accumulator
+// ReorderWidenMulAccumulate may use (odd products on some targets).
+template <QgemmFormat kFormat>
+HWY_INLINE V32 MulAdd(D32 d, V32 a, V32 b, V32 sum, V32& t) {
+#if HWY_TARGET == HWY_AVX3_DL
+  if constexpr (kFormat == QgemmFormat::kQuads) {
+    (void)d;
+    (void)t;
+    return V32{_mm512_dpbusd_epi32(sum.raw, b.raw, a.raw)};
+  }
+#endif
+  const hn::Repartition<int16_t, D32> d16;
+  return hn::ReorderWidenMulAccumulate(d, hn::BitCast(d16, a), hn::BitCast(d16, b), sum, t);
+}
+
 // One panel of four rows times two vectors of columns from n0 on. The
 // accumulators are named, not arrays: SVE vectors cannot live in arrays.
-template <class T>
+template <QgemmFormat kFormat, class T>
 HWY_INLINE void Tile(const int32_t* HWY_RESTRICT panel, int64_t rows, int64_t pairs, const int32_t* HWY_RESTRICT b,
-                     int64_t ldb, int64_t n0, int64_t cols, const QRequantize& rq, int64_t row0, T* HWY_RESTRICT y,
-                     int64_t ldy) {
+                     int64_t n0, int64_t cols, const QRequantize& rq, int64_t row0, T* HWY_RESTRICT y, int64_t ldy) {
   const D32 d;
-  const D16 d16;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   V32 s00 = hn::Zero(d), s01 = s00, s10 = s00, s11 = s00, s20 = s00, s21 = s00, s30 = s00, s31 = s00;
   V32 t00 = s00, t01 = s00, t10 = s00, t11 = s00, t20 = s00, t21 = s00, t30 = s00, t31 = s00;
+  const int32_t* HWY_RESTRICT b_panel = b + n0 * pairs;  // n0 is a multiple of the panel width
   for (int64_t k = 0; k < pairs; ++k) {
-    const int32_t* HWY_RESTRICT bk = b + k * ldb + n0;
-    const auto b0 = hn::BitCast(d16, hn::LoadU(d, bk));
-    const auto b1 = hn::BitCast(d16, hn::LoadU(d, bk + lanes));
+    const int32_t* HWY_RESTRICT bk = b_panel + k * 2 * lanes;
+    const V32 b0 = hn::LoadU(d, bk);
+    const V32 b1 = hn::LoadU(d, bk + lanes);
     const int32_t* HWY_RESTRICT ak = panel + k * kQgemmPanelRows;
-    const auto a0 = hn::BitCast(d16, hn::Set(d, ak[0]));
-    s00 = hn::ReorderWidenMulAccumulate(d, a0, b0, s00, t00);
-    s01 = hn::ReorderWidenMulAccumulate(d, a0, b1, s01, t01);
-    const auto a1 = hn::BitCast(d16, hn::Set(d, ak[1]));
-    s10 = hn::ReorderWidenMulAccumulate(d, a1, b0, s10, t10);
-    s11 = hn::ReorderWidenMulAccumulate(d, a1, b1, s11, t11);
-    const auto a2 = hn::BitCast(d16, hn::Set(d, ak[2]));
-    s20 = hn::ReorderWidenMulAccumulate(d, a2, b0, s20, t20);
-    s21 = hn::ReorderWidenMulAccumulate(d, a2, b1, s21, t21);
-    const auto a3 = hn::BitCast(d16, hn::Set(d, ak[3]));
-    s30 = hn::ReorderWidenMulAccumulate(d, a3, b0, s30, t30);
-    s31 = hn::ReorderWidenMulAccumulate(d, a3, b1, s31, t31);
+    const V32 a0 = hn::Set(d, ak[0]);
+    s00 = MulAdd<kFormat>(d, a0, b0, s00, t00);
+    s01 = MulAdd<kFormat>(d, a0, b1, s01, t01);
+    const V32 a1 = hn::Set(d, ak[1]);
+    s10 = MulAdd<kFormat>(d, a1, b0, s10, t10);
+    s11 = MulAdd<kFormat>(d, a1, b1, s11, t11);
+    const V32 a2 = hn::Set(d, ak[2]);
+    s20 = MulAdd<kFormat>(d, a2, b0, s20, t20);
+    s21 = MulAdd<kFormat>(d, a2, b1, s21, t21);
+    const V32 a3 = hn::Set(d, ak[3]);
+    s30 = MulAdd<kFormat>(d, a3, b0, s30, t30);
+    s31 = MulAdd<kFormat>(d, a3, b1, s31, t31);
   }
   const int64_t left = cols - n0;
   auto store = [&](int64_t r, V32 sum0, V32 t0, V32 sum1, V32 t1) {
@@ -111,28 +144,39 @@ HWY_INLINE void Tile(const int32_t* HWY_RESTRICT panel, int64_t rows, int64_t pa
   store(3, s30, t30, s31, t31);
 }
 
-template <class T>
-void QgemmT(const int32_t* packed_a, int64_t rows, int64_t pairs, const int32_t* b, int64_t ldb, int64_t cols,
+template <QgemmFormat kFormat, class T>
+void QgemmT(const int32_t* packed_a, int64_t rows, int64_t pairs, const int32_t* b, int64_t cols,
             const QRequantize& rq, T* y, int64_t ldy) {
   const int64_t step = QgemmColumnStep();
   for (int64_t row0 = 0; row0 < rows; row0 += kQgemmPanelRows) {
     const int32_t* panel = packed_a + row0 * pairs;
     const int64_t panel_rows = std::min(kQgemmPanelRows, rows - row0);
     for (int64_t n0 = 0; n0 < cols; n0 += step) {
-      Tile(panel, panel_rows, pairs, b, ldb, n0, cols, rq, row0, y, ldy);
+      Tile<kFormat>(panel, panel_rows, pairs, b, n0, cols, rq, row0, y, ldy);
     }
   }
 }
 
 #endif  // HWY_TARGET == HWY_SCALAR
 
-void Qgemm(const int32_t* packed_a, int64_t rows, int64_t pairs, const int32_t* b, int64_t ldb, int64_t cols,
-           const QRequantize& rq, void* y, int64_t ldy) {
+template <QgemmFormat kFormat>
+void QgemmFormatted(const int32_t* packed_a, int64_t rows, int64_t groups, const int32_t* b, int64_t cols,
+                    const QRequantize& rq, void* y, int64_t ldy) {
   if (rq.dtype == DType::I8) {
-    QgemmT(packed_a, rows, pairs, b, ldb, cols, rq, static_cast<int8_t*>(y), ldy);
+    QgemmT<kFormat>(packed_a, rows, groups, b, cols, rq, static_cast<int8_t*>(y), ldy);
   } else {
-    QgemmT(packed_a, rows, pairs, b, ldb, cols, rq, static_cast<uint8_t*>(y), ldy);
+    QgemmT<kFormat>(packed_a, rows, groups, b, cols, rq, static_cast<uint8_t*>(y), ldy);
   }
+}
+
+// `f` is this target's format (the caller checked qgemm_format()).
+void Qgemm(QgemmFormat f, const int32_t* packed_a, int64_t rows, int64_t groups, const int32_t* b, int64_t cols,
+           const QRequantize& rq, void* y, int64_t ldy) {
+#if HWY_TARGET == HWY_AVX3_DL
+  if (f == QgemmFormat::kQuads) return QgemmFormatted<QgemmFormat::kQuads>(packed_a, rows, groups, b, cols, rq, y, ldy);
+#endif
+  (void)f;
+  QgemmFormatted<QgemmFormat::kPairs>(packed_a, rows, groups, b, cols, rq, y, ldy);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -143,27 +187,41 @@ HWY_AFTER_NAMESPACE();
 namespace mote::cpu {
 
 HWY_EXPORT(QgemmColumnStep);
+HWY_EXPORT(QgemmFormatOfTarget);
 HWY_EXPORT(Qgemm);
 
 int64_t qgemm_column_step() { return HWY_DYNAMIC_DISPATCH(QgemmColumnStep)(); }
 
-void qgemm(const int32_t* packed_a, int64_t rows, int64_t depth_pairs, const int32_t* b, int64_t ldb, int64_t cols,
+QgemmFormat qgemm_format() { return HWY_DYNAMIC_DISPATCH(QgemmFormatOfTarget)(); }
+
+void qgemm(QgemmFormat f, const int32_t* packed_a, int64_t rows, int64_t groups, const int32_t* b, int64_t cols,
            const QRequantize& rq, void* y, int64_t ldy) {
-  HWY_DYNAMIC_DISPATCH(Qgemm)(packed_a, rows, depth_pairs, b, ldb, cols, rq, y, ldy);
+  HWY_DYNAMIC_DISPATCH(Qgemm)(f, packed_a, rows, groups, b, cols, rq, y, ldy);
 }
 
-std::vector<int32_t> qgemm_pack_a(int64_t rows, int64_t depth, const int16_t* a) {
-  const int64_t pairs = qgemm_pairs(depth);
+namespace {
+
+template <class T>
+std::vector<int32_t> pack_a(int64_t rows, int64_t depth, const T* a) {
+  constexpr int64_t kGroup = 4 / sizeof(T);
+  const int64_t groups = (depth + kGroup - 1) / kGroup;
   const int64_t panels = (rows + kQgemmPanelRows - 1) / kQgemmPanelRows;
-  std::vector<int32_t> packed(static_cast<size_t>(panels * pairs * kQgemmPanelRows), 0);
+  std::vector<int32_t> packed(static_cast<size_t>(panels * groups * kQgemmPanelRows), 0);
   for (int64_t r = 0; r < rows; ++r) {
-    int32_t* panel = packed.data() + (r / kQgemmPanelRows) * pairs * kQgemmPanelRows;
+    int32_t* panel = packed.data() + (r / kQgemmPanelRows) * groups * kQgemmPanelRows;
     for (int64_t k = 0; k < depth; ++k) {
-      int16_t* pair = reinterpret_cast<int16_t*>(panel + (k / 2) * kQgemmPanelRows + r % kQgemmPanelRows);
-      pair[k % 2] = a[r * depth + k];
+      T* lane = reinterpret_cast<T*>(panel + (k / kGroup) * kQgemmPanelRows + r % kQgemmPanelRows);
+      lane[k % kGroup] = a[r * depth + k];
     }
   }
   return packed;
+}
+
+}  // namespace
+
+std::vector<int32_t> qgemm_pack_a(QgemmFormat f, int64_t rows, int64_t depth, const void* a) {
+  if (f == QgemmFormat::kQuads) return pack_a(rows, depth, static_cast<const int8_t*>(a));
+  return pack_a(rows, depth, static_cast<const int16_t*>(a));
 }
 
 }  // namespace mote::cpu

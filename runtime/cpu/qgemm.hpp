@@ -1,16 +1,25 @@
 // The int8 GEMM behind the quantised kernels: Y = requantise(A B + bias),
-// with A the zero-point-shifted weights and B the zero-point-shifted
-// activations, both held as int16 pairs along the depth so that one
-// multiply-add instruction (pmaddwd on x86, smlal on arm64; Highway's
-// ReorderWidenMulAccumulate) does two products per int32 lane, twice the
-// products per instruction of the f32 GEMM. Sums are exact int32.
+// A the weights, B the activations. Depth is packed into int32 lanes in one
+// of two formats, whichever the CPU multiplies faster (qgemm_format()):
+//   - kPairs: two int16 per lane, both operands less their zero points; one
+//     multiply-add instruction (pmaddwd on x86, smlal on arm64: Highway's
+//     ReorderWidenMulAccumulate) does two products per lane. Any int8 data.
+//   - kQuads: four bytes per lane, A signed, B unsigned as stored (u8, or
+//     i8 + 128): VNNI's vpdpbusd does four products per lane and the sum in
+//     one instruction, twice the products of pmaddwd and four times an f32
+//     FMA. The zero point of B is taken out through the bias (bias -
+//     zero * row sum of A); A's values less their zero point must fit int8.
+// Sums are exact int32.
 //
-// Layouts (a pair is one int32: the lower int16 is depth 2k, the upper 2k+1;
-// an odd depth ends with a zero):
+// Layouts (a lane holds `group` consecutive depth values, the first in the
+// lowest bits; a depth that is not a multiple ends in zeros of A):
 //   packed A: panels of kQgemmPanelRows rows, panel p at
-//             p * depth_pairs * kQgemmPanelRows, [depth_pairs][rows of panel]
-//             (missing rows of the last panel are zero);
-//   B:        [depth_pairs][ldb] pairs, column n of pair k at k * ldb + n.
+//             p * groups * kQgemmPanelRows, [groups][rows of panel] (missing
+//             rows of the last panel are zero);
+//   B:        panels of qgemm_column_step() columns, each [groups][step]:
+//             column n of group k at qgemm_b_index(n, k, groups, step). The
+//             columns of the last panel past `cols` are computed, never
+//             stored: any value will do.
 #pragma once
 
 #include <cstdint>
@@ -22,15 +31,24 @@ namespace mote::cpu {
 
 inline constexpr int64_t kQgemmPanelRows = 4;
 
-inline int64_t qgemm_pairs(int64_t depth) { return (depth + 1) / 2; }
+enum class QgemmFormat { kPairs, kQuads };
 
-// Packs A [rows][depth] (int16 values, row-major).
-std::vector<int32_t> qgemm_pack_a(int64_t rows, int64_t depth, const int16_t* a);
+// kQuads where the instruction set this CPU runs has VNNI, else kPairs.
+QgemmFormat qgemm_format();
 
-// Columns per step of the kernel: B's ldb and the columns computed are
-// rounded up to a multiple of this (the extra columns are computed, never
-// stored).
+inline int64_t qgemm_group(QgemmFormat f) { return f == QgemmFormat::kQuads ? 4 : 2; }
+inline int64_t qgemm_groups(QgemmFormat f, int64_t depth) { return (depth + qgemm_group(f) - 1) / qgemm_group(f); }
+
+// Packs A [rows][depth] (row-major, already less its zero points): int16
+// values for kPairs, int8 for kQuads (`a` points to int16_t or int8_t).
+std::vector<int32_t> qgemm_pack_a(QgemmFormat f, int64_t rows, int64_t depth, const void* a);
+
+// Columns per panel of B: what one step of the kernel computes.
 int64_t qgemm_column_step();
+
+inline int64_t qgemm_b_index(int64_t n, int64_t k, int64_t groups, int64_t step) {
+  return (n / step) * groups * step + k * step + n % step;
+}
 
 // How each int32 sum of row r becomes an output element:
 //   v = (sum + bias[r]) * multiplier[r], clamped to [lo, hi],
@@ -45,8 +63,9 @@ struct QRequantize {
   DType dtype = DType::U8;  // I8 or U8
 };
 
-// y[r * ldy + n] for r < rows, n < cols (y of `dtype`, i8 or u8).
-void qgemm(const int32_t* packed_a, int64_t rows, int64_t depth_pairs, const int32_t* b, int64_t ldb, int64_t cols,
+// y[r * ldy + n] for r < rows, n < cols (y of `dtype`, i8 or u8). `f` must
+// be qgemm_format() (the format A and B were packed in).
+void qgemm(QgemmFormat f, const int32_t* packed_a, int64_t rows, int64_t groups, const int32_t* b, int64_t cols,
            const QRequantize& rq, void* y, int64_t ldy);
 
 }  // namespace mote::cpu

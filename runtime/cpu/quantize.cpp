@@ -1,0 +1,97 @@
+// QuantizeLinear and DequantizeLinear with one scale and zero point for the
+// whole f32 tensor (what --quantize int8 writes around int8 ops): plain
+// loops the compiler vectorises, split over the threads. Per-axis and
+// blocked parameters, and f64, take the reference kernels.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "runtime/core/kernel.hpp"
+#include "runtime/core/registry.hpp"
+#include "runtime/cpu/thread_pool.hpp"
+
+namespace mote::cpu {
+namespace {
+
+constexpr int64_t kGrain = 16384;
+
+// Per tensor: one scale, at most one zero point, f32 data.
+bool per_tensor_f32(const KernelContext& ctx, size_t float_input) {
+  if (ctx.in(float_input).dtype() != DType::F32 || ctx.in(1).dtype() != DType::F32) return false;
+  if (ctx.in(1).numel() != 1) return false;
+  return !ctx.has_input(2) || ctx.in(2).numel() == 1;
+}
+
+int32_t zero_point(const KernelContext& ctx) {
+  if (!ctx.has_input(2)) return 0;
+  const Tensor& z = ctx.in(2);
+  return z.dtype() == DType::I8 ? int32_t{z.data<int8_t>()[0]} : int32_t{z.data<uint8_t>()[0]};
+}
+
+// Rounds half to even, saturates, NaN -> 0 (as the reference). Clamping
+// before rounding gives the same result (the bounds are integers) and keeps
+// values small enough for the 1.5 * 2^23 trick, which rounds in the default
+// mode without a libm call, so the loop vectorises.
+template <class Q>
+void quantize_range(const float* x, float scale, int32_t zero, Q* y, int64_t n) {
+  constexpr float kRound = 12582912.0f;  // 1.5 * 2^23
+  const float lo = static_cast<float>(int32_t{std::numeric_limits<Q>::min()} - zero);
+  const float hi = static_cast<float>(int32_t{std::numeric_limits<Q>::max()} - zero);
+  const float nan_value = static_cast<float>(-zero);
+  for (int64_t i = 0; i < n; ++i) {
+    float v = x[i] / scale;
+    v = v == v ? v : nan_value;
+    v = std::min(std::max(v, lo), hi);
+    v = (v + kRound) - kRound;
+    y[i] = static_cast<Q>(static_cast<int32_t>(v) + zero);
+  }
+}
+
+template <class Q>
+void dequantize_range(const Q* x, float scale, int32_t zero, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = static_cast<float>(int32_t{x[i]} - zero) * scale;
+}
+
+Status quantize_run(KernelContext& ctx) {
+  const DType out = ctx.out(0).dtype();
+  if (!per_tensor_f32(ctx, 0) || (out != DType::U8 && out != DType::I8)) {
+    return find_reference_kernel(fb::OpType::QuantizeLinear)->run(ctx);
+  }
+  const float* x = ctx.in(0).data<float>();
+  const float scale = ctx.in(1).data<float>()[0];
+  const int32_t zero = zero_point(ctx);
+  void* y = ctx.out(0).raw();
+  ctx.pool->parallel_for(ctx.in(0).numel(), kGrain, [&](int64_t begin, int64_t end) {
+    if (out == DType::U8) {
+      quantize_range(x + begin, scale, zero, static_cast<uint8_t*>(y) + begin, end - begin);
+    } else {
+      quantize_range(x + begin, scale, zero, static_cast<int8_t*>(y) + begin, end - begin);
+    }
+  });
+  return {};
+}
+
+Status dequantize_run(KernelContext& ctx) {
+  const DType in = ctx.in(0).dtype();
+  if (!per_tensor_f32(ctx, 1) || (in != DType::U8 && in != DType::I8)) {
+    return find_reference_kernel(fb::OpType::DequantizeLinear)->run(ctx);
+  }
+  const float scale = ctx.in(1).data<float>()[0];
+  const int32_t zero = zero_point(ctx);
+  float* y = ctx.out(0).data<float>();
+  ctx.pool->parallel_for(ctx.in(0).numel(), kGrain, [&](int64_t begin, int64_t end) {
+    if (in == DType::U8) {
+      dequantize_range(ctx.in(0).data<uint8_t>() + begin, scale, zero, y + begin, end - begin);
+    } else {
+      dequantize_range(ctx.in(0).data<int8_t>() + begin, scale, zero, y + begin, end - begin);
+    }
+  });
+  return {};
+}
+
+}  // namespace
+}  // namespace mote::cpu
+
+MOTE_CPU_KERNEL(QuantizeLinear, mote::cpu::quantize_run);
+MOTE_CPU_KERNEL(DequantizeLinear, mote::cpu::dequantize_run);
