@@ -214,12 +214,22 @@ void run_typed(KernelContext& ctx, const ConvGeometry& g, const QConvState& s) {
   const int64_t padded_pixels = (pixels + step - 1) / step * step;
   const int64_t width = std::min(padded_pixels, std::max(step, kTileBytes / (groups * 4) / step * step));
   const int64_t tiles = (pixels + width - 1) / width;
-  ctx.pool->parallel_for(g.batch * g.group * tiles, 1, [&](int64_t begin, int64_t end) {
+  // Too few tiles for the threads (deep layers on small images): each tile's
+  // rows are split too, every part gathering the tile again (cheap next to
+  // its share of the product).
+  const int64_t panels = (mg + kQgemmPanelRows - 1) / kQgemmPanelRows;
+  const int64_t parts = std::min(panels, std::max<int64_t>(1, 2 * ctx.pool->size() / (g.batch * g.group * tiles)));
+  const int64_t panels_per_part = (panels + parts - 1) / parts;
+  ctx.pool->parallel_for(g.batch * g.group * tiles * parts, 1, [&](int64_t begin, int64_t end) {
     // The tile's B, then the rows of one lane group being interleaved.
     float* scratch = thread_scratch(static_cast<size_t>(groups * width + width));
     int32_t* b = reinterpret_cast<int32_t*>(scratch);
     for (int64_t task = begin; task < end; ++task) {
-      const int64_t tile = task % tiles, grp = task / tiles % g.group, n = task / (tiles * g.group);
+      const int64_t part = task % parts, tile = task / parts % tiles, grp = task / (parts * tiles) % g.group;
+      const int64_t n = task / (parts * tiles * g.group);
+      const int64_t row0 = part * panels_per_part * kQgemmPanelRows;
+      const int64_t rows = std::min(mg, row0 + panels_per_part * kQgemmPanelRows) - row0;
+      if (rows <= 0) continue;
       const int64_t n0 = tile * width, cols = std::min(width, pixels - n0);
       const TX* xg = x + (n * g.in_channels + grp * cg) * g.in_pixels();
       if (quads) {
@@ -230,10 +240,12 @@ void run_typed(KernelContext& ctx, const ConvGeometry& g, const QConvState& s) {
                        reinterpret_cast<int16_t*>(scratch + groups * width), b);
       }
       QRequantize rq = s.requantize;
-      rq.multiplier = s.multiplier.data() + grp * mg;
-      rq.bias = s.bias.empty() ? nullptr : s.bias.data() + grp * mg;
-      const int64_t first = (n * g.out_channels + grp * mg) * pixels + n0;
-      qgemm(s.format, s.packed[static_cast<size_t>(grp)].data(), mg, groups, b, cols, rq, y + first * y_size, pixels);
+      const int64_t m0 = grp * mg + row0;  // first output channel of this part
+      rq.multiplier = s.multiplier.data() + m0;
+      rq.bias = s.bias.empty() ? nullptr : s.bias.data() + m0;
+      const int64_t first = (n * g.out_channels + m0) * pixels + n0;
+      const int32_t* a = s.packed[static_cast<size_t>(grp)].data() + row0 * groups;
+      qgemm(s.format, a, rows, groups, b, cols, rq, y + first * y_size, pixels);
     }
   });
 }
