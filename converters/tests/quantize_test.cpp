@@ -1,13 +1,19 @@
 // --quantize int8: which ops become QLinearConv, where QuantizeLinear and
 // DequantizeLinear go, and how far the int8 graph's outputs are from the
 // float graph's on inputs that were not part of the calibration.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
+#include "converters/common/npy.hpp"
 #include "converters/tests/convert_test_util.hpp"
 
 namespace mote::convert::test {
 namespace {
+
+namespace fs = std::filesystem;
 
 Options quantized() {
   Options o;
@@ -107,7 +113,7 @@ TEST(QuantizeInt8, ResidualConvStaysFloat) {
   EXPECT_EQ(c.result.quantize->kept_float.at("Conv: residual input"), 1);
 }
 
-TEST(QuantizeInt8, TooFewCalibrationFilesIsAnError) {
+TEST(QuantizeInt8, MissingCalibrationFolderIsAnError) {
   OnnxBuilder b = conv_chain(false);
   Options o = quantized();
   o.quantize->calibrate = "/nonexistent-calibration-folder";
@@ -116,6 +122,29 @@ TEST(QuantizeInt8, TooFewCalibrationFilesIsAnError) {
   EXPECT_NE(st.message().find("calibration folder '/nonexistent-calibration-folder' does not exist"),
             std::string::npos)
       << st.to_string();
+}
+
+// A folder of real samples: too few is refused with the count; enough is
+// used (and the samples' names need not mean anything).
+TEST(QuantizeInt8, CalibrationFolderNeedsEnoughSamples) {
+  const fs::path dir = fs::temp_directory_path() / ("mote-calibration-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  OnnxBuilder b = conv_chain(false);
+  Options o = quantized();
+  o.quantize->calibrate = dir.string();
+  for (size_t i = 0; i < kMinCalibrationSamples; ++i) {
+    ASSERT_TRUE(write_npy((dir / ("sample" + std::to_string(i) + ".npy")).string(),
+                          random_f32({1, 3, 12, 12}, static_cast<uint32_t>(500 + i)))
+                    .ok());
+    if (i == 2) {
+      Status st = try_convert(b, o);
+      EXPECT_NE(st.message().find("holds 3 .npy files for input 'x'; at least 16 are needed"), std::string::npos)
+          << st.to_string();
+    }
+  }
+  Converted c = convert(b, o);
+  EXPECT_EQ(c.count(fb::OpType::QLinearConv), 2);
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -218,7 +218,8 @@ void run_typed(KernelContext& ctx, const ConvGeometry& g, const QConvState& s) {
   // rows are split too, every part gathering the tile again (cheap next to
   // its share of the product).
   const int64_t panels = (mg + kQgemmPanelRows - 1) / kQgemmPanelRows;
-  const int64_t parts = std::min(panels, std::max<int64_t>(1, 2 * ctx.pool->size() / (g.batch * g.group * tiles)));
+  const int64_t threads = ctx.pool->size();
+  const int64_t parts = threads == 1 ? 1 : std::min(panels, std::max<int64_t>(1, 2 * threads / (g.batch * g.group * tiles)));
   const int64_t panels_per_part = (panels + parts - 1) / parts;
   ctx.pool->parallel_for(g.batch * g.group * tiles * parts, 1, [&](int64_t begin, int64_t end) {
     // The tile's B, then the rows of one lane group being interleaved.
