@@ -379,4 +379,13 @@ Result<QuantizeReport> quantize_int8(Graph& graph, const QuantizeOptions& option
   return report;
 }
 
+Result<QuantizeReport> quantize_graph(Graph& graph, const QuantizeRequest& request, PassLog& log) {
+  QuantizeOptions options;
+  MOTE_ASSIGN_OR_RETURN(options.samples, load_calibration(graph, request.calibrate));
+  options.method = request.method;
+  options.percentile = request.percentile;
+  options.progress = request.progress;
+  return quantize_int8(graph, options, log);
+}
+
 }  // namespace mote::convert

@@ -66,6 +66,20 @@ struct QuantizeReport {
 
 Result<QuantizeReport> quantize_int8(Graph& graph, const QuantizeOptions& options, PassLog& log);
 
+// --quantize int8 as the command line gives it: where the calibration inputs
+// come from (a folder, or "random"; load_calibration) and how ranges are
+// chosen.
+struct QuantizeRequest {
+  std::string calibrate;
+  RangeMethod method = RangeMethod::kMinMax;
+  double percentile = 99.99;
+  bool progress = false;
+};
+
+// load_calibration, then quantize_int8: what mote-convert does for an ONNX
+// or a .mote input alike.
+Result<QuantizeReport> quantize_graph(Graph& graph, const QuantizeRequest& request, PassLog& log);
+
 // Calibration samples for `graph`'s inputs from `dir`: a one-input graph
 // takes every DIR/*.npy (sorted by name) as one sample; a graph with more
 // inputs takes DIR/<input name>/*.npy, the same count for each. The word

@@ -42,14 +42,7 @@ Result<ConvertResult> finish(ConvertResult r, OnnxImport imported, const std::st
   Status st = run_passes(graph, options.passes, r.log);
   if (!st.ok()) return st.with_context(file);
   if (options.quantize) {
-    auto samples = load_calibration(graph, options.quantize->calibrate);
-    if (!samples.ok()) return samples.status().with_context(file);
-    QuantizeOptions q;
-    q.samples = std::move(samples).value();
-    q.method = options.quantize->method;
-    q.percentile = options.quantize->percentile;
-    q.progress = options.quantize->progress;
-    auto report = quantize_int8(graph, q, r.log);
+    auto report = quantize_graph(graph, *options.quantize, r.log);
     if (!report.ok()) return report.status().with_context(file);
     r.quantize = std::move(report).value();
   }

@@ -15,15 +15,6 @@
 
 namespace mote::convert {
 
-// --quantize int8: where the calibration inputs come from (a folder, or
-// "random"; load_calibration) and how ranges are chosen.
-struct QuantizeRequest {
-  std::string calibrate;
-  RangeMethod method = RangeMethod::kMinMax;
-  double percentile = 99.99;
-  bool progress = false;
-};
-
 struct ConvertOptions {
   ImportOptions import;
   PipelineOptions passes;

@@ -68,18 +68,11 @@ int requantize_mote(const std::string& in_path, const std::string& out_path, con
     return 1;
   };
   if (!graph.ok()) return fail(graph.status());
-  auto samples = load_calibration(*graph, options.quantize->calibrate);
-  if (!samples.ok()) return fail(samples.status());
-  QuantizeOptions q;
-  q.samples = std::move(samples).value();
-  q.method = options.quantize->method;
-  q.percentile = options.quantize->percentile;
-  q.progress = options.quantize->progress;
   PassLog log;
   // A model saved by training keeps Relu and Clip as ops of their own: fused,
   // they ride in the int8 Conv's requantisation instead of staying float.
   if (Status st = fuse_activations(*graph, log); !st.ok()) return fail(st);
-  auto report = quantize_int8(*graph, q, log);
+  auto report = quantize_graph(*graph, *options.quantize, log);
   if (!report.ok()) return fail(report.status());
   auto bytes = write_mote(*graph);
   if (!bytes.ok()) return fail(bytes.status());

@@ -84,15 +84,19 @@ Result<std::unique_ptr<QConvState>> build_state(const KernelContext& ctx, const 
   s->format = fits_int8 ? qgemm_format() : QgemmFormat::kPairs;
   const bool quads = s->format == QgemmFormat::kQuads;
   s->x_offset = quads && ctx.in(kQcX).dtype() == DType::I8 ? 128 : 0;
-  std::vector<int16_t> wide(static_cast<size_t>(mg * depth));
-  std::vector<int8_t> narrow(static_cast<size_t>(mg * depth));
-  for (int64_t grp = 0; grp < g.group; ++grp) {
-    const int32_t* rows = shifted.data() + grp * mg * depth;
-    for (size_t i = 0; i < wide.size(); ++i) {
-      wide[i] = static_cast<int16_t>(rows[i]);
-      narrow[i] = static_cast<int8_t>(rows[i]);
+  // The group's weights as the format packs them: int8 for kQuads, int16 for kPairs.
+  auto pack_group = [&](auto element) {
+    std::vector<decltype(element)> rows(static_cast<size_t>(mg * depth));
+    for (int64_t grp = 0; grp < g.group; ++grp) {
+      const int32_t* shifted_rows = shifted.data() + grp * mg * depth;
+      for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<decltype(element)>(shifted_rows[i]);
+      s->packed.push_back(qgemm_pack_a(s->format, mg, depth, rows.data()));
     }
-    s->packed.push_back(qgemm_pack_a(s->format, mg, depth, quads ? static_cast<const void*>(narrow.data()) : wide.data()));
+  };
+  if (quads) {
+    pack_group(int8_t{});
+  } else {
+    pack_group(int16_t{});
   }
   for (int64_t m = 0; m < g.out_channels; ++m) {
     s->multiplier.push_back(p.x_scale * p.w_scale[m] / p.y_scale);

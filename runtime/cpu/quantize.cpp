@@ -10,6 +10,7 @@
 #include "runtime/core/kernel.hpp"
 #include "runtime/core/registry.hpp"
 #include "runtime/cpu/thread_pool.hpp"
+#include "runtime/ops/quantize.hpp"
 
 namespace mote::cpu {
 namespace {
@@ -23,11 +24,7 @@ bool per_tensor_f32(const KernelContext& ctx, size_t float_input) {
   return !ctx.has_input(2) || ctx.in(2).numel() == 1;
 }
 
-int32_t zero_point(const KernelContext& ctx) {
-  if (!ctx.has_input(2)) return 0;
-  const Tensor& z = ctx.in(2);
-  return z.dtype() == DType::I8 ? int32_t{z.data<int8_t>()[0]} : int32_t{z.data<uint8_t>()[0]};
-}
+int32_t zero_point(const KernelContext& ctx) { return ctx.has_input(2) ? int8_element(ctx.in(2), 0) : 0; }
 
 // Rounds half to even, saturates, NaN -> 0 (as the reference). Clamping
 // before rounding gives the same result (the bounds are integers) and keeps

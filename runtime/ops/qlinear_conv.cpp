@@ -12,10 +12,6 @@
 
 namespace mote {
 
-int32_t int8_element(const Tensor& t, int64_t i) {
-  return t.dtype() == DType::I8 ? int32_t{t.data<int8_t>()[i]} : int32_t{t.data<uint8_t>()[i]};
-}
-
 Status check_qlinear_conv_inputs(ShapeContext& ctx, int64_t out_channels) {
   static const char* const kNames[] = {"x", "x_scale", "x_zero_point", "w", "w_scale", "w_zero_point",
                                        "y_scale", "y_zero_point", "B"};

@@ -14,6 +14,7 @@
 #include "mote/tensor.hpp"
 #include "runtime/core/kernel.hpp"
 #include "runtime/core/op_def.hpp"
+#include "runtime/ops/quantize.hpp"
 
 namespace mote {
 
@@ -32,16 +33,11 @@ struct QLinearConvParams {
   DType y_dtype = DType::U8;
 };
 
-inline bool is_8bit(DType d) { return d == DType::I8 || d == DType::U8; }
-
 // Dtypes and parameter shapes, for the shape function (out_channels: W's
 // first dimension).
 Status check_qlinear_conv_inputs(ShapeContext& ctx, int64_t out_channels);
 
 // The parameters' values; the shape function has checked their shapes.
 Result<QLinearConvParams> read_qlinear_conv_params(const KernelContext& ctx, int64_t out_channels);
-
-// Element i of an i8 or u8 tensor.
-int32_t int8_element(const Tensor& t, int64_t i);
 
 }  // namespace mote

@@ -61,9 +61,11 @@ int64_t QuantParamIndex::operator()(int64_t linear) const {
   return 0;
 }
 
-namespace {
+int32_t int8_element(const Tensor& t, int64_t i) {
+  return t.dtype() == DType::I8 ? int32_t{t.data<int8_t>()[i]} : int32_t{t.data<uint8_t>()[i]};
+}
 
-bool is_quantized(DType d) { return d == DType::I8 || d == DType::U8; }
+namespace {
 bool is_float(DType d) { return d == DType::F32 || d == DType::F64; }
 
 Status check_params(ShapeContext& ctx, const fb::QuantizeAttrsT& a) {
@@ -83,7 +85,7 @@ Status infer_quantize(ShapeContext& ctx) {
                     dtype_name(ctx.dtype(1)));
   }
   const DType out = ctx.has_input(2) ? ctx.dtype(2) : a.output_dtype;
-  if (!is_quantized(out)) return ctx.fail(std::string("quantises to i8 or u8, not ") + dtype_name(out));
+  if (!is_8bit(out)) return ctx.fail(std::string("quantises to i8 or u8, not ") + dtype_name(out));
   MOTE_RETURN_IF_ERROR(check_params(ctx, a));
   ctx.set_output(0, out, ctx.shape(0));
   return {};
@@ -91,7 +93,7 @@ Status infer_quantize(ShapeContext& ctx) {
 
 Status infer_dequantize(ShapeContext& ctx) {
   const auto& a = attrs<fb::QuantizeAttrsT>(ctx.op);
-  const bool int_input = is_quantized(ctx.dtype(0)) || ctx.dtype(0) == DType::I32;
+  const bool int_input = is_8bit(ctx.dtype(0)) || ctx.dtype(0) == DType::I32;
   if (!int_input || !is_float(ctx.dtype(1)) || (ctx.has_input(2) && ctx.dtype(2) != ctx.dtype(0))) {
     return ctx.fail(std::string("x (i8, u8 or i32), scale (float) and zero_point (x's dtype) do not fit: ") +
                     dtype_name(ctx.dtype(0)) + ", " + dtype_name(ctx.dtype(1)) +

@@ -10,6 +10,11 @@
 
 namespace mote {
 
+inline bool is_8bit(DType d) { return d == DType::I8 || d == DType::U8; }
+
+// Element i of an i8 or u8 tensor.
+int32_t int8_element(const Tensor& t, int64_t i);
+
 // Maps an element of `x_shape` to its quantisation parameter, for a
 // parameter tensor of `param_shape` (one element, 1-D along `axis`, or
 // blocked: x's rank with `block_size` elements of x per parameter along
