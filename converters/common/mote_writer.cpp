@@ -118,4 +118,17 @@ Status save_file(const std::string& path, const std::vector<uint8_t>& bytes) {
   return {};
 }
 
+Result<std::vector<uint8_t>> load_file(const std::string& path) {
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return io_error(path + ": cannot open: " + std::strerror(errno));
+  std::vector<uint8_t> bytes;
+  uint8_t chunk[1 << 16];
+  size_t n;
+  while ((n = std::fread(chunk, 1, sizeof chunk, f)) > 0) bytes.insert(bytes.end(), chunk, chunk + n);
+  const bool failed = std::ferror(f) != 0;
+  std::fclose(f);
+  if (failed) return io_error(path + ": read failed");
+  return bytes;
+}
+
 }  // namespace mote::convert

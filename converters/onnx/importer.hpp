@@ -16,6 +16,7 @@
 #include <memory>
 #include <string>
 
+#include "converters/common/conversion.hpp"
 #include "converters/common/graph.hpp"
 #include "mote/source_interface.hpp"
 #include "mote/status.hpp"
@@ -25,13 +26,6 @@ class ModelProto;
 }
 
 namespace mote::convert {
-
-struct ImportOptions {
-  // Replaces the declared shape of these inputs (--input-shape).
-  std::map<std::string, Shape> input_shapes;
-  // Called as work advances: stage ("initializers", "nodes"), done, total.
-  std::function<void(const char* stage, size_t done, size_t total)> progress;
-};
 
 struct OnnxImport {
   Graph graph;

@@ -3,10 +3,8 @@
 #include <chrono>
 #include <filesystem>
 
-#include "converters/common/mote_writer.hpp"
 #include "converters/onnx/onnx_file.hpp"
 #include "onnx.pb.h"
-#include "runtime/core/registry.hpp"
 
 namespace mote::convert {
 namespace {
@@ -17,49 +15,17 @@ double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-std::map<std::string, int> op_histogram(const Graph& graph) {
-  std::map<std::string, int> h;
-  for (const auto& op : graph.ops) {
-    if (op) ++h[op_type_name(op->type)];
-  }
-  return h;
-}
-
 // Passes and writing, once the source model is no longer needed.
 Result<ConvertResult> finish(ConvertResult r, OnnxImport imported, const std::string& file,
                              const ConvertOptions& options) {
-  r.ir_version = imported.ir_version;
-  r.opset = imported.opset;
-  r.producer = imported.producer;
-  r.node_count = imported.node_count;
-  r.initializer_count = imported.initializer_count;
-  r.onnx_ops = imported.op_histogram;
+  r.format = "ONNX";
+  r.summary = "ONNX IR " + std::to_string(imported.ir_version) + ", opset " + std::to_string(imported.opset) +
+              (imported.producer.empty() ? "" : ", producer " + imported.producer) + "; " +
+              std::to_string(imported.node_count) + " nodes, " + std::to_string(imported.initializer_count) +
+              " initializers";
+  r.source_ops = std::move(imported.op_histogram);
   r.source = imported.source;
-  Graph& graph = imported.graph;
-  r.ops_before = op_histogram(graph);
-
-  auto start = Clock::now();
-  Status st = run_passes(graph, options.passes, r.log);
-  if (!st.ok()) return st.with_context(file);
-  if (options.quantize) {
-    auto report = quantize_graph(graph, *options.quantize, r.log);
-    if (!report.ok()) return report.status().with_context(file);
-    r.quantize = std::move(report).value();
-  }
-  r.passes_ms = ms_since(start);
-  r.ops_after = op_histogram(graph);
-  for (const Value& v : graph.values) {
-    if (!v.is_constant()) continue;
-    r.weight_bytes += v.data->bytes();
-    ++r.weight_tensors;
-  }
-
-  start = Clock::now();
-  auto bytes = write_mote(graph);
-  if (!bytes.ok()) return bytes.status().with_context(file);
-  r.mote = std::move(bytes).value();
-  r.write_ms = ms_since(start);
-  return r;
+  return finish_conversion(imported.graph, std::move(r), file, options);
 }
 
 }  // namespace

@@ -134,7 +134,7 @@ def exporter_metadata_sizes_images(a, work):
 
 @case
 def relative_error_is_per_output(a, work):
-    """The check's relative figure is max|mote - ort| / max|ort|, computed
+    """The check's relative figure is max|mote - ref| / max|ref|, computed
     here from mote-run's and onnxruntime's outputs on the same input."""
     rng = np.random.default_rng(0)
     w = (rng.standard_normal((16, 8)) * 100).astype(np.float32)
@@ -153,7 +153,7 @@ def relative_error_is_per_output(a, work):
     expect(code == 0, f"the f16 conversion passes its check, exit {code}", out, err)
     line = next((ln for ln in out.splitlines() if ln.startswith("  ok   y ")), None)
     expect(line is not None, "a result line for y", out, err)
-    printed = float(line.split("max|diff|/max|ort|")[1].split()[0])
+    printed = float(line.split("max|diff|/max|ref|")[1].split()[0])
 
     code, rout, rerr = run([a.run, mote, "--backend", "cpu", "--input", f"x={work}/x.npy", "--output-dir", work])
     expect(code == 0, "mote-run failed", rout, rerr)

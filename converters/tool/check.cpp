@@ -20,18 +20,30 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The helper script: $MOTE_ONNX_HELPER, else the installed one next to the
-// executable's prefix (bin/../share/mote), else the source tree's copy (a
-// build-tree run).
+// What mote-convert says about each reference runtime.
+struct ReferenceInfo {
+  const char* runtime;   // in messages
+  const char* modules;   // what the helper imports
+  const char* packages;  // what pip installs for it
+};
+
+ReferenceInfo reference_info(Reference r) {
+  if (r == Reference::kLiteRt) return {"LiteRT", "numpy or ai_edge_litert", "numpy ai-edge-litert"};
+  return {"onnxruntime", "numpy or onnxruntime", "numpy onnxruntime"};
+}
+
+// The helper script (reference_run.py, both runtimes): $MOTE_REFERENCE_HELPER,
+// else the installed one next to the executable's prefix (bin/../share/mote),
+// else the source tree's copy (a build-tree run).
 std::string helper_path() {
-  if (const char* env = std::getenv("MOTE_ONNX_HELPER")) return env;
+  if (const char* env = std::getenv("MOTE_REFERENCE_HELPER")) return env;
   std::error_code ec;
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {
-    fs::path installed = exe.parent_path().parent_path() / MOTE_ONNX_HELPER_INSTALLED;
+    fs::path installed = exe.parent_path().parent_path() / MOTE_REFERENCE_HELPER_INSTALLED;
     if (fs::exists(installed, ec)) return installed.string();
   }
-  return MOTE_ONNX_HELPER_SOURCE;
+  return MOTE_REFERENCE_HELPER_SOURCE;
 }
 
 // Runs argv without a shell (no quoting problems with paths), its stderr
@@ -106,7 +118,7 @@ struct Comparison {
 Comparison compare(const Tensor& actual, const Tensor& expected, double rtol, double atol) {
   Comparison c;
   if (actual.shape() != expected.shape()) {
-    c.problem = "shape " + shape_to_string(actual.shape()) + " vs onnxruntime's " + shape_to_string(expected.shape());
+    c.problem = "shape " + shape_to_string(actual.shape()) + " vs the reference's " + shape_to_string(expected.shape());
     return c;
   }
   std::vector<double> a = actual.to_doubles(), e = expected.to_doubles();
@@ -195,13 +207,14 @@ std::string describe_inputs(const std::map<std::string, Tensor>& inputs) {
   return text;
 }
 
-// What the helper's exit status means (onnx_reference.py).
-std::string reference_failure(int rc, const std::string& python, const std::string& helper) {
+// What the helper's exit status means (reference_run.py).
+std::string reference_failure(int rc, const std::string& python, const std::string& helper, const ReferenceInfo& ref) {
+  const std::string runtime = ref.runtime;
   switch (rc) {
     case 127: return "cannot start '" + python + "' (set MOTE_PYTHON to choose the interpreter)";
-    case 3: return python + " lacks numpy or onnxruntime (python3 -m pip install numpy onnxruntime)";
-    case 4: return "onnxruntime could not load the model";
-    case 5: return "onnxruntime failed while running the model";
+    case 3: return python + " lacks " + ref.modules + " (python3 -m pip install " + ref.packages + ")";
+    case 4: return runtime + " could not load the model";
+    case 5: return runtime + " failed while running the model";
     default: return helper + " exited with status " + std::to_string(rc);
   }
 }
@@ -250,21 +263,24 @@ Status run_check(const CheckOptions& options, FILE* out) {
                                               actual.status().to_string());
   }
 
-  // onnxruntime.
+  // The source model in its own runtime.
+  const ReferenceInfo ref = reference_info(options.reference);
   std::string helper = helper_path();
   const char* env_python = std::getenv("MOTE_PYTHON");
   std::string python = env_python ? env_python : "python3";
   fs::path helper_log = dir / "reference.stderr";
-  int rc = run_program({python, helper, options.onnx_path, (dir / "manifest.tsv").string()}, helper_log.string(), dir.string());
+  int rc = run_program({python, helper, options.source_path, (dir / "manifest.tsv").string()}, helper_log.string(),
+                       dir.string());
   if (rc != 0) {
     std::string detail = tail_of(helper_log, 4);
-    return Status(StatusCode::kNotFound, "--check: the reference run in onnxruntime failed: " +
-                          reference_failure(rc, python, helper) + (detail.empty() ? "" : ":\n    " + detail));
+    return Status(StatusCode::kNotFound, "--check: the reference run in " + std::string(ref.runtime) + " failed: " +
+                                             reference_failure(rc, python, helper, ref) +
+                                             (detail.empty() ? "" : ":\n    " + detail));
   }
 
   bool all_ok = true;
-  std::fprintf(out, "check: %zu output%s against onnxruntime; an element passes when |mote - ort| <= %g + %g * |ort|\n",
-               outputs.size(), outputs.size() == 1 ? "" : "s", options.atol, options.rtol);
+  std::fprintf(out, "check: %zu output%s against %s; an element passes when |mote - ref| <= %g + %g * |ref|\n",
+               outputs.size(), outputs.size() == 1 ? "" : "s", ref.runtime, options.atol, options.rtol);
   size_t width = 6;
   for (const TensorDesc& o : outputs) width = std::max(width, o.name.size());
   for (size_t j = 0; j < outputs.size(); ++j) {
@@ -274,7 +290,7 @@ Status run_check(const CheckOptions& options, FILE* out) {
     all_ok = all_ok && c.within();
     std::string failure = describe_failure(c, got, expected);
     char line[256];
-    std::snprintf(line, sizeof line, "  %-4s %-*s %-16s max|diff| %-9.3g max|diff|/max|ort| %-9.3g",
+    std::snprintf(line, sizeof line, "  %-4s %-*s %-16s max|diff| %-9.3g max|diff|/max|ref| %-9.3g",
                   c.within() ? "ok" : "FAIL", static_cast<int>(width), outputs[j].name.c_str(),
                   shape_to_string(got.shape()).c_str(), c.max_abs, c.relative());
     std::string text = line;
@@ -282,7 +298,10 @@ Status run_check(const CheckOptions& options, FILE* out) {
     text.erase(text.find_last_not_of(' ') + 1);
     std::fprintf(out, "%s\n", text.c_str());
   }
-  if (!all_ok) return invalid_argument("--check: outputs differ from onnxruntime beyond tolerance (listed above)");
+  if (!all_ok) {
+    return invalid_argument("--check: outputs differ from " + std::string(ref.runtime) +
+                            " beyond tolerance (listed above)");
+  }
   return {};
 }
 

@@ -1,6 +1,7 @@
 // mote-convert --check: runs the converted model in Mote and the original in
-// onnxruntime (through converters/onnx/onnx_reference.py and the pip
-// python3) on the same inputs, and compares every output.
+// its own runtime (onnxruntime, or LiteRT's interpreter for TFLite, through
+// converters/tool/reference_run.py and the pip python3) on the same inputs,
+// and compares every output.
 #pragma once
 
 #include <cstdio>
@@ -13,8 +14,12 @@
 
 namespace mote::convert {
 
+// The runtime that runs the source model.
+enum class Reference { kOnnxRuntime, kLiteRt };
+
 struct CheckOptions {
-  std::string onnx_path;
+  Reference reference = Reference::kOnnxRuntime;
+  std::string source_path;  // the .onnx or .tflite file
   std::string mote_path;
   // Inputs given as .npy files; the rest are random (fixed seed).
   std::map<std::string, std::string> input_files;
@@ -23,13 +28,13 @@ struct CheckOptions {
   // (check_shapes.hpp).
   SourceInterface source;
   std::map<std::string, int64_t> dim_sizes;
-  // An output passes when every element has |mote - ort| <= atol + rtol * |ort|.
+  // An output passes when every element has |mote - ref| <= atol + rtol * |ref|.
   double rtol = 1e-3;
   double atol = 1e-4;
   bool verbose = false;
 };
 
-// Prints one line per output: max|mote - ort|, that over max|ort|, and how
+// Prints one line per output: max|mote - ref|, that over max|ref|, and how
 // many elements fail the element-wise tolerance. An error when an output is
 // over tolerance, when an input cannot be sized, or when either side fails
 // to run; the message says which side and carries that side's own message.

@@ -1,10 +1,10 @@
-// mote-convert IN.onnx OUT.mote [--input-shape NAME:1x3x224x224] [--fp16]
+// mote-convert IN.onnx|IN.tflite OUT.mote [--input-shape NAME:1x3x224x224] [--fp16]
 //              [--quantize int8 --calibrate DIR|random [--calibration-method minmax|percentile]]
 //              [--check] [--inputs NAME=FILE.npy] [--dim SYMBOL=SIZE] [--verbose]
 //
-// Converts an ONNX model to a .mote model: imports it (converters/onnx),
-// runs the graph passes (converters/common), writes the file, prints a
-// report. Exit status: 0 converted (and --check passed), 1 conversion
+// Converts an ONNX or TFLite model (told apart by content) to a .mote model:
+// imports it (converters/onnx, converters/tflite), runs the graph passes
+// (converters/common), writes the file, prints a report. Exit status: 0 converted (and --check passed), 1 conversion
 // failed or unsupported ops (all listed), 2 bad command line, 3 --check
 // found differences or could not run.
 #include <CLI/CLI.hpp>
@@ -16,6 +16,8 @@
 #include "converters/common/mote_writer.hpp"
 #include "converters/onnx/onnx_converter.hpp"
 #include "converters/onnx/op_table.hpp"
+#include "converters/tflite/op_table.hpp"
+#include "converters/tflite/tflite_converter.hpp"
 #include "converters/tool/check.hpp"
 #include "converters/tool/report.hpp"
 
@@ -48,6 +50,16 @@ Result<std::pair<std::string, std::string>> split_arg(const std::string& arg, ch
     return invalid_argument(std::string(flag) + " expects NAME" + sep + "VALUE, got '" + arg + "'");
   }
   return std::make_pair(arg.substr(0, at), arg.substr(at + 1));
+}
+
+// A TFLite file carries "TFL3" at bytes 4..7; ONNX files are protobuf.
+bool is_tflite_file(const std::string& path) {
+  char head[8] = {};
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  const bool full = std::fread(head, 1, sizeof head, f) == sizeof head;
+  std::fclose(f);
+  return full && std::string(head + 4, 4) == "TFL3";
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
@@ -87,17 +99,20 @@ int requantize_mote(const std::string& in_path, const std::string& out_path, con
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Converts an ONNX model (opsets 7 to 21; later ones where the ops did not change) to Mote's .mote format, "
-                "or quantises a .mote model (--quantize int8)."};
+  CLI::App app{"Converts an ONNX model (opsets 7 to 21; later ones where the ops did not change) or a TFLite model "
+                "(float32, float16 or int8; told apart by content) to Mote's .mote format, or quantises a .mote model "
+                "(--quantize int8)."};
   std::string in_path, out_path;
   std::vector<std::string> shape_args, input_args, dim_args;
   bool fp16 = false, check = false, verbose = false, no_optimize = false, list_ops = false;
   double rtol = -1, atol = -1;
-  app.add_option("input", in_path, "the ONNX model (.onnx); external data files are read from its directory");
+  app.add_option("input", in_path,
+                 "the ONNX model (.onnx; external data files are read from its directory) or TFLite model (.tflite)");
   app.add_option("output", out_path, "the .mote file to write");
   app.add_option("--input-shape", shape_args, "NAME:DIMS, e.g. data:1x3x224x224: a static shape for an input (repeatable)");
   app.add_flag("--fp16", fp16, "store float weights as f16 (the runtime widens them at load)");
-  app.add_flag("--check", check, "run the result in Mote and the original in onnxruntime and compare the outputs");
+  app.add_flag("--check", check,
+               "run the result in Mote and the original in onnxruntime (ONNX) or LiteRT (TFLite) and compare the outputs");
   app.add_option("--inputs", input_args, "NAME=FILE.npy: an input for --check (others are random; repeatable)");
   app.add_option("--dim", dim_args,
                  "SYMBOL=SIZE: the size --check gives a named dynamic dimension, e.g. H=480 (repeatable)");
@@ -116,16 +131,19 @@ int main(int argc, char** argv) {
   app.add_option("--percentile", percentile, "the share of values the percentile method covers (default 99.99)")
       ->check(CLI::Range(50.0, 100.0));
   app.add_flag("--no-optimize", no_optimize, "skip constant folding, BatchNormalization folding and fusion");
-  app.add_flag("--list-ops", list_ops, "list the ONNX op types this build converts and exit");
+  app.add_flag("--list-ops", list_ops, "list the ONNX op types and TFLite operators this build converts and exit");
   app.add_flag("-v,--verbose", verbose, "print every fold and fusion, and progress on any model");
   CLI11_PARSE(app, argc, argv);
 
   if (list_ops) {
     for (const OnnxOpEntry& e : onnx_op_table()) std::printf("%.*s\n", static_cast<int>(e.op_type.size()), e.op_type.data());
+    for (const TfliteOpEntry& e : tflite_op_table()) {
+      std::printf("tflite:%.*s\n", static_cast<int>(e.op_type.size()), e.op_type.data());
+    }
     return 0;
   }
   if (in_path.empty() || out_path.empty()) {
-    std::fprintf(stderr, "mote-convert: expected IN.onnx OUT.mote (see --help)\n");
+    std::fprintf(stderr, "mote-convert: expected IN.onnx|IN.tflite OUT.mote (see --help)\n");
     return 2;
   }
   ConvertOptions options;
@@ -179,7 +197,8 @@ int main(int argc, char** argv) {
   if (ends_with(in_path, ".mote")) return requantize_mote(in_path, out_path, options);
 
   auto start = std::chrono::steady_clock::now();
-  auto result = convert_onnx_file(in_path, options);
+  const bool tflite = is_tflite_file(in_path);
+  auto result = tflite ? convert_tflite_file(in_path, options) : convert_onnx_file(in_path, options);
   if (!result.ok()) {
     std::fprintf(stderr, "mote-convert: %s\n", result.status().to_string().c_str());
     return 1;
@@ -192,7 +211,8 @@ int main(int argc, char** argv) {
   print_report(stdout, in_path, out_path, *result, verbose, total_ms);
 
   if (check) {
-    check_options.onnx_path = in_path;
+    check_options.reference = tflite ? Reference::kLiteRt : Reference::kOnnxRuntime;
+    check_options.source_path = in_path;
     check_options.mote_path = out_path;
     check_options.source = result->source;
     check_options.rtol = rtol >= 0 ? rtol : fp16 ? 1e-2 : 1e-3;

@@ -73,10 +73,8 @@ void print_quantize_report(FILE* out, const QuantizeReport& q) {
 void print_report(FILE* out, const std::string& in_path, const std::string& out_path, const ConvertResult& r,
                   bool verbose, double total_ms) {
   std::fprintf(out, "mote-convert: %s -> %s\n", in_path.c_str(), out_path.c_str());
-  std::fprintf(out, "  source: ONNX IR %lld, opset %d%s%s; %zu nodes, %zu initializers\n",
-               static_cast<long long>(r.ir_version), r.opset, r.producer.empty() ? "" : ", producer ",
-               r.producer.c_str(), r.node_count, r.initializer_count);
-  if (verbose) print_histogram(out, "ONNX nodes", r.onnx_ops);
+  std::fprintf(out, "  source: %s\n", r.summary.c_str());
+  if (verbose) print_histogram(out, (r.format + " ops").c_str(), r.source_ops);
   print_histogram(out, "Mote ops as imported", r.ops_before);
   print_histogram(out, "Mote ops after passes", r.ops_after);
   std::fprintf(out, "  passes:\n");

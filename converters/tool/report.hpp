@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <string>
 
-#include "converters/onnx/onnx_converter.hpp"
+#include "converters/common/conversion.hpp"
 
 namespace mote::convert {
 

@@ -28,13 +28,15 @@ APT_PACKAGES=(
   openjdk-17-jdk-headless
 )
 # Python (the pyenv `python3` on PATH, where pip works): numpy for the tools'
-# .npy tests; onnx and onnxruntime for mote-convert --check and model tests.
-PIP_PACKAGES=(numpy onnx onnxruntime)
+# .npy tests; onnx and onnxruntime for mote-convert --check and model tests;
+# flatbuffers and ai-edge-litert (LiteRT's interpreter and schema module) for
+# the TFLite converter's tests and --check on TFLite models.
+PIP_PACKAGES=(numpy onnx onnxruntime flatbuffers ai-edge-litert)
 
 . "$(dirname "$0")/apt.sh"
 apt_install_missing "${APT_PACKAGES[@]}"
 
-if ! python3 -c "import numpy, onnx, onnxruntime" 2>/dev/null; then
+if ! python3 -c "import numpy, onnx, onnxruntime, flatbuffers, ai_edge_litert" 2>/dev/null; then
   echo "setup: pip installing ${PIP_PACKAGES[*]}"
   python3 -m pip install --quiet "${PIP_PACKAGES[@]}"
 fi
