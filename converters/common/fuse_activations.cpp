@@ -26,7 +26,8 @@ std::optional<float> constant_scalar(const Graph& g, const fb::OpT& op, size_t i
   return v.data->data<float>()[0];
 }
 
-// The fused form of a one-input activation op, or nullopt.
+}  // namespace
+
 std::optional<fb::FusedActivationT> as_fused(const Graph& g, const fb::OpT& act) {
   fb::FusedActivationT f;
   switch (act.type) {
@@ -53,8 +54,6 @@ std::optional<fb::FusedActivationT> as_fused(const Graph& g, const fb::OpT& act)
     default: return std::nullopt;
   }
 }
-
-}  // namespace
 
 Status fuse_activations(Graph& graph, PassLog& log) {
   std::vector<std::vector<int>> consumers = graph.consumers();

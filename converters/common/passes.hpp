@@ -83,6 +83,15 @@ Status fuse_residual_add(Graph& graph, PassLog& log);
 // x*Sigmoid(x) (SiLU) after Conv, ConvTranspose, Gemm or MatMul become the
 // op's fused activation.
 Status fuse_activations(Graph& graph, PassLog& log);
+// The fused form of a one-input activation op (Relu, Clip with constant
+// bounds...), or nullopt (fuse_activations.cpp; fold_qdq uses it too).
+std::optional<fb::FusedActivationT> as_fused(const Graph& g, const fb::OpT& act);
+
+// Quantised models (ONNX QDQ, TFLite int8): DequantizeLinear(x), a Conv on
+// DequantizeLinear(constant int8 W), an optional Relu or Clip, and
+// QuantizeLinear become one QLinearConv (fold_qdq.cpp), before constant
+// folding turns the weights' DequantizeLinear into float.
+Status fold_qdq(Graph& graph, PassLog& log);
 
 // Removes ops whose outputs nobody reads, then unreferenced values.
 Status remove_dead(Graph& graph, PassLog& log);

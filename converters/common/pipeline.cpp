@@ -11,6 +11,8 @@ Status run_graph_passes(Graph& graph, const PipelineOptions& options, PassLog& l
   MOTE_RETURN_IF_ERROR(widen_f16(graph, log, /*keep_f16_edges=*/!is_body));
   MOTE_RETURN_IF_ERROR(remove_identities(graph, log));
   if (options.optimize) {
+    // Before folding, which would turn quantised weights into float ones.
+    MOTE_RETURN_IF_ERROR(fold_qdq(graph, log));
     MOTE_RETURN_IF_ERROR(fold_constants(graph, log, options.fold));
     bool inlined = false, unrolled = false;
     MOTE_RETURN_IF_ERROR(fold_if(graph, log, inlined));

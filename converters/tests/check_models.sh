@@ -32,3 +32,11 @@ run "$work/long_chain.onnx" "$work/long_chain.mote" --check
 run "$work/shape_chain.onnx" "$work/shape_chain.mote" --check
 run "$work/quantized.onnx" "$work/quantized.mote" --check
 run "$work/shape_chain.onnx" "$work/shape_chain_b3.mote" --check --inputs x="$work/shape_chain_x3.npy"
+# onnxruntime's own QDQ quantisation of cnn.onnx: every Conv must reach the
+# int8 kernel (fold_qdq), and the result agree with onnxruntime's int8 run.
+run "$work/qdq.onnx" "$work/qdq.mote" --check --atol 0.02 > "$work/qdq.log"
+cat "$work/qdq.log"
+if ! grep -q "fold_qdq *4 Conv -> QLinearConv" "$work/qdq.log"; then
+  echo "check_models: the 4 QDQ Convs of qdq.onnx were not folded into QLinearConv"
+  exit 1
+fi

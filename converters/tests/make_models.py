@@ -13,6 +13,8 @@ test needs no downloads. Used by check_models.sh, which converts each with
   external/model.onnx  weights in an external data file
   long_chain.onnx   1500 nodes, to show progress output
   quantized.onnx    QLinearConv (per-channel int8 weights, bias) and ConvInteger
+  qdq.onnx          cnn.onnx quantised by onnxruntime's quantize_static in the
+                    QDQ format (per-channel int8 weights, uint8 activations)
   shape_chain.onnx  dynamic batch; Shape and Size of an intermediate tensor
                     (not a graph input) feeding a Reshape, and int64 scalar
                     outputs; shape_chain_x3.npy is a batch-3 input for it
@@ -221,6 +223,29 @@ def quantized():
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
 
 
+def qdq(float_path, out_path):
+    """cnn.onnx quantised by onnxruntime's own tool in the QDQ format (int8
+    weights per channel, uint8 activations calibrated on 8 random images):
+    DequantizeLinear/QuantizeLinear pairs around float ops, which mote-convert
+    folds into QLinearConv."""
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    class Images(CalibrationDataReader):
+        def __init__(self):
+            self.left = [{"image": RNG.uniform(-1, 1, (1, 3, 32, 32)).astype(np.float32)} for _ in range(8)]
+
+        def get_next(self):
+            return self.left.pop() if self.left else None
+
+    # The pre-processing onnxruntime recommends: BatchNormalization folded
+    # into the Convs first, as in any model quantised for deployment.
+    prepared = out_path + ".prepared.onnx"
+    quant_pre_process(float_path, prepared)
+    quantize_static(prepared, out_path, Images(), quant_format=QuantFormat.QDQ, per_channel=True,
+                    activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(os.path.join(out, "external"), exist_ok=True)
@@ -229,6 +254,7 @@ def main():
         m = build()
         m.ir_version = 8
         save(m, os.path.join(out, f"{name}.onnx"))
+    qdq(os.path.join(out, "cnn.onnx"), os.path.join(out, "qdq.onnx"))
     np.save(os.path.join(out, "shape_chain_x3.npy"), RNG.standard_normal((3, 4, 6)).astype(np.float32))
     m = external()
     m.ir_version = 8

@@ -130,8 +130,11 @@ def with_custom_op():
 def run_litert(model_bytes, feeds, keep_all=False):
     """Outputs by name from LiteRT's interpreter, and with keep_all every
     tensor's value by index."""
+    import warnings
     from ai_edge_litert.interpreter import Interpreter
-    interp = Interpreter(model_content=model_bytes, experimental_preserve_all_tensors=keep_all)
+    with warnings.catch_warnings():  # keep_all is meant for debugging, as here (calibration)
+        warnings.simplefilter("ignore")
+        interp = Interpreter(model_content=model_bytes, experimental_preserve_all_tensors=keep_all)
     interp.allocate_tensors()
     for d in interp.get_input_details():
         interp.set_tensor(d["index"], feeds[d["name"]])

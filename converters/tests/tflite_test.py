@@ -17,6 +17,7 @@ Exit status: 0 all passed, 1 a case failed, 77 LiteRT or numpy missing
 """
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -33,11 +34,12 @@ except ImportError as e:
 CASES = {}
 
 
-def case(kind="float", steps=1):
+def case(kind="float", steps=1, report=None):
     """Registers build(g, rng) -> (outputs, feeds) as a case; `steps` is the
-    int8 tolerance in quantisation steps."""
+    int8 tolerance in quantisation steps, `report` a line mote-convert's
+    report must hold (the int8 Convs reaching the int8 kernel)."""
     def register(fn):
-        CASES[fn.__name__] = (fn, kind, steps)
+        CASES[fn.__name__] = (fn, kind, steps, report)
         return fn
     return register
 
@@ -296,7 +298,7 @@ def int8_case(build_float, feeds_float, g, rng_seed):
     return outputs, feeds
 
 
-@case(kind="int8", steps=2)
+@case(kind="int8", steps=2, report=r"fold_qdq +1 Conv -> QLinearConv")
 def conv_2d_int8(g, rng):
     feeds = {"x": rand(rng, 1, 9, 9, 4)}
     def build(fg, r):
@@ -314,7 +316,7 @@ def depthwise_int8(g, rng):
     return int8_case(build, feeds, g, 6)
 
 
-@case(kind="int8", steps=3)
+@case(kind="int8", steps=3, report=r"fold_qdq +2 Conv -> QLinearConv")
 def mobile_net_int8(g, rng):
     feeds = {"image": rand(rng, 1, 16, 16, 3)}
     return int8_case(mobile_block, feeds, g, 7)
@@ -392,7 +394,7 @@ def compare(name, want, got, kind, steps, args):
 
 
 def run_case(args, name, work):
-    build, kind, steps = CASES[name]
+    build, kind, steps, report = CASES[name]
     g = tm.QuantGraph()
     outputs, feeds = build(g, np.random.default_rng(abs(hash(name)) % 2**32))
     model = g.serialize(outputs)
@@ -407,6 +409,8 @@ def run_case(args, name, work):
                           stderr=subprocess.PIPE, text=True)
     if proc.returncode != 0 or "against LiteRT" not in proc.stdout:
         return [f"mote-convert --check failed:\n{proc.stdout}{proc.stderr}"]
+    if report and not re.search(report, proc.stdout):
+        return [f"mote-convert's report lacks {report!r}:\n{proc.stdout}"]
     problems = []
     for backend in args.backends.split(","):
         try:

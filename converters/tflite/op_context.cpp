@@ -151,7 +151,8 @@ int TfliteOpContext::permuted_input(int i, const std::vector<int64_t>& perm) {
     for (size_t k = 0; k < perm.size(); ++k) {
       if (perm[k] == q.axis) axis = static_cast<int64_t>(k);
     }
-    return dequantize(state_.graph, v, q, axis, tensor_dtype(tensor), state_.tensor_name(t), name_);
+    return dequantize(state_.graph, v, q, axis, tensor_dtype(tensor), state_.tensor_name(t), name_,
+                      /*fold_constant=*/false);
   }
   if (!error.empty()) {
     fail(invalid(error));

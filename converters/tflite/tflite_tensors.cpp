@@ -166,9 +166,9 @@ std::pair<Tensor, Tensor> qdq_params(const QuantParams& q, DType zp_dtype) {
 }  // namespace
 
 int dequantize(Graph& graph, int v, const QuantParams& q, int64_t axis, DType stored_dtype, const std::string& name,
-               const std::string& op_name) {
+               const std::string& op_name, bool fold_constant) {
   const Value& stored = graph.values[static_cast<size_t>(v)];
-  if (stored.is_constant()) {
+  if (stored.is_constant() && fold_constant) {
     const Tensor& data = *stored.data;
     Tensor out = Tensor::zeros(DType::F32, data.shape());
     int64_t inner = 1, channels = 1;

@@ -41,10 +41,11 @@ std::optional<Tensor> constant_data(const TfliteImportState& state, int t, std::
 Tensor permute(const Tensor& t, const std::vector<int64_t>& perm);
 
 // Value `v` (holding a tensor of `stored` dtype quantised by `q`, per
-// channel along `axis`) as f32: computed here for a constant, a
-// DequantizeLinear op otherwise.
+// channel along `axis`) as f32: computed here for a constant when
+// `fold_constant`, a DequantizeLinear op otherwise (quantised weights keep
+// theirs, so that fold_qdq can give the Conv to the int8 kernel).
 int dequantize(Graph& graph, int v, const QuantParams& q, int64_t axis, DType stored, const std::string& name,
-               const std::string& op_name);
+               const std::string& op_name, bool fold_constant = true);
 // Writes QuantizeLinear(from) into `to` (of dtype `dtype`).
 void quantize(Graph& graph, int from, int to, const QuantParams& q, int64_t axis, DType dtype,
               const std::string& op_name);

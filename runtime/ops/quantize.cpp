@@ -71,7 +71,14 @@ bool is_float(DType d) { return d == DType::F32 || d == DType::F64; }
 Status check_params(ShapeContext& ctx, const fb::QuantizeAttrsT& a) {
   auto index = QuantParamIndex::make(ctx.shape(0), ctx.shape(1), a.axis, a.block_size);
   if (!index.ok()) return ctx.fail(index.status().message());
-  if (ctx.has_input(2) && ctx.shape(2) != ctx.shape(1)) {
+  // One-element parameters may differ in rank ([] and [1]): onnxruntime's
+  // quantiser writes such pairs, and both mean "per tensor".
+  auto one_element = [](const Shape& s) {
+    int64_t n = 1;
+    for (int64_t d : s) n *= d;
+    return n == 1 && s.size() <= 1;
+  };
+  if (ctx.has_input(2) && ctx.shape(2) != ctx.shape(1) && !(one_element(ctx.shape(2)) && one_element(ctx.shape(1)))) {
     return ctx.fail("zero_point " + shape_to_string(ctx.shape(2)) + " must have the scale's shape " +
                     shape_to_string(ctx.shape(1)));
   }

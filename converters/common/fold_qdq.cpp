@@ -1,0 +1,211 @@
+// QDQ folding: a quantised model describes an int8 convolution as float ops
+// between Quantize/Dequantize pairs (ONNX's QDQ format; the TFLite importer
+// writes int8 operators the same way):
+//
+//   x_q -> DequantizeLinear -> Conv(W = DequantizeLinear(int8 constant), bias)
+//       -> [Relu | Clip] -> QuantizeLinear -> y_q
+//
+// The pattern becomes QLinearConv(x_q, W_q, ..., y scale and zero point,
+// int32 bias) with the activation as its fused clamp, so the int8 kernel runs
+// it and the float tensors between never exist. Its result differs from the
+// float chain only in rounding: the same scales, the int32 sum exact.
+//
+// Left as they are (and folded to float weights later): depthwise Convs (the
+// int8 GEMM fills a fraction of its rows, as for --quantize, see
+// quantize_int8.cpp), Convs with a residual input, per-channel activation
+// scales, weights whose zero points are not all 0, and any Conv whose float
+// output has another reader.
+#include <cmath>
+
+#include "converters/common/passes.hpp"
+#include "runtime/ops/quantize.hpp"
+
+namespace mote::convert {
+namespace {
+
+constexpr const char* kPass = "fold_qdq";
+
+const Value* constant_input(const Graph& g, const fb::OpT& op, size_t i) {
+  if (i >= op.inputs.size() || op.inputs[i] < 0) return nullptr;
+  const Value& v = g.values[static_cast<size_t>(op.inputs[i])];
+  return v.is_constant() ? &v : nullptr;
+}
+
+// The op writing value v when it is of `type`, else nullptr.
+const fb::OpT* producer_of(const Graph& g, const std::vector<int>& producers, int v, fb::OpType type) {
+  if (v < 0 || producers[static_cast<size_t>(v)] < 0) return nullptr;
+  const fb::OpT* op = g.ops[static_cast<size_t>(producers[static_cast<size_t>(v)])].get();
+  return op && op->type == type ? op : nullptr;
+}
+
+// The only op reading v, when v is no graph output.
+int sole_reader(const Graph& g, const std::vector<std::vector<int>>& consumers, int v) {
+  const auto& readers = consumers[static_cast<size_t>(v)];
+  return readers.size() == 1 && !g.is_output(v) ? readers[0] : -1;
+}
+
+// A per-tensor Q/DQ: constant one-element scale, constant (or absent)
+// 8-bit zero point.
+bool per_tensor_8bit(const Graph& g, const fb::OpT& q) {
+  const Value* scale = constant_input(g, q, 1);
+  if (!scale || scale->data->numel() != 1 || scale->data->dtype() != DType::F32) return false;
+  if (q.inputs.size() < 3 || q.inputs[2] < 0) return true;
+  const Value* zero = constant_input(g, q, 2);
+  return zero && zero->data->numel() == 1 && is_8bit(zero->data->dtype());
+}
+
+// Why this Conv stays float; empty when it folds.
+struct Match {
+  const fb::OpT* dq_x = nullptr;
+  const fb::OpT* dq_w = nullptr;
+  int activation = -1;  // op index of a Relu/Clip between Conv and Q
+  int quantize = -1;    // op index of the QuantizeLinear
+};
+
+std::string match(const Graph& g, const fb::OpT& conv, const std::vector<int>& producers,
+                  const std::vector<std::vector<int>>& consumers, Match& m) {
+  if (conv.inputs.size() > 3 || conv.fused) return "residual input or fused activation";
+  m.dq_x = producer_of(g, producers, conv.inputs[0], fb::OpType::DequantizeLinear);
+  m.dq_w = producer_of(g, producers, conv.inputs[1], fb::OpType::DequantizeLinear);
+  if (!m.dq_x || !m.dq_w) return "";  // not a quantised Conv: nothing to say
+  if (!per_tensor_8bit(g, *m.dq_x)) return "input not per-tensor 8-bit";
+  const Value& x_q = g.values[static_cast<size_t>(m.dq_x->inputs[0])];
+  if ((m.dq_x->inputs.size() < 3 || m.dq_x->inputs[2] < 0) && !x_q.dtype_known) return "input dtype unknown";
+  const Value* w = constant_input(g, *m.dq_w, 0);
+  if (!w || w->data->dtype() != DType::I8 || w->data->rank() < 3) return "weights not constant int8";
+  if (has_attrs<fb::QuantizeAttrsT>(*m.dq_w) && attrs<fb::QuantizeAttrsT>(*m.dq_w).block_size != 0) return "blocked weights";
+  const Value* w_scale = constant_input(g, *m.dq_w, 1);
+  if (!w_scale || w_scale->data->dtype() != DType::F32) return "weight scale not constant";
+  const int64_t out_channels = w->data->dim(0);
+  if (w_scale->data->numel() != 1 && (w_scale->data->numel() != out_channels ||
+                                      (has_attrs<fb::QuantizeAttrsT>(*m.dq_w) && attrs<fb::QuantizeAttrsT>(*m.dq_w).axis != 0))) {
+    return "weight scales not per output channel";
+  }
+  if (const Value* wz = constant_input(g, *m.dq_w, 2)) {
+    for (int64_t i = 0; i < wz->data->numel(); ++i) {
+      if (int8_element(*wz->data, i) != 0) return "weight zero point not 0";
+    }
+  } else if (m.dq_w->inputs.size() > 2 && m.dq_w->inputs[2] >= 0) {
+    return "weight zero point not constant";
+  }
+  const fb::ConvAttrsT a = attrs<fb::ConvAttrsT>(conv);
+  if (a.group > 1 && w->data->dim(1) == 1) return "depthwise (no int8 depthwise kernel yet)";
+  if (conv.inputs.size() > 2 && conv.inputs[2] >= 0) {
+    const bool constant_bias = constant_input(g, conv, 2) != nullptr;
+    const fb::OpT* dq_b = producer_of(g, producers, conv.inputs[2], fb::OpType::DequantizeLinear);
+    if (!constant_bias && !(dq_b && constant_input(g, *dq_b, 0) && constant_input(g, *dq_b, 1))) {
+      return "bias not constant";
+    }
+  }
+  int next = sole_reader(g, consumers, conv.outputs[0]);
+  if (next < 0) return "float output read elsewhere";
+  const fb::OpT* op = g.ops[static_cast<size_t>(next)].get();
+  if (op->type == fb::OpType::Relu || op->type == fb::OpType::Clip) {
+    auto fused = as_fused(g, *op);
+    if (!fused) return "Clip bounds not constant";
+    m.activation = next;
+    next = sole_reader(g, consumers, op->outputs[0]);
+    if (next < 0) return "float output read elsewhere";
+    op = g.ops[static_cast<size_t>(next)].get();
+  }
+  if (op->type != fb::OpType::QuantizeLinear || op->inputs[0] != (m.activation >= 0 ? g.ops[static_cast<size_t>(m.activation)]->outputs[0] : conv.outputs[0])) {
+    return "output not quantised";
+  }
+  if (!per_tensor_8bit(g, *op)) return "output not per-tensor 8-bit";
+  m.quantize = next;
+  return "";
+}
+
+// A zero point input: the op's own, or a 0 of `dtype`.
+int zero_point(Graph& g, const fb::OpT& q, DType dtype, const std::string& name) {
+  if (q.inputs.size() > 2 && q.inputs[2] >= 0) return q.inputs[2];
+  return g.add_derived_constant(name, Tensor::zeros(dtype, {}));
+}
+
+// Bias as int32 at scale x_scale * w_scale[c] (QLinearConv's), from a float
+// constant or a dequantised one.
+int int32_bias(Graph& g, const fb::OpT& conv, const std::vector<int>& producers, float x_scale,
+               const Tensor& w_scale, int64_t out_channels) {
+  const int b = conv.inputs[2];
+  Tensor real;
+  if (const Value* v = constant_input(g, conv, 2)) {
+    real = *v->data;
+  } else {
+    const fb::OpT* dq = producer_of(g, producers, b, fb::OpType::DequantizeLinear);
+    const Tensor& q = *constant_input(g, *dq, 0)->data;
+    const Tensor& s = *constant_input(g, *dq, 1)->data;
+    const Value* z = constant_input(g, *dq, 2);
+    real = Tensor::zeros(DType::F32, q.shape());
+    for (int64_t c = 0; c < q.numel(); ++c) {
+      const double zc = z ? z->data->to_doubles()[static_cast<size_t>(s.numel() == 1 ? 0 : c)] : 0.0;
+      const double qc = q.to_doubles()[static_cast<size_t>(c)];
+      real.data<float>()[c] = static_cast<float>(s.data<float>()[s.numel() == 1 ? 0 : c] * (qc - zc));
+    }
+  }
+  std::vector<int32_t> out(static_cast<size_t>(out_channels));
+  const std::vector<double> values = real.to_doubles();
+  for (int64_t c = 0; c < out_channels && static_cast<size_t>(c) < values.size(); ++c) {
+    const double scale = double{x_scale} * w_scale.data<float>()[w_scale.numel() == 1 ? 0 : c];
+    out[static_cast<size_t>(c)] = static_cast<int32_t>(std::clamp(std::nearbyint(values[static_cast<size_t>(c)] / scale),
+                                                                  -2147483647.0, 2147483647.0));
+  }
+  return g.add_derived_constant(g.values[static_cast<size_t>(b)].name + "_int32",
+                                Tensor::from_vector<int32_t>({out_channels}, out));
+}
+
+}  // namespace
+
+Status fold_qdq(Graph& graph, PassLog& log) {
+  const std::vector<int> producers = graph.producers();
+  const std::vector<std::vector<int>> consumers = graph.consumers();
+  for (size_t i = 0; i < graph.ops.size(); ++i) {
+    if (!graph.ops[i] || graph.ops[i]->type != fb::OpType::Conv) continue;
+    const fb::OpT& conv = *graph.ops[i];
+    Match m;
+    const std::string why = match(graph, conv, producers, consumers, m);
+    if (!m.dq_x || !m.dq_w) continue;
+    if (!why.empty() || m.quantize < 0) {
+      log.count(kPass, "Conv left float: " + why);
+      log.note(kPass, Graph::op_label(conv) + " stays float: " + why);
+      continue;
+    }
+    const fb::OpT& q = *graph.ops[static_cast<size_t>(m.quantize)];
+    const Tensor& w = *graph.values[static_cast<size_t>(m.dq_w->inputs[0])].data;
+    const Tensor& w_scale = *graph.values[static_cast<size_t>(m.dq_w->inputs[1])].data;
+    const float x_scale = graph.values[static_cast<size_t>(m.dq_x->inputs[1])].data->data<float>()[0];
+    const DType x_dtype = graph.values[static_cast<size_t>(m.dq_x->inputs[0])].dtype;  // used without a zero point
+    const DType y_dtype = q.inputs.size() > 2 && q.inputs[2] >= 0
+                              ? graph.values[static_cast<size_t>(q.inputs[2])].data->dtype()
+                              : (has_attrs<fb::QuantizeAttrsT>(q) ? attrs<fb::QuantizeAttrsT>(q).output_dtype : DType::U8);
+    const std::string name = conv.name;
+    std::vector<int> inputs = {m.dq_x->inputs[0],
+                               m.dq_x->inputs[1],
+                               zero_point(graph, *m.dq_x, x_dtype, name + "/x_zero_point"),
+                               m.dq_w->inputs[0],
+                               m.dq_w->inputs[1],
+                               zero_point(graph, *m.dq_w, DType::I8, name + "/w_zero_point"),
+                               q.inputs[1],
+                               zero_point(graph, q, y_dtype, name + "/y_zero_point")};
+    if (conv.inputs.size() > 2 && conv.inputs[2] >= 0) {
+      inputs.push_back(int32_bias(graph, conv, producers, x_scale, w_scale, w.dim(0)));
+    }
+    auto folded = std::make_unique<fb::OpT>();
+    folded->type = fb::OpType::QLinearConv;
+    folded->name = name;
+    folded->inputs = inputs;
+    folded->outputs = {q.outputs[0]};
+    set_attrs(*folded, attrs<fb::ConvAttrsT>(conv));
+    if (m.activation >= 0) {
+      folded->fused = std::make_unique<fb::FusedActivationT>(*as_fused(graph, *graph.ops[static_cast<size_t>(m.activation)]));
+      graph.ops[static_cast<size_t>(m.activation)].reset();
+    }
+    graph.ops[static_cast<size_t>(m.quantize)].reset();
+    // In the Conv's place: its inputs exist there, and y_q's readers come later.
+    graph.ops[i] = std::move(folded);
+    log.count(kPass, "Conv -> QLinearConv");
+  }
+  graph.compact();
+  return {};
+}
+
+}  // namespace mote::convert
