@@ -169,10 +169,11 @@ class QuantGraph(Graph):
         zp = int(np.clip(round(-128 - lo / scale), -128, 127))
         return dict(scale=scale, zero_point=zp)
 
-    def act(self, shape, name, like=None, fixed=None):
+    def act(self, shape, name, like=None, fixed=None, range_of=None):
         """An activation tensor; `like` copies another tensor's scale (ops
         TFLite requires to keep it: pooling, reshape...), `fixed` gives one
-        (softmax and logistic outputs: 1/256, -128)."""
+        (softmax and logistic outputs: 1/256, -128), `range_of` names the
+        float model's tensor whose range it takes (default: its own name)."""
         if self.ranges is None:
             return self.tensor(shape, FLOAT32, name=name)
         if like is not None:
@@ -181,7 +182,7 @@ class QuantGraph(Graph):
         elif fixed is not None:
             quant = dict(scale=fixed[0], zero_point=fixed[1])
         else:
-            quant = self._act_quant(name)
+            quant = self._act_quant(range_of or name)
         return self.tensor(shape, INT8, name=name, **quant)
 
     def act_input(self, shape, name):
@@ -233,3 +234,63 @@ def calibrate(build, feeds):
 def quantize_input(x, g, t):
     q = g.tensors[t].quantization
     return np.clip(np.round(x / q.scale[0]) + q.zeroPoint[0], -128, 127).astype(np.int8)
+
+
+def mobilenet_v2(g, rng, size=224, classes=1000):
+    """MobileNetV2 (width 1.0) with random He-initialised weights: the stem,
+    17 inverted-residual blocks, the 1280-channel head, global mean, the
+    classifier and softmax. With g.ranges set (QuantGraph) it is the int8
+    model TFLite's converter makes: float input and output, QUANTIZE after the
+    input and DEQUANTIZE before each output."""
+    relu6 = tfl.ActivationFunctionType.RELU6
+    quant = g.ranges is not None
+    image = g.input([1, size, size, 3], name="image")
+    x = g.op(OP.QUANTIZE, [image], [g.act([1, size, size, 3], "image_q", range_of="image")]) if quant else image
+
+    def he(*shape, fan_in):
+        return (rng.standard_normal(shape) * np.sqrt(2.0 / fan_in)).astype(np.float32)
+
+    def conv(x, cin, cout, k, stride, act, name, hw):
+        w = g.weight(he(cout, k, k, cin, fan_in=k * k * cin), name + "_w", axis=0)
+        b = g.bias(np.zeros(cout, np.float32), name + "_b", x, w)
+        y = g.act([1, hw, hw, cout], name)
+        return g.op(OP.CONV_2D, [x, w, b], [y], OPT.Conv2DOptions,
+                    options(tfl.Conv2DOptionsT, padding=tfl.Padding.SAME, strideW=stride, strideH=stride,
+                            fusedActivationFunction=act, dilationWFactor=1, dilationHFactor=1))
+
+    def depthwise(x, c, stride, name, hw):
+        w = g.weight(he(1, 3, 3, c, fan_in=9), name + "_w", axis=3)
+        b = g.bias(np.zeros(c, np.float32), name + "_b", x, w)
+        y = g.act([1, hw, hw, c], name)
+        return g.op(OP.DEPTHWISE_CONV_2D, [x, w, b], [y], OPT.DepthwiseConv2DOptions,
+                    options(tfl.DepthwiseConv2DOptionsT, padding=tfl.Padding.SAME, strideW=stride, strideH=stride,
+                            depthMultiplier=1, fusedActivationFunction=relu6, dilationWFactor=1, dilationHFactor=1))
+
+    hw = size // 2
+    x = conv(x, 3, 32, 3, 2, relu6, "stem", hw)
+    cin, block = 32, 0
+    for t, c, n, s in [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2), (6, 96, 3, 1), (6, 160, 3, 2),
+                       (6, 320, 1, 1)]:
+        for i in range(n):
+            stride = s if i == 0 else 1
+            name = f"block{block}"
+            h = conv(x, cin, cin * t, 1, 1, relu6, name + "_expand", hw) if t != 1 else x
+            hw = (hw + stride - 1) // stride
+            h = depthwise(h, cin * t, stride, name + "_dw", hw)
+            h = conv(h, cin * t, c, 1, 1, tfl.ActivationFunctionType.NONE, name + "_project", hw)
+            if stride == 1 and cin == c:
+                h = g.op(OP.ADD, [x, h], [g.act([1, hw, hw, c], name + "_add")], OPT.AddOptions, options(tfl.AddOptionsT))
+            x, cin, block = h, c, block + 1
+    x = conv(x, cin, 1280, 1, 1, relu6, "head", hw)
+    pooled = g.op(OP.MEAN, [x, g.const(np.array([1, 2], np.int32))], [g.act([1, 1280], "pooled")], OPT.ReducerOptions,
+                  options(tfl.ReducerOptionsT, keepDims=False))
+    w = g.weight(he(classes, 1280, fan_in=1280), "classifier_w", axis=0 if quant else None)
+    b = g.bias(np.zeros(classes, np.float32), "classifier_b", pooled, w)
+    logits = g.op(OP.FULLY_CONNECTED, [pooled, w, b], [g.act([1, classes], "logits")], OPT.FullyConnectedOptions,
+                  options(tfl.FullyConnectedOptionsT))
+    probs = g.op(OP.SOFTMAX, [logits], [g.act([1, classes], "probs", fixed=(1 / 256, -128))], OPT.SoftmaxOptions,
+                 options(tfl.SoftmaxOptionsT, beta=1.0))
+    if not quant:
+        return [logits, probs]
+    return [g.op(OP.DEQUANTIZE, [t], [g.tensor([1, classes], FLOAT32, name=n)])
+            for t, n in ((logits, "logits_float"), (probs, "probs_float"))]

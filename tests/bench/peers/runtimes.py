@@ -222,3 +222,23 @@ def pnnx_executable():
         return None
     path = os.path.join(list(spec.submodule_search_locations)[0], "pnnx")
     return path if os.access(path, os.X_OK) else None
+
+
+class LiteRt:
+    """LiteRT's interpreter (pip ai-edge-litert) on a .tflite model, with its
+    default delegate (XNNPACK) as a user gets it."""
+
+    def __init__(self, tflite_path, threads):
+        from ai_edge_litert.interpreter import Interpreter
+        self.interp = Interpreter(model_path=tflite_path, num_threads=threads)
+        self.interp.allocate_tensors()
+        self.input = self.interp.get_input_details()[0]["index"]
+        self.outputs = [d["index"] for d in self.interp.get_output_details()]
+
+    def run(self, x):
+        self.interp.set_tensor(self.input, x)
+        self.interp.invoke()
+        return self.interp.get_tensor(self.outputs[0])
+
+    def close(self):
+        self.interp = None
