@@ -10,11 +10,9 @@
 // it and the float tensors between never exist. Its result differs from the
 // float chain only in rounding: the same scales, the int32 sum exact.
 //
-// Left as they are (and folded to float weights later): depthwise Convs (the
-// int8 GEMM fills a fraction of its rows, as for --quantize, see
-// quantize_int8.cpp), Convs with a residual input, per-channel activation
-// scales, weights whose zero points are not all 0, and any Conv whose float
-// output has another reader.
+// Left as they are (and folded to float weights later): Convs with a
+// residual input, per-channel activation scales, weights whose zero points
+// are not all 0, and any Conv whose float output has another reader.
 #include <cmath>
 
 #include "converters/common/passes.hpp"
@@ -88,8 +86,6 @@ std::string match(const Graph& g, const fb::OpT& conv, const std::vector<int>& p
   } else if (m.dq_w->inputs.size() > 2 && m.dq_w->inputs[2] >= 0) {
     return "weight zero point not constant";
   }
-  const fb::ConvAttrsT a = attrs<fb::ConvAttrsT>(conv);
-  if (a.group > 1 && w->data->dim(1) == 1) return "depthwise (no int8 depthwise kernel yet)";
   if (conv.inputs.size() > 2 && conv.inputs[2] >= 0) {
     const bool constant_bias = constant_input(g, conv, 2) != nullptr;
     const fb::OpT* dq_b = producer_of(g, producers, conv.inputs[2], fb::OpType::DequantizeLinear);

@@ -81,6 +81,8 @@ std::optional<Shape> reshape_partial(const Graph& graph, const fb::OpT& op) {
   const Value& target = graph.values[static_cast<size_t>(op.inputs[1])];
   if (!target.is_constant()) return std::nullopt;
   Shape out = target.data->to_int64s();
+  // Below -1 is no dimension (found by fuzzing): leave it to the runtime's Reshape to refuse.
+  if (std::any_of(out.begin(), out.end(), [](int64_t d) { return d < -1; })) return std::nullopt;
   const bool allowzero = attrs<fb::ReshapeAttrsT>(op).allowzero;
   for (size_t i = 0; i < out.size(); ++i) {
     if (out[i] == 0 && !allowzero) out[i] = in.rank_known && i < in.shape.size() ? in.shape[i] : -1;

@@ -106,13 +106,6 @@ std::string float_reason(const Graph& graph, const fb::OpT& op) {
   auto value = [&](size_t i) -> const Value& { return graph.values[static_cast<size_t>(op.inputs[i])]; };
   if (op.type != fb::OpType::Conv) return std::string(fb::EnumNameOpType(op.type)) + ": no int8 kernel";
   if (op.inputs.size() > 3) return "Conv: residual input";
-  // One input channel per group: the int8 GEMM would fill a quarter of its
-  // rows (measured: MobileNetV2 2.2x slower than f32) until depthwise gets an
-  // int8 kernel of its own.
-  if (value(1).rank_known && value(1).shape.size() >= 2 && value(1).shape[1] == 1 &&
-      attrs<fb::ConvAttrsT>(op).group > 1) {
-    return "Conv: depthwise";
-  }
   if (!value(0).dtype_known || value(0).dtype != DType::F32) return "Conv: input not f32";
   if (!value(1).is_constant() || value(1).dtype != DType::F32) return "Conv: weights not constant f32";
   if (op.inputs.size() > 2 && op.inputs[2] >= 0 && !value(2).is_constant()) return "Conv: bias not constant";

@@ -307,7 +307,7 @@ def conv_2d_int8(g, rng):
     return int8_case(build, feeds, g, 5)
 
 
-@case(kind="int8", steps=2)
+@case(kind="int8", steps=2, report=r"fold_qdq +1 Conv -> QLinearConv")
 def depthwise_int8(g, rng):
     feeds = {"x": rand(rng, 1, 8, 8, 6)}
     def build(fg, r):
@@ -316,7 +316,7 @@ def depthwise_int8(g, rng):
     return int8_case(build, feeds, g, 6)
 
 
-@case(kind="int8", steps=3, report=r"fold_qdq +2 Conv -> QLinearConv")
+@case(kind="int8", steps=3, report=r"fold_qdq +3 Conv -> QLinearConv")
 def mobile_net_int8(g, rng):
     feeds = {"image": rand(rng, 1, 16, 16, 3)}
     return int8_case(mobile_block, feeds, g, 7)
@@ -425,16 +425,32 @@ def run_case(args, name, work):
     return problems
 
 
+def write_models(folder):
+    os.makedirs(folder, exist_ok=True)
+    for name, (build, _, _, _) in CASES.items():
+        g = tm.QuantGraph()
+        outputs, _ = build(g, np.random.default_rng(abs(hash(name)) % 2**32))
+        with open(os.path.join(folder, name + ".tflite"), "wb") as f:
+            f.write(g.serialize(outputs))
+    print(f"tflite_test.py: wrote {len(CASES)} models to {folder}")
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--convert", required=True)
-    ap.add_argument("--run", required=True)
+    ap.add_argument("--convert")
+    ap.add_argument("--run")
     ap.add_argument("--backends", default="cpu")
     ap.add_argument("--cases", default=",".join(CASES))
     ap.add_argument("--rtol", type=float, default=1e-4)
     ap.add_argument("--atol", type=float, default=1e-5)
     ap.add_argument("--keep", help="write the models and outputs here and keep them")
+    ap.add_argument("--write-models", metavar="DIR", help="only write every case's .tflite into DIR (fuzzing seeds)")
     args = ap.parse_args()
+    if args.write_models:
+        return write_models(args.write_models)
+    if not args.convert or not args.run:
+        ap.error("--convert and --run are required")
     work = args.keep or tempfile.mkdtemp(prefix="mote_tflite_")
     os.makedirs(work, exist_ok=True)
     failed = 0

@@ -2,6 +2,8 @@
 
 #include <flatbuffers/flatbuffers.h>
 
+#include <algorithm>
+
 #include "converters/tflite/op_table.hpp"
 #include "converters/tflite/tflite_tensors.hpp"
 
@@ -20,6 +22,17 @@ std::string operator_name(const tfl::Model& model, const tfl::Operator& op) {
   }
   const char* name = tfl::EnumNameBuiltinOperator(static_cast<tfl::BuiltinOperator>(builtin));
   return name && *name ? name : "BUILTIN_" + std::to_string(builtin);
+}
+
+// A declared shape Mote can hold: dimensions >= 0 (TFLite marks dynamic
+// ones in shape_signature, not here) and at most 2^40 elements.
+bool plausible_shape(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0 || (d > 0 && n > (int64_t{1} << 40) / d)) return false;
+    n *= d;
+  }
+  return true;
 }
 
 bool valid_index(const flatbuffers::Vector<int32_t>* list, uint32_t tensors, bool allow_omitted) {
@@ -66,6 +79,14 @@ Result<TfliteImport> import_tflite(const std::vector<uint8_t>& bytes, const std:
   state.is_graph_output.assign(tensor_count, false);
   if (sg->outputs()) {
     for (int32_t t : *sg->outputs()) state.is_graph_output[static_cast<size_t>(t)] = true;
+  }
+
+  for (uint32_t t = 0; t < tensor_count; ++t) {
+    const Shape shape = tensor_shape(*sg->tensors()->Get(t));
+    if (!plausible_shape(shape)) {
+      return invalid_model(file + ": tensor " + std::to_string(t) + " '" + state.tensor_name(static_cast<int>(t)) +
+                           "' has shape " + shape_to_string(shape) + " (negative or over 2^40 elements)");
+    }
   }
 
   // Every operator first: the unsupported ones are reported together.
@@ -133,6 +154,9 @@ Result<TfliteImport> import_tflite(const std::vector<uint8_t>& bytes, const std:
   if (sg->outputs()) {
     for (int32_t t : *sg->outputs()) {
       const std::string name = state.tensor_name(t);
+      if (std::find(result.source.outputs.begin(), result.source.outputs.end(), name) != result.source.outputs.end()) {
+        return invalid_model(file + ": graph output '" + name + "' is listed twice (or two outputs share a name)");
+      }
       result.source.outputs.push_back(name);
       auto nhwc = state.held.find({t, Layout::kNhwc, false});
       int v = nhwc != state.held.end() ? nhwc->second : -1;

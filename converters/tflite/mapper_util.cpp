@@ -37,7 +37,8 @@ Layout follow_inputs(TfliteOpContext& ctx, const std::vector<int>& inputs) {
 int broadcast_input(TfliteOpContext& ctx, int i, Layout layout) {
   const Shape s = ctx.input_shape(i);
   if (layout == Layout::kNhwc || s.size() == 4) return ctx.input(i, layout);
-  if (!ctx.input_is_constant(i)) return ctx.input(i);  // one element: broadcasts either way
+  // One element (follow_inputs allows no other): broadcasts either way.
+  if (!ctx.input_is_constant(i) || s.size() > 4) return ctx.input(i);
   // Right-align to 4-D, then permute as a 4-D NHWC constant.
   Shape four(4 - s.size(), 1);
   four.insert(four.end(), s.begin(), s.end());

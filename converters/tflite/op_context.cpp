@@ -86,10 +86,12 @@ int TfliteOpContext::input_count() const { return op_.inputs() ? static_cast<int
 int TfliteOpContext::output_count() const { return op_.outputs() ? static_cast<int>(op_.outputs()->size()) : 0; }
 bool TfliteOpContext::has_input(int i) const { return tensor_index(i, false) >= 0; }
 
-const tfl::Tensor& TfliteOpContext::input_tensor(int i) const { return state_.tensor(tensor_index(i, false)); }
+DType TfliteOpContext::input_dtype(int i) const {
+  return has_input(i) ? tensor_dtype(state_.tensor(tensor_index(i, false))) : DType::F32;
+}
 
 Shape TfliteOpContext::input_shape(int i) const {
-  return has_input(i) ? tensor_shape(input_tensor(i)) : Shape{};
+  return has_input(i) ? tensor_shape(state_.tensor(tensor_index(i, false))) : Shape{};
 }
 
 Shape TfliteOpContext::output_shape(int i) const {
@@ -106,7 +108,9 @@ bool TfliteOpContext::input_is_constant(int i) const {
   return has_input(i) && has_constant_data(state_, tensor_index(i, false));
 }
 
-bool TfliteOpContext::input_is_quantized(int i) const { return has_input(i) && is_quantized(input_tensor(i)); }
+bool TfliteOpContext::input_is_quantized(int i) const {
+  return has_input(i) && is_quantized(state_.tensor(tensor_index(i, false)));
+}
 
 bool TfliteOpContext::input_held_nchw(int i) const {
   int t = tensor_index(i, false);

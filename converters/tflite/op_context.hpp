@@ -68,7 +68,8 @@ class TfliteOpContext {
   // is -1 in the file.
   int input_count() const;
   bool has_input(int i) const;
-  const tfl::Tensor& input_tensor(int i) const;
+  // Input i's dtype (F32 when the slot is empty).
+  DType input_dtype(int i) const;
   // The TFLite (NHWC) shape of input i.
   Shape input_shape(int i) const;
   int input_rank(int i) const { return static_cast<int>(input_shape(i).size()); }

@@ -86,7 +86,7 @@ Status map_fully_connected(TfliteOpContext& ctx) {
     return ctx.unsupported("shuffled weights (SHUFFLED4x16INT8) are not supported");
   }
   const Shape x = ctx.input_shape(0), w = ctx.input_shape(1);
-  if (w.size() != 2) return ctx.invalid("expects a 2-D weight matrix");
+  if (w.size() != 2 || x.empty()) return ctx.invalid("expects an input of rank 1 or more and a 2-D weight matrix");
   int a = ctx.input(0);
   if (x.size() != 2) {
     int flat = ctx.temp("flattened");

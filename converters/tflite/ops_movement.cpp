@@ -79,6 +79,7 @@ Status map_transpose(TfliteOpContext& ctx) {
 Status map_concatenation(TfliteOpContext& ctx) {
   const auto* o = ctx.options<tfl::ConcatenationOptions>();
   if (!o) return ctx.status();
+  if (ctx.input_count() == 0) return ctx.invalid("has no inputs");
   std::vector<int> slots;
   for (int i = 0; i < ctx.input_count(); ++i) slots.push_back(i);
   const Layout layout = follow_inputs(ctx, slots);
@@ -93,6 +94,7 @@ Status map_concatenation(TfliteOpContext& ctx) {
 Status map_pack(TfliteOpContext& ctx) {
   const auto* o = ctx.options<tfl::PackOptions>();
   if (!o) return ctx.status();
+  if (ctx.input_count() == 0) return ctx.invalid("has no inputs");
   int64_t axis = o->axis();
   if (axis < 0) axis += ctx.input_rank(0) + 1;
   std::vector<int> parts;

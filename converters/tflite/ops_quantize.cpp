@@ -11,7 +11,7 @@ Status map_dequantize(TfliteOpContext& ctx) {
   const Layout layout = follow_inputs(ctx, {0});
   // input() gives the float value: dequantised, or the f16 tensor as stored.
   int x = ctx.input(0, layout);
-  if (tensor_dtype(ctx.input_tensor(0)) == DType::F16) {
+  if (ctx.input_dtype(0) == DType::F16) {
     fb::CastAttrsT a;
     a.to = DType::F32;
     ctx.emit(fb::OpType::Cast, {x}, {ctx.output(0, layout)}, a);

@@ -6,20 +6,22 @@
 # in build-fuzz/artifacts/TARGET/: add it to tests/fuzz/regressions/TARGET/
 # with the fix, so every test run replays it.
 #
-#   platforms/linux/fuzz.sh [SECONDS] [TARGET...]   (targets: model onnx npy pipeline_cache optimizer_state)
+#   platforms/linux/fuzz.sh [SECONDS] [TARGET...]   (targets: model onnx tflite npy pipeline_cache optimizer_state)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 platforms/linux/setup-debian.sh
 seconds=${1:-30}
 [ $# -gt 0 ] && shift
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(model onnx npy pipeline_cache optimizer_state)
+[ ${#targets[@]} -gt 0 ] || targets=(model onnx tflite npy pipeline_cache optimizer_state)
 
 dir=build-fuzz
 CC=clang CXX=clang++ cmake -S . -B $dir -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMOTE_FUZZ=ON -DMOTE_BUILD_TESTS=OFF \
   -DMOTE_BUILD_BENCHMARKS=OFF -DMOTE_JAVA=OFF >/dev/null
 cmake --build $dir -j"$(nproc)" --target mote_fuzz_seeds "${targets[@]/#/mote_fuzz_}"
 [ -d $dir/seeds ] || $dir/tests/fuzz/mote_fuzz_seeds $dir/seeds
+# TFLite seeds come from the converter's tests (python3 with ai-edge-litert).
+[ -d $dir/seeds/tflite ] || python3 converters/tests/tflite_test.py --write-models $dir/seeds/tflite || true
 
 # allocator_may_return_null: Mote reports a failed allocation as an error.
 export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1

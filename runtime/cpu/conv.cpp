@@ -32,6 +32,18 @@
 #include "runtime/ops/conv_geometry.hpp"
 
 namespace mote::cpu {
+
+// The padded input of a depthwise task (and for channel blocks, its
+// transposed output), kept per thread between runs like thread_scratch. The
+// declaration must run on the thread that uses it: a block-scope thread_local
+// registers its destructor only where control passes its declaration, so one
+// declared by the caller outside the pool's task leaked every worker's buffer
+// (CI's LeakSanitizer caught it).
+std::vector<float>& depthwise_scratch() {
+  thread_local std::vector<float> scratch;
+  return scratch;
+}
+
 namespace {
 
 // Target size of one column tile: it is written by im2col and read right
@@ -122,16 +134,6 @@ Status conv_prepare(KernelContext& ctx, std::unique_ptr<KernelState>& state) {
   return {};
 }
 
-// The padded input of a depthwise task (and for channel blocks, its
-// transposed output), kept per thread between runs like thread_scratch. The
-// declaration must run on the thread that uses it: a block-scope thread_local
-// registers its destructor only where control passes its declaration, so one
-// declared by the caller outside the pool's task leaked every worker's buffer
-// (CI's LeakSanitizer caught it).
-std::vector<float>& depthwise_scratch() {
-  thread_local std::vector<float> scratch;
-  return scratch;
-}
 
 // Depthwise. Wide planes: one task per (image, channel) plane, SIMD along
 // the rows. Narrow ones (prefers_channel_blocks): one task per block of

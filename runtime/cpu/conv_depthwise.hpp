@@ -23,6 +23,11 @@ struct DepthwiseShape {
   float clamp_min, clamp_max;
 };
 
+// The padded input of a depthwise task (and for channel blocks, its
+// transposed output), kept per thread between runs (conv.cpp); call it inside
+// the pool's task, never before it (conv.cpp says why).
+std::vector<float>& depthwise_scratch();
+
 // True when depthwise_plane handles this stride.
 inline bool depthwise_supports_stride(int64_t stride_w) { return stride_w == 1 || stride_w == 2; }
 

@@ -2,6 +2,7 @@
 // input patches are gathered (im2col) in the int8 GEMM's format (qgemm.hpp:
 // int16 pairs less the zero point, or with VNNI bytes as stored) and
 // multiplied by the packed weights; the GEMM requantises as it stores.
+// Depthwise convolutions take their own stencil kernel (qdepthwise.hpp).
 // Weights, multipliers and bias are prepared once when they are constants.
 #include <algorithm>
 #include <cmath>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "runtime/core/kernel.hpp"
+#include "runtime/cpu/qdepthwise.hpp"
 #include "runtime/cpu/qgemm.hpp"
 #include "runtime/cpu/thread_pool.hpp"
 #include "runtime/cpu/thread_scratch.hpp"
@@ -33,6 +35,8 @@ struct QConvState : KernelState {
   int32_t x_zero = 0;
   // kQuads: B holds x + x_offset as uint8 (128 for i8 x, else 0).
   int32_t x_offset = 0;
+  // Set instead of the GEMM's state for a depthwise convolution.
+  std::unique_ptr<QDepthwiseWeights> depthwise;
 };
 
 bool constant_inputs(const KernelContext& ctx) {
@@ -72,6 +76,19 @@ Result<std::unique_ptr<QConvState>> build_state(const KernelContext& ctx, const 
   s->x_zero = p.x_zero;
   const int64_t mg = g.out_channels_per_group(), depth = g.in_channels_per_group() * g.kernel_volume();
   const Tensor& w = ctx.in(kQcW);
+  const int32_t* b = ctx.has_input(kQcBias) ? ctx.in(kQcBias).data<int32_t>() : nullptr;
+  if (qdepthwise_applies(g)) {
+    auto d = std::make_unique<QDepthwiseWeights>();
+    for (int64_t m = 0; m < g.out_channels; ++m) {
+      for (int64_t k = 0; k < depth; ++k) d->taps.push_back(static_cast<float>(int8_element(w, m * depth + k) - p.w_zero[m]));
+      d->bias.push_back(b ? b[m] : 0);
+      d->multiplier.push_back(p.x_scale * p.w_scale[m] / p.y_scale);
+    }
+    d->requantize = s->requantize;
+    d->x_zero = p.x_zero;
+    s->depthwise = std::move(d);
+    return s;
+  }
   std::vector<int32_t> shifted(static_cast<size_t>(g.out_channels * depth));
   bool fits_int8 = true;
   for (int64_t m = 0; m < g.out_channels; ++m) {
@@ -101,7 +118,6 @@ Result<std::unique_ptr<QConvState>> build_state(const KernelContext& ctx, const 
   for (int64_t m = 0; m < g.out_channels; ++m) {
     s->multiplier.push_back(p.x_scale * p.w_scale[m] / p.y_scale);
   }
-  const int32_t* b = ctx.has_input(kQcBias) ? ctx.in(kQcBias).data<int32_t>() : nullptr;
   // kQuads multiplies x + x_offset, not x - x_zero: the difference, (x_zero
   // + x_offset) times the row's weight sum, comes off the bias.
   const int64_t b_zero = quads ? int64_t{p.x_zero} + s->x_offset : 0;
@@ -262,14 +278,16 @@ Status qlinear_conv_run(KernelContext& ctx) {
   const QConvState* s = static_cast<const QConvState*>(ctx.state);
   // Packed at prepare for another instruction set (MOTE_SIMD_TARGET changed
   // since): pack again for this one.
-  if (s && s->format == QgemmFormat::kQuads && qgemm_format() != QgemmFormat::kQuads) s = nullptr;
+  if (s && !s->depthwise && s->format == QgemmFormat::kQuads && qgemm_format() != QgemmFormat::kQuads) s = nullptr;
   if (!s) {
     auto built = build_state(ctx, *g);
     if (!built.ok()) return built.status();
     per_run = std::move(*built);
     s = per_run.get();
   }
-  if (ctx.in(kQcX).dtype() == DType::I8) {
+  if (s->depthwise) {
+    qdepthwise_run(ctx, *g, *s->depthwise);
+  } else if (ctx.in(kQcX).dtype() == DType::I8) {
     run_typed<int8_t>(ctx, *g, *s);
   } else {
     run_typed<uint8_t>(ctx, *g, *s);

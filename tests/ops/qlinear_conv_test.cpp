@@ -105,7 +105,11 @@ TEST(QLinearConvOps, GeneralCpuMatchesReference) {
       {{3, 3}, conv_attrs({2, 2}, {0, 1, 2, 1}), 3, 5},          // asymmetric pads, stride 2
       {{3, 3}, conv_attrs({1, 1}, {2, 2, 2, 2}, {2, 2}), 2, 3},  // dilation
       {{3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1}, {}, 2), 4, 6},   // groups
-      {{3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 8), 8, 8},   // depthwise
+      {{3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 8), 8, 8},   // depthwise (qdepthwise.cpp)
+      {{3, 3}, conv_attrs({2, 2}, {0, 0, 1, 1}, {}, 6), 6, 6},   // depthwise, stride 2, TFLite's SAME pads
+      {{3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 4), 4, 8},   // depthwise, multiplier 2
+      {{5, 5}, conv_attrs({1, 1}, {4, 4, 4, 4}, {2, 2}, 3), 3, 3},  // depthwise, dilated
+      {{3, 5}, conv_attrs({3, 1}, {1, 2, 0, 1}, {}, 5), 5, 5},   // depthwise, stride 3 x 1, uneven kernel
       {{1, 1}, conv_attrs(), 33, 17},                            // pointwise, odd depth
       {{5, 5}, conv_attrs({1, 1}, {2, 2, 2, 2}), 2, 9},
   };
@@ -128,7 +132,7 @@ TEST(QLinearConvOps, GeneralCpuMatchesReference) {
       }
     }
   }
-  EXPECT_GT(checked, 120);
+  EXPECT_GT(checked, 200);
 }
 
 TEST(QLinearConvOps, FusedClampCpuMatchesReference) {
@@ -137,11 +141,13 @@ TEST(QLinearConvOps, FusedClampCpuMatchesReference) {
   for (const auto* act : {&relu, &clip}) {
     EXPECT_TRUE(check_qlinear_conv({1, 16, 9, 9}, {24, 16, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}), QuantCase{}, act));
     EXPECT_TRUE(check_qlinear_conv({1, 64, 5, 5}, {40, 64, 1, 1}, conv_attrs(), QuantCase{}, act));
+    EXPECT_TRUE(check_qlinear_conv({1, 16, 9, 9}, {16, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 16), QuantCase{}, act));
   }
 }
 
 TEST(QLinearConvOps, OneDimensionalAndWideCpuMatchesReference) {
   EXPECT_TRUE(check_qlinear_conv({2, 3, 127}, {4, 3, 5}, conv_attrs({2}, {2, 2}), QuantCase{}));
+  EXPECT_TRUE(check_qlinear_conv({1, 6, 50}, {6, 1, 5}, conv_attrs({1}, {2, 2}, {}, 6), QuantCase{}));  // 1-D depthwise
   // Deep enough that one tile of patches cannot hold every pixel.
   EXPECT_TRUE(check_qlinear_conv({1, 256, 30, 30}, {8, 256, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}), QuantCase{}));
 }

@@ -1,0 +1,37 @@
+// int8 depthwise convolution (QLinearConv with one input channel per group,
+// any multiplier, 1-D or 2-D): each output channel is a small stencil over
+// one input plane, which the im2col + GEMM path would compute with a GEMM of
+// one row per group, mostly padding. Here each plane is widened once to
+// float less its zero point and run through the float depthwise kernel
+// (conv_depthwise.hpp, Highway) with the integer weights less theirs: every
+// product and partial sum is an integer below 2^24 (255 * 255 * 25 taps <
+// 2^21), so the float sums are the exact int32 ones. The int32 bias is added
+// after, and the sum requantised as qgemm does (qgemm.hpp: float multiplier,
+// round half to even, the fused clamp), so both paths give the same outputs.
+// Widths with strides other than 1 and 2 take a plain int32 loop.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "runtime/core/kernel.hpp"
+#include "runtime/cpu/qgemm.hpp"
+#include "runtime/ops/conv_geometry.hpp"
+
+namespace mote::cpu {
+
+struct QDepthwiseWeights {
+  std::vector<float> taps;    // per output channel, kernel_volume taps, less the weight zero point
+  std::vector<int32_t> bias;  // per output channel (zeros when the op has none)
+  std::vector<float> multiplier;
+  QRequantize requantize;     // range, zero point and dtype (its bias and multiplier unused)
+  int32_t x_zero = 0;
+};
+
+// Whether `g` is a depthwise convolution this kernel computes.
+bool qdepthwise_applies(const ConvGeometry& g);
+
+// y = requantised depthwise convolution of x (i8 or u8) into ctx.out(0).
+void qdepthwise_run(KernelContext& ctx, const ConvGeometry& g, const QDepthwiseWeights& w);
+
+}  // namespace mote::cpu
