@@ -94,7 +94,7 @@ def ort_run(path, feeds):
     return dict(zip(names, session.run(names, feeds)))
 
 
-CHECK_LINE = re.compile(r"^\s+(ok|FAIL)\s+(\S+)\s+(\S+)\s+max\|diff\| (\S+)\s+max\|diff\|/max\|ort\| (\S+)(.*)$")
+CHECK_LINE = re.compile(r"^\s+(ok|FAIL)\s+(\S+)\s+(\S+)\s+max\|diff\| (\S+)\s+max\|diff\|/max\|(?:ort|ref)\| (\S+)(.*)$")
 TIME_LINE = re.compile(r"^\s+time: ([0-9.]+) ms")
 
 
