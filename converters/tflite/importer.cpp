@@ -6,6 +6,7 @@
 
 #include "converters/tflite/op_table.hpp"
 #include "converters/tflite/tflite_tensors.hpp"
+#include "runtime/core/field_alignment.hpp"
 
 namespace mote::convert {
 namespace {
@@ -35,6 +36,17 @@ bool plausible_shape(const Shape& shape) {
   return true;
 }
 
+// Quantisation parameters the converter can apply: one scale per tensor, or
+// one per slice along quantized_dimension, which must be an axis of the
+// tensor whose length is the number of scales.
+bool plausible_quantization(const tfl::Tensor& tensor, const Shape& shape) {
+  if (!is_quantized(tensor)) return true;
+  const QuantParams q = quant_params(tensor);
+  if (q.scales.size() == 1) return true;
+  return q.axis >= 0 && q.axis < static_cast<int64_t>(shape.size()) &&
+         shape[static_cast<size_t>(q.axis)] == static_cast<int64_t>(q.scales.size());
+}
+
 bool valid_index(const flatbuffers::Vector<int32_t>* list, uint32_t tensors, bool allow_omitted) {
   if (!list) return true;
   for (int32_t t : *list) {
@@ -55,6 +67,9 @@ Result<TfliteImport> import_tflite(const std::vector<uint8_t>& bytes, const std:
   flatbuffers::Verifier verifier(bytes.data(), bytes.size(), /*max_depth=*/64, /*max_tables=*/10'000'000);
   if (!tfl::VerifyModelBuffer(verifier)) {
     return invalid_model(file + ": the TFLite FlatBuffer is damaged (the verifier refused it)");
+  }
+  if (Status aligned = verify_field_alignment(bytes.data(), tfl::ModelTypeTable()); !aligned.ok()) {
+    return invalid_model(file + ": the TFLite FlatBuffer is damaged: " + aligned.message());
   }
   const tfl::Model* model = tfl::GetModel(bytes.data());
   if (model->version() != 3) {
@@ -86,6 +101,14 @@ Result<TfliteImport> import_tflite(const std::vector<uint8_t>& bytes, const std:
     if (!plausible_shape(shape)) {
       return invalid_model(file + ": tensor " + std::to_string(t) + " '" + state.tensor_name(static_cast<int>(t)) +
                            "' has shape " + shape_to_string(shape) + " (negative or over 2^40 elements)");
+    }
+    const tfl::Tensor& tensor = *sg->tensors()->Get(t);
+    if (!plausible_quantization(tensor, shape)) {
+      const QuantParams q = quant_params(tensor);
+      return invalid_model(file + ": tensor " + std::to_string(t) + " '" + state.tensor_name(static_cast<int>(t)) +
+                           "' of shape " + shape_to_string(shape) + " has " + std::to_string(q.scales.size()) +
+                           " quantisation scales along dimension " + std::to_string(q.axis) +
+                           "; a per-channel tensor needs one scale per slice of that dimension");
     }
   }
 

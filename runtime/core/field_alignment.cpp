@@ -4,8 +4,6 @@
 
 #include <string>
 
-#include "mote/mote_generated.h"
-
 namespace mote {
 namespace {
 
@@ -34,7 +32,7 @@ size_t required_alignment(ElementaryType type, const TypeTable* table) {
 }
 
 // A walk over every table reachable from the root (vectors of unions aside:
-// the schema has none), by the generated type
+// neither schema has them), by the generated type
 // tables (flatc --reflect-names). Written here rather than with minireflect's
 // IterateFlatBuffer, which calls through a null type reference on a union
 // whose type is NONE but whose value is set (a file the verifier accepts).
@@ -112,9 +110,9 @@ class AlignmentWalk {
 
 }  // namespace
 
-Status verify_field_alignment(const uint8_t* bytes) {
+Status verify_field_alignment(const uint8_t* bytes, const TypeTable* root) {
   AlignmentWalk walk(bytes);
-  walk.table(bytes + ReadScalar<uoffset_t>(bytes), fb::ModelTypeTable());
+  walk.table(bytes + ReadScalar<uoffset_t>(bytes), root);
   return walk.status();
 }
 

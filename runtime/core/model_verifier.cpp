@@ -241,7 +241,7 @@ Status verify_model(const uint8_t* bytes, size_t size) {
   if (!fb::VerifyModelBuffer(verifier)) {
     return invalid_model("the FlatBuffers structure is corrupt or truncated");
   }
-  MOTE_RETURN_IF_ERROR(verify_field_alignment(bytes));
+  MOTE_RETURN_IF_ERROR(verify_field_alignment(bytes, fb::ModelTypeTable()));
   const fb::Model& model = *fb::GetModel(bytes);
   if (model.schema_version() == 0 || model.schema_version() > kSchemaVersion) {
     return unsupported("schema version " + std::to_string(model.schema_version()) + " (this runtime reads 1.." +
