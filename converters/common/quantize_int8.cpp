@@ -101,11 +101,20 @@ QParams uint8_params(std::pair<float, float> range) {
   return p;
 }
 
-// Why `op` stays float, or empty when it can become a QLinearConv.
-std::string float_reason(const Graph& graph, const fb::OpT& op) {
+bool has_residual(const fb::OpT& op) { return op.inputs.size() > 3 && op.inputs[3] >= 0; }
+
+// Why `op` stays float, or empty when it can become a QLinearConv
+// (`residual_too`: also when it has a residual input split_residual_convs
+// can take off).
+std::string float_reason(const Graph& graph, const fb::OpT& op, bool residual_too = false) {
   auto value = [&](size_t i) -> const Value& { return graph.values[static_cast<size_t>(op.inputs[i])]; };
   if (op.type != fb::OpType::Conv) return std::string(fb::EnumNameOpType(op.type)) + ": no int8 kernel";
-  if (op.inputs.size() > 3) return "Conv: residual input";
+  if (has_residual(op)) {
+    if (!residual_too) return "Conv: residual input";
+    if (op.fused && op.fused->kind != fb::ActivationKind::None && op.fused->kind != fb::ActivationKind::Relu) {
+      return std::string("Conv: residual input and fused ") + fb::EnumNameActivationKind(op.fused->kind);
+    }
+  }
   if (!value(0).dtype_known || value(0).dtype != DType::F32) return "Conv: input not f32";
   if (!value(1).is_constant() || value(1).dtype != DType::F32) return "Conv: weights not constant f32";
   if (op.inputs.size() > 2 && op.inputs[2] >= 0 && !value(2).is_constant()) return "Conv: bias not constant";
@@ -114,6 +123,52 @@ std::string float_reason(const Graph& graph, const fb::OpT& op) {
     return std::string("Conv: fused ") + fb::EnumNameActivationKind(op.fused->kind);
   }
   return {};
+}
+
+// Conv(x, w, b, r) with a fused Relu or none (fuse_residual's form) becomes
+// Conv(x, w, b) -> Add(., r) -> [Relu] again when the Conv could otherwise
+// run in int8: QLinearConv has no residual input, so its result returns to
+// float for the Add. That costs a dequantisation and an add per output
+// element, against the Conv's C_in * k * k products per element. Runs
+// before calibration, which then observes the Conv's own output.
+int split_residual_convs(Graph& graph) {
+  std::vector<std::unique_ptr<fb::OpT>> old = std::move(graph.ops);
+  graph.ops.clear();
+  std::vector<std::unique_ptr<fb::OpT>> ops;
+  int split = 0;
+  for (auto& op : old) {
+    if (!op) continue;
+    if (!has_residual(*op) || !float_reason(graph, *op, /*residual_too=*/true).empty()) {
+      ops.push_back(std::move(op));
+      continue;
+    }
+    const int r = op->inputs[3], y = op->outputs[0];
+    const Value info = graph.values[static_cast<size_t>(y)];  // a copy: values grow below
+    const std::string name = op->name;
+    const int conv_out = graph.add_derived_value(info.name + "_conv");
+    graph.values[static_cast<size_t>(conv_out)].set_info(info.dtype, info.shape);
+    const bool relu = op->fused && op->fused->kind == fb::ActivationKind::Relu;
+    op->inputs.resize(3);
+    op->outputs[0] = conv_out;
+    op->fused.reset();
+    ops.push_back(std::move(op));
+    int sum = y;
+    if (relu) {
+      sum = graph.add_derived_value(info.name + "_sum");
+      graph.values[static_cast<size_t>(sum)].set_info(info.dtype, info.shape);
+    }
+    graph.add_op(fb::OpType::Add, name + "_residual", {conv_out, r}, {sum});
+    ops.push_back(std::move(graph.ops.back()));
+    graph.ops.pop_back();
+    if (relu) {
+      graph.add_op(fb::OpType::Relu, name + "_relu", {sum}, {y});
+      ops.push_back(std::move(graph.ops.back()));
+      graph.ops.pop_back();
+    }
+    ++split;
+  }
+  graph.ops = std::move(ops);
+  return split;
 }
 
 Tensor scalar_f32(float v) { return Tensor::from_vector<float>({1}, {v}); }
@@ -334,6 +389,8 @@ Result<QuantizeReport> quantize_int8(Graph& graph, const QuantizeOptions& option
     return unsupported("--quantize int8: graphs with control flow (If, Loop, Scan) are not quantised yet");
   }
   QuantizeReport report;
+  const int split = split_residual_convs(graph);
+  if (split > 0) log.count(kPass, "residual Conv -> Conv + Add", split);
   std::vector<bool> candidate(graph.ops.size(), false);
   std::vector<int> watched;
   std::set<int> seen;

@@ -7,8 +7,10 @@
 //   - the bias int32 in units of x_scale * w_scale.
 // A QuantizeLinear goes before a quantised op only where its input is float,
 // and a DequantizeLinear after it only where a float op or the graph output
-// reads it: consecutive quantised Convs pass uint8 directly. Ops without an
-// int8 kernel stay float. Afterwards both graphs run on the calibration data
+// reads it: consecutive quantised Convs pass uint8 directly. A Conv with a
+// fused residual input (and a Relu or no activation) is split back into
+// Conv -> Add -> [Relu] so the Conv runs in int8 and the Add in float. Ops
+// without an int8 kernel stay float. Afterwards both graphs run on the calibration data
 // and the report gives each quantised output's error against the float one.
 #pragma once
 

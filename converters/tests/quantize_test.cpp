@@ -100,12 +100,46 @@ TEST(QuantizeInt8, FloatReaderOfAQuantizedOutputGetsItDequantized) {
   expect_close_to_float(b, c, 0.05);
 }
 
-TEST(QuantizeInt8, ResidualConvStaysFloat) {
+// x -> Conv -> Add(., x) -> [Relu] -> y: fuse_residual makes it one Conv
+// with a residual input (and the Relu fused after the Add).
+OnnxBuilder residual_block(bool relu) {
   OnnxBuilder b(13);
   b.input("x", DType::F32, {1, 3, 12, 12}).output("y");
   b.initializer("w", random_f32({3, 3, 3, 3}, 1));
   set_attr(b.node("Conv", {"x", "w"}, {"c"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
-  b.node("Add", {"c", "x"}, {"y"});
+  b.node("Add", {"c", "x"}, {relu ? "s" : "y"});
+  if (relu) b.node("Relu", {"s"}, {"y"});
+  return b;
+}
+
+// The residual comes off the Conv again: the Conv runs in int8, its result
+// returns to float for the Add, and a Relu fused after the Add (which must
+// not apply before it) becomes its own op.
+TEST(QuantizeInt8, ResidualConvRunsInt8WithTheAddInFloat) {
+  for (bool relu : {false, true}) {
+    SCOPED_TRACE(relu ? "with Relu" : "without Relu");
+    OnnxBuilder b = residual_block(relu);
+    Converted c = convert(b, quantized());
+    ASSERT_TRUE(c.model);
+    EXPECT_EQ(c.counter("quantize_int8", "residual Conv -> Conv + Add"), 1);
+    EXPECT_EQ(c.count(fb::OpType::QLinearConv), 1);
+    EXPECT_EQ(c.count(fb::OpType::Conv), 0);
+    EXPECT_EQ(c.count(fb::OpType::Add), 1);
+    EXPECT_EQ(c.count(fb::OpType::Relu), relu ? 1 : 0);
+    EXPECT_EQ(c.count(fb::OpType::DequantizeLinear), 1);
+    expect_close_to_float(b, c, 0.05);
+  }
+}
+
+// A residual Conv with an activation QLinearConv cannot apply after the Add
+// stays float, and says why.
+TEST(QuantizeInt8, ResidualConvWithOtherActivationStaysFloat) {
+  OnnxBuilder b(13);
+  b.input("x", DType::F32, {1, 3, 12, 12}).output("y");
+  b.initializer("w", random_f32({3, 3, 3, 3}, 1));
+  set_attr(b.node("Conv", {"x", "w"}, {"c"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
+  b.node("Add", {"c", "x"}, {"s"});
+  b.node("Sigmoid", {"s"}, {"y"});
   Converted c = convert(b, quantized());
   ASSERT_TRUE(c.model);
   EXPECT_EQ(c.count(fb::OpType::QLinearConv), 0);

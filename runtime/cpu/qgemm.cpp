@@ -159,6 +159,72 @@ void QgemmT(const int32_t* packed_a, int64_t rows, int64_t pairs, const int32_t*
 
 #endif  // HWY_TARGET == HWY_SCALAR
 
+// Lanes of columns [n, n + count) of depth group k: `kRows` rows of T
+// (four uint8 or two uint16) packed lowest row first.
+template <int kRows, class T>
+void InterleaveScalar(const T* rows, int64_t width, int64_t n, int64_t count, int64_t k, int64_t groups, int64_t step,
+                      int32_t* b) {
+  for (int64_t c = n; c < n + count; ++c) {
+    uint32_t lane = 0;
+    for (int i = 0; i < kRows; ++i) lane |= static_cast<uint32_t>(rows[i * width + c]) << (8 * sizeof(T) * i);
+    b[qgemm_b_index(c, k, groups, step)] = static_cast<int32_t>(lane);
+  }
+}
+
+// Scalable vectors (SVE, RVV) keep the plain loop: the 128-bit zips below
+// are written for fixed-width registers. Four consecutive columns from a
+// multiple of four never straddle a panel (step is a multiple of 8), so each
+// 128-bit result is stored whole.
+#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_SVE || HWY_TARGET == HWY_SVE2 || HWY_TARGET == HWY_SVE_256 || \
+    HWY_TARGET == HWY_SVE2_128 || HWY_TARGET == HWY_RVV
+#define MOTE_QGEMM_ZIP_INTERLEAVE 0
+#else
+#define MOTE_QGEMM_ZIP_INTERLEAVE 1
+#endif
+
+void InterleaveB(QgemmFormat f, const void* rows, int64_t width, int64_t k, int64_t groups, int32_t* b) {
+  const int64_t step = QgemmColumnStep();
+  int64_t n = 0;
+  if (f == QgemmFormat::kQuads) {
+    const auto* r = static_cast<const uint8_t*>(rows);
+#if MOTE_QGEMM_ZIP_INTERLEAVE
+    {
+      const hn::FixedTag<uint8_t, 16> d8;
+      const hn::Repartition<uint16_t, decltype(d8)> d16;
+      const hn::Repartition<uint32_t, decltype(d8)> du32;
+      const hn::Repartition<int32_t, decltype(d8)> di32;
+      for (; n + 16 <= width; n += 16) {
+        const auto r0 = hn::LoadU(d8, r + n), r1 = hn::LoadU(d8, r + width + n);
+        const auto r2 = hn::LoadU(d8, r + 2 * width + n), r3 = hn::LoadU(d8, r + 3 * width + n);
+        const auto lo01 = hn::ZipLower(d16, r0, r1), hi01 = hn::ZipUpper(d16, r0, r1);
+        const auto lo23 = hn::ZipLower(d16, r2, r3), hi23 = hn::ZipUpper(d16, r2, r3);
+        hn::StoreU(hn::BitCast(di32, hn::ZipLower(du32, lo01, lo23)), di32, b + qgemm_b_index(n, k, groups, step));
+        hn::StoreU(hn::BitCast(di32, hn::ZipUpper(du32, lo01, lo23)), di32, b + qgemm_b_index(n + 4, k, groups, step));
+        hn::StoreU(hn::BitCast(di32, hn::ZipLower(du32, hi01, hi23)), di32, b + qgemm_b_index(n + 8, k, groups, step));
+        hn::StoreU(hn::BitCast(di32, hn::ZipUpper(du32, hi01, hi23)), di32, b + qgemm_b_index(n + 12, k, groups, step));
+      }
+    }
+#endif
+    InterleaveScalar<4>(r, width, n, width - n, k, groups, step, b);
+  } else {
+    const auto* r = static_cast<const uint16_t*>(rows);
+#if MOTE_QGEMM_ZIP_INTERLEAVE
+    {
+      const hn::FixedTag<uint16_t, 8> d16;
+      const hn::Repartition<uint32_t, decltype(d16)> du32;
+      const hn::Repartition<int32_t, decltype(d16)> di32;
+      for (; n + 8 <= width; n += 8) {
+        const auto r0 = hn::LoadU(d16, r + n), r1 = hn::LoadU(d16, r + width + n);
+        hn::StoreU(hn::BitCast(di32, hn::ZipLower(du32, r0, r1)), di32, b + qgemm_b_index(n, k, groups, step));
+        hn::StoreU(hn::BitCast(di32, hn::ZipUpper(du32, r0, r1)), di32, b + qgemm_b_index(n + 4, k, groups, step));
+      }
+    }
+#endif
+    InterleaveScalar<2>(r, width, n, width - n, k, groups, step, b);
+  }
+}
+#undef MOTE_QGEMM_ZIP_INTERLEAVE
+
 template <QgemmFormat kFormat>
 void QgemmFormatted(const int32_t* packed_a, int64_t rows, int64_t groups, const int32_t* b, int64_t cols,
                     const QRequantize& rq, void* y, int64_t ldy) {
@@ -189,6 +255,7 @@ namespace mote::cpu {
 HWY_EXPORT(QgemmColumnStep);
 HWY_EXPORT(QgemmFormatOfTarget);
 HWY_EXPORT(Qgemm);
+HWY_EXPORT(InterleaveB);
 
 int64_t qgemm_column_step() { return HWY_DYNAMIC_DISPATCH(QgemmColumnStep)(); }
 
@@ -197,6 +264,10 @@ QgemmFormat qgemm_format() { return HWY_DYNAMIC_DISPATCH(QgemmFormatOfTarget)();
 void qgemm(QgemmFormat f, const int32_t* packed_a, int64_t rows, int64_t groups, const int32_t* b, int64_t cols,
            const QRequantize& rq, void* y, int64_t ldy) {
   HWY_DYNAMIC_DISPATCH(Qgemm)(f, packed_a, rows, groups, b, cols, rq, y, ldy);
+}
+
+void qgemm_interleave_b(QgemmFormat f, const void* rows, int64_t width, int64_t k, int64_t groups, int32_t* b) {
+  HWY_DYNAMIC_DISPATCH(InterleaveB)(f, rows, width, k, groups, b);
 }
 
 namespace {

@@ -50,6 +50,12 @@ inline int64_t qgemm_b_index(int64_t n, int64_t k, int64_t groups, int64_t step)
   return (n / step) * groups * step + k * step + n % step;
 }
 
+// Writes depth group k of B: the group's rows, each `width` columns long
+// (uint8 for kQuads, int16 for kPairs; row i at rows + i * width; width a
+// multiple of qgemm_column_step()), interleaved into int32 lanes at
+// b[qgemm_b_index(n, k, groups, step)].
+void qgemm_interleave_b(QgemmFormat f, const void* rows, int64_t width, int64_t k, int64_t groups, int32_t* b);
+
 // How each int32 sum of row r becomes an output element:
 //   v = (sum + bias[r]) * multiplier[r], clamped to [lo, hi],
 //   out = round_half_even(v) + zero, saturated to the output type.

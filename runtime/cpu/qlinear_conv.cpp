@@ -6,6 +6,7 @@
 // Weights, multipliers and bias are prepared once when they are constants.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <type_traits>
@@ -151,124 +152,221 @@ Status qlinear_conv_prepare(KernelContext& ctx, std::unique_ptr<KernelState>& st
 int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
 
-// Row k of the patch matrix (input channel and tap) for output pixels
-// [n0, n0 + cols), each input value plus `add`; taps in the padding hold
-// `pad` (the zero point, in the format's terms). Walks output rows so that
-// each row is one run of loads (stride 1: contiguous, vectorised by the
-// compiler).
+// Where row k of the patch matrix (input channel c and tap kd, kh, kw)
+// reads, computed once per run so that the gathering loops divide nothing.
+struct PatchTap {
+  int64_t plane = 0;          // c * in_pixels
+  int64_t depth_offset = 0;   // kd * dilation - pad, before adding od * stride
+  int64_t height_offset = 0;  // kh * dilation - pad
+  int64_t width_offset = 0;   // kw * dilation - pad
+  int64_t ow_lo = 0, ow_hi = 0;  // output columns whose tap lies inside the row
+};
+
+std::vector<PatchTap> patch_taps(const ConvGeometry& g) {
+  const int64_t out_w = g.out_size[2], sw = g.stride[2];
+  // The width columns depend only on kw: worked out once per kw.
+  std::vector<PatchTap> columns(static_cast<size_t>(g.kernel[2]));
+  for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+    PatchTap& t = columns[static_cast<size_t>(kw)];
+    t.width_offset = kw * g.dilation[2] - g.pad_begin[2];
+    // iw = ow * sw + width_offset in [0, in_w).
+    t.ow_lo = std::max<int64_t>(0, ceil_div(-t.width_offset, sw));
+    t.ow_hi = std::min(out_w, floor_div(g.in_size[2] - 1 - t.width_offset, sw) + 1);
+  }
+  std::vector<PatchTap> taps;
+  taps.reserve(static_cast<size_t>(g.in_channels_per_group() * g.kernel_volume()));
+  for (int64_t c = 0; c < g.in_channels_per_group(); ++c) {
+    for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+      for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+        for (PatchTap t : columns) {
+          t.plane = c * g.in_pixels();
+          t.depth_offset = kd * g.dilation[0] - g.pad_begin[0];
+          t.height_offset = kh * g.dilation[1] - g.pad_begin[1];
+          taps.push_back(t);
+        }
+      }
+    }
+  }
+  return taps;
+}
+
+// The output position (depth, row, column) of a tile's first column.
+struct OutputPosition {
+  int64_t od = 0, oh = 0, ow = 0;
+};
+
+// One row of the patch matrix for output pixels [n0, n0 + cols) (n0 at
+// `start`), each input value plus `add`; taps in the padding hold `pad` (the
+// zero point, in the format's terms). Walks output rows so that each row is
+// one run of loads.
 template <class T, class O>
-void patch_row(const ConvGeometry& g, const T* x, int32_t add, O pad, int64_t k, int64_t n0, int64_t cols,
-               O* __restrict row) {
-  const int64_t kvol = g.kernel_volume(), c = k / kvol, tap = k % kvol;
-  const int64_t kd = tap / (g.kernel[1] * g.kernel[2]), kh = tap / g.kernel[2] % g.kernel[1], kw = tap % g.kernel[2];
-  const T* plane = x + c * g.in_pixels();
-  const int64_t out_w = g.out_size[2], out_hw = g.out_size[1] * out_w;
-  const int64_t sw = g.stride[2], offset = kw * g.dilation[2] - g.pad_begin[2];
-  // Output columns whose tap lies inside the row: iw = ow * sw + offset in [0, in_w).
-  const int64_t ow_lo = std::max<int64_t>(0, ceil_div(-offset, sw));
-  const int64_t ow_hi = std::min(out_w, floor_div(g.in_size[2] - 1 - offset, sw) + 1);
+void patch_row(const ConvGeometry& g, const PatchTap& tap, const T* x, int32_t add, O pad, OutputPosition start,
+               int64_t cols, O* __restrict row) {
+  const T* plane = x + tap.plane;
+  const int64_t out_w = g.out_size[2], sw = g.stride[2];
   std::fill(row, row + cols, pad);
+  int64_t od = start.od, oh = start.oh, ow = start.ow;
   for (int64_t j = 0; j < cols;) {
-    const int64_t n = n0 + j, od = n / out_hw, oh = n / out_w % g.out_size[1], ow = n % out_w;
     const int64_t run = std::min(out_w - ow, cols - j);
-    const int64_t id = od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
-    const int64_t ih = oh * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
+    const int64_t id = od * g.stride[0] + tap.depth_offset, ih = oh * g.stride[1] + tap.height_offset;
     if (id >= 0 && id < g.in_size[0] && ih >= 0 && ih < g.in_size[1]) {
-      const T* src = plane + (id * g.in_size[1] + ih) * g.in_size[2] + offset;
+      const T* src = plane + (id * g.in_size[1] + ih) * g.in_size[2] + tap.width_offset;
       O* dst = row + j - ow;
-      const int64_t lo = std::max(ow, ow_lo), hi = std::min(ow + run, ow_hi);
-      if (sw == 1) {
+      const int64_t lo = std::max(ow, tap.ow_lo), hi = std::min(ow + run, tap.ow_hi);
+      // Strides 1 and 2 as constants: the compiler vectorises both. A plain
+      // copy (uint8 activations, VNNI) goes to memcpy, faster on rows of a
+      // few dozen bytes than a vector loop with its scalar ends.
+      if (sw == 1 && std::is_same_v<T, O> && add == 0) {
+        if (hi > lo) std::memcpy(dst + lo, src + lo, static_cast<size_t>(hi - lo) * sizeof(O));
+      } else if (sw == 1) {
         for (int64_t o = lo; o < hi; ++o) dst[o] = static_cast<O>(int32_t{src[o]} + add);
+      } else if (sw == 2) {
+        for (int64_t o = lo; o < hi; ++o) dst[o] = static_cast<O>(int32_t{src[2 * o]} + add);
       } else {
         for (int64_t o = lo; o < hi; ++o) dst[o] = static_cast<O>(int32_t{src[o * sw]} + add);
       }
     }
     j += run;
+    ow = 0;
+    if (++oh == g.out_size[1]) {
+      oh = 0;
+      ++od;
+    }
   }
 }
 
-// Columns [n0, n0 + cols) of one image's group of patches as qgemm's B: the
-// rows of each lane group (2 int16 or 4 uint8, type O) interleaved into
-// int32 lanes, in panels (qgemm_b_index). `rows` is scratch for the rows of
-// one group at a panel-rounded width.
+// Columns [n0, n0 + cols) and depth groups [k0, k1) of one image's group of
+// patches as qgemm's B: the rows of each lane group (2 int16 or 4 uint8, type O), gathered into
+// `rows` (scratch for one group at a panel-rounded width), then interleaved
+// into int32 lanes in panels (qgemm_interleave_b).
 template <class T, class O>
-void gather_patches(const ConvGeometry& g, const T* x, int32_t add, O pad, int64_t n0, int64_t cols, int64_t groups,
+void gather_patches(const ConvGeometry& g, const std::vector<PatchTap>& taps, QgemmFormat format, const T* x,
+                    int32_t add, O pad, int64_t n0, int64_t cols, int64_t k0, int64_t k1, int64_t groups,
                     int64_t step, O* rows, int32_t* __restrict b) {
   constexpr int64_t kGroup = 4 / sizeof(O);
-  using U = std::make_unsigned_t<O>;
-  const int64_t depth = g.in_channels_per_group() * g.kernel_volume();
+  const int64_t depth = static_cast<int64_t>(taps.size());
   const int64_t width = (cols + step - 1) / step * step;
-  for (int64_t k = 0; k < groups; ++k) {
+  const int64_t out_w = g.out_size[2], out_hw = g.out_size[1] * out_w;
+  const OutputPosition start{n0 / out_hw, n0 / out_w % g.out_size[1], n0 % out_w};
+  for (int64_t k = k0; k < k1; ++k) {
     for (int64_t i = 0; i < kGroup; ++i) {
       O* row = rows + i * width;
       // Depth past the end meets zero weights: any value will do.
       if (k * kGroup + i < depth) {
-        patch_row(g, x, add, pad, k * kGroup + i, n0, cols, row);
+        patch_row(g, taps[static_cast<size_t>(k * kGroup + i)], x, add, pad, start, cols, row);
       } else {
         std::fill(row, row + cols, O{0});
       }
       std::fill(row + cols, row + width, O{0});
     }
-    for (int64_t p = 0; p < width; p += step) {
-      int32_t* out = b + qgemm_b_index(p, k, groups, step);
-      for (int64_t t = 0; t < step; ++t) {
-        uint32_t lane = 0;
-        for (int64_t i = 0; i < kGroup; ++i) {
-          lane |= static_cast<uint32_t>(static_cast<U>(rows[i * width + p + t])) << (8 * sizeof(O) * i);
-        }
-        out[t] = static_cast<int32_t>(lane);
-      }
-    }
+    qgemm_interleave_b(format, rows, width, k, groups, b);
   }
 }
 
+// One run's layout of the work: tiles of output pixels, each gathered once
+// into B and multiplied by row parts of the weights.
+template <class TX>
+class QConvRun {
+ public:
+  QConvRun(KernelContext& ctx, const ConvGeometry& g, const QConvState& s)
+      : g_(g), s_(s), x_(ctx.in(kQcX).data<TX>()), y_(static_cast<char*>(ctx.out(0).raw())),
+        y_size_(dtype_size(s.requantize.dtype)), mg_(g.out_channels_per_group()), cg_(g.in_channels_per_group()),
+        groups_(qgemm_groups(s.format, cg_ * g.kernel_volume())), pixels_(g.out_pixels()),
+        step_(qgemm_column_step()), taps_(patch_taps(g)) {
+    const int64_t padded_pixels = (pixels_ + step_ - 1) / step_ * step_;
+    width_ = std::min(padded_pixels, std::max(step_, kTileBytes / (groups_ * 4) / step_ * step_));
+    tiles_ = (pixels_ + width_ - 1) / width_;
+  }
+
+  int64_t tiles() const { return tiles_; }
+  int64_t panels() const { return (mg_ + kQgemmPanelRows - 1) / kQgemmPanelRows; }
+  // Floats of B for one tile, then of the rows being interleaved.
+  size_t b_floats() const { return static_cast<size_t>(groups_ * width_); }
+  size_t rows_floats() const { return static_cast<size_t>(width_); }
+
+  // Depth groups [k0, k1) of tile `tile` of image n, group grp, into b;
+  // `rows` is rows_floats() of scratch.
+  void gather(int64_t n, int64_t grp, int64_t tile, int64_t k0, int64_t k1, float* rows, int32_t* b) const {
+    const int64_t n0 = tile * width_, cols = std::min(width_, pixels_ - n0);
+    const TX* xg = x_ + (n * g_.in_channels + grp * cg_) * g_.in_pixels();
+    if (s_.format == QgemmFormat::kQuads) {
+      const auto pad = static_cast<uint8_t>(s_.x_zero + s_.x_offset);
+      gather_patches(g_, taps_, s_.format, xg, s_.x_offset, pad, n0, cols, k0, k1, groups_, step_,
+                     reinterpret_cast<uint8_t*>(rows), b);
+    } else {
+      gather_patches(g_, taps_, s_.format, xg, -s_.x_zero, int16_t{0}, n0, cols, k0, k1, groups_, step_,
+                     reinterpret_cast<int16_t*>(rows), b);
+    }
+  }
+
+  // Output channels [row0, row0 + rows) of the group over the tile in b.
+  void multiply(int64_t n, int64_t grp, int64_t tile, int64_t row0, int64_t rows, const int32_t* b) const {
+    const int64_t n0 = tile * width_, cols = std::min(width_, pixels_ - n0);
+    QRequantize rq = s_.requantize;
+    const int64_t m0 = grp * mg_ + row0;  // first output channel of this part
+    rq.multiplier = s_.multiplier.data() + m0;
+    rq.bias = s_.bias.empty() ? nullptr : s_.bias.data() + m0;
+    const int64_t first = (n * g_.out_channels + m0) * pixels_ + n0;
+    const int32_t* a = s_.packed[static_cast<size_t>(grp)].data() + row0 * groups_;
+    qgemm(s_.format, a, rows, groups_, b, cols, rq, y_ + first * y_size_, pixels_);
+  }
+
+  int64_t groups() const { return groups_; }
+
+ private:
+  const ConvGeometry& g_;
+  const QConvState& s_;
+  const TX* x_;
+  char* y_;
+  size_t y_size_;
+  int64_t mg_, cg_, groups_, pixels_, step_, width_ = 0, tiles_ = 0;
+  std::vector<PatchTap> taps_;
+};
+
 template <class TX>
 void run_typed(KernelContext& ctx, const ConvGeometry& g, const QConvState& s) {
-  const TX* x = ctx.in(kQcX).data<TX>();
-  char* y = static_cast<char*>(ctx.out(0).raw());
-  const size_t y_size = dtype_size(s.requantize.dtype);
-  const int64_t mg = g.out_channels_per_group(), cg = g.in_channels_per_group();
-  const bool quads = s.format == QgemmFormat::kQuads;
-  const int64_t groups = qgemm_groups(s.format, cg * g.kernel_volume()), pixels = g.out_pixels();
-  const int64_t step = qgemm_column_step();
-  const int64_t padded_pixels = (pixels + step - 1) / step * step;
-  const int64_t width = std::min(padded_pixels, std::max(step, kTileBytes / (groups * 4) / step * step));
-  const int64_t tiles = (pixels + width - 1) / width;
-  // Too few tiles for the threads (deep layers on small images): each tile's
-  // rows are split too, every part gathering the tile again (cheap next to
-  // its share of the product).
-  const int64_t panels = (mg + kQgemmPanelRows - 1) / kQgemmPanelRows;
-  const int64_t threads = ctx.pool->size();
-  const int64_t parts = threads == 1 ? 1 : std::min(panels, std::max<int64_t>(1, 2 * threads / (g.batch * g.group * tiles)));
-  const int64_t panels_per_part = (panels + parts - 1) / parts;
-  ctx.pool->parallel_for(g.batch * g.group * tiles * parts, 1, [&](int64_t begin, int64_t end) {
-    // The tile's B, then the rows of one lane group being interleaved.
-    float* scratch = thread_scratch(static_cast<size_t>(groups * width + width));
-    int32_t* b = reinterpret_cast<int32_t*>(scratch);
-    for (int64_t task = begin; task < end; ++task) {
-      const int64_t part = task % parts, tile = task / parts % tiles, grp = task / (parts * tiles) % g.group;
-      const int64_t n = task / (parts * tiles * g.group);
-      const int64_t row0 = part * panels_per_part * kQgemmPanelRows;
-      const int64_t rows = std::min(mg, row0 + panels_per_part * kQgemmPanelRows) - row0;
-      if (rows <= 0) continue;
-      const int64_t n0 = tile * width, cols = std::min(width, pixels - n0);
-      const TX* xg = x + (n * g.in_channels + grp * cg) * g.in_pixels();
-      if (quads) {
-        const auto pad = static_cast<uint8_t>(s.x_zero + s.x_offset);
-        gather_patches(g, xg, s.x_offset, pad, n0, cols, groups, step, reinterpret_cast<uint8_t*>(scratch + groups * width), b);
-      } else {
-        gather_patches(g, xg, -s.x_zero, int16_t{0}, n0, cols, groups, step,
-                       reinterpret_cast<int16_t*>(scratch + groups * width), b);
+  const QConvRun<TX> run(ctx, g, s);
+  const int64_t threads = ctx.pool->size(), images = g.batch * g.group, tiles = run.tiles();
+  if (threads == 1 || images * tiles >= 2 * threads) {
+    // Enough tiles for the threads: each task gathers its tile and
+    // multiplies all of the group's rows.
+    ctx.pool->parallel_for(images * tiles, 1, [&](int64_t begin, int64_t end) {
+      float* scratch = thread_scratch(run.b_floats() + run.rows_floats());
+      int32_t* b = reinterpret_cast<int32_t*>(scratch);
+      for (int64_t task = begin; task < end; ++task) {
+        const int64_t tile = task % tiles, grp = task / tiles % g.group, n = task / (tiles * g.group);
+        run.gather(n, grp, tile, 0, run.groups(), scratch + run.b_floats(), b);
+        run.multiply(n, grp, tile, 0, g.out_channels_per_group(), b);
       }
-      QRequantize rq = s.requantize;
-      const int64_t m0 = grp * mg + row0;  // first output channel of this part
-      rq.multiplier = s.multiplier.data() + m0;
-      rq.bias = s.bias.empty() ? nullptr : s.bias.data() + m0;
-      const int64_t first = (n * g.out_channels + m0) * pixels + n0;
-      const int32_t* a = s.packed[static_cast<size_t>(grp)].data() + row0 * groups;
-      qgemm(s.format, a, rows, groups, b, cols, rq, y + first * y_size, pixels);
-    }
-  });
+    });
+    return;
+  }
+  // Too few tiles (deep layers on small images): each tile is gathered once
+  // by all threads, split over its depth, then its rows are split. B and a
+  // rows slot per gathering task live in this thread's scratch, which the
+  // tasks only use (they take no scratch of their own).
+  const int64_t chunks = std::min(threads, run.groups());
+  const int64_t per_chunk = (run.groups() + chunks - 1) / chunks;
+  float* scratch = thread_scratch(run.b_floats() + static_cast<size_t>(chunks) * run.rows_floats());
+  int32_t* b = reinterpret_cast<int32_t*>(scratch);
+  const int64_t panels = run.panels(), parts = std::min(panels, 2 * threads);
+  const int64_t panels_per_part = (panels + parts - 1) / parts;
+  for (int64_t task = 0; task < images * tiles; ++task) {
+    const int64_t tile = task % tiles, grp = task / tiles % g.group, n = task / (tiles * g.group);
+    ctx.pool->parallel_for(chunks, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t c = begin; c < end; ++c) {
+        const int64_t k0 = c * per_chunk, k1 = std::min(run.groups(), k0 + per_chunk);
+        if (k0 < k1) run.gather(n, grp, tile, k0, k1, scratch + run.b_floats() + c * run.rows_floats(), b);
+      }
+    });
+    ctx.pool->parallel_for(parts, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t part = begin; part < end; ++part) {
+        const int64_t row0 = part * panels_per_part * kQgemmPanelRows;
+        const int64_t rows = std::min(g.out_channels_per_group(), row0 + panels_per_part * kQgemmPanelRows) - row0;
+        if (rows > 0) run.multiply(n, grp, tile, row0, rows, b);
+      }
+    });
+  }
 }
 
 Status qlinear_conv_run(KernelContext& ctx) {

@@ -103,6 +103,7 @@ TEST(QLinearConvOps, GeneralCpuMatchesReference) {
   const std::vector<Variant> variants = {
       {{3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}), 3, 4},
       {{3, 3}, conv_attrs({2, 2}, {0, 1, 2, 1}), 3, 5},          // asymmetric pads, stride 2
+      {{3, 3}, conv_attrs({3, 3}, {1, 1, 1, 1}), 3, 4},          // stride 3 (the gather's general stride)
       {{3, 3}, conv_attrs({1, 1}, {2, 2, 2, 2}, {2, 2}), 2, 3},  // dilation
       {{3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1}, {}, 2), 4, 6},   // groups
       {{3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 8), 8, 8},   // depthwise (qdepthwise.cpp)

@@ -132,6 +132,12 @@ class OnnxRuntime:
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # After each run onnxruntime's idle workers spin waiting for work by
+        # default. Interleaved with other runtimes in one process, a spinning
+        # worker takes a core from whichever runtime runs next (Mote's 2-thread
+        # times doubled in int8_bench.py with two onnxruntime sessions alive).
+        # Blocking instead costs onnxruntime a thread wake-up per parallel op.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._session = ort.InferenceSession(onnx_path, options, providers=["CPUExecutionProvider"])
         self._input = self._session.get_inputs()[0].name
 
