@@ -14,8 +14,9 @@
 // DequantizeLinear op, folded away for constants) and output() hands the
 // mapper a float value that is quantised into the tensor afterwards, so every
 // mapper also serves quantised models, in float between the tensors' own
-// scales. raw_input()/raw_output() give the stored values to the mappers that
-// work on them directly (QUANTIZE, DEQUANTIZE, the int8 convolution).
+// scales. raw_input()/raw_output() give the stored values to the mappers
+// whose operator is defined on them (CAST, GATHER's indices); QUANTIZE and
+// DEQUANTIZE need neither, being an Identity between input() and output().
 //
 // Like the ONNX front end's NodeContext, accessors record the first error
 // (naming the file, operator index, its type and its first output) and return
