@@ -125,6 +125,13 @@ std::string float_reason(const Graph& graph, const fb::OpT& op, bool residual_to
   return {};
 }
 
+// The passes below rebuild the op list in order: an op that graph.add_op
+// appended to graph.ops moves to the end of the new list.
+void take_last_op(Graph& graph, std::vector<std::unique_ptr<fb::OpT>>& ops) {
+  ops.push_back(std::move(graph.ops.back()));
+  graph.ops.pop_back();
+}
+
 // Conv(x, w, b, r) with a fused Relu or none (fuse_residual's form) becomes
 // Conv(x, w, b) -> Add(., r) -> [Relu] again when the Conv could otherwise
 // run in int8: QLinearConv has no residual input, so its result returns to
@@ -158,12 +165,10 @@ int split_residual_convs(Graph& graph) {
       graph.values[static_cast<size_t>(sum)].set_info(info.dtype, info.shape);
     }
     graph.add_op(fb::OpType::Add, name + "_residual", {conv_out, r}, {sum});
-    ops.push_back(std::move(graph.ops.back()));
-    graph.ops.pop_back();
+    take_last_op(graph, ops);
     if (relu) {
       graph.add_op(fb::OpType::Relu, name + "_relu", {sum}, {y});
-      ops.push_back(std::move(graph.ops.back()));
-      graph.ops.pop_back();
+      take_last_op(graph, ops);
     }
     ++split;
   }
@@ -239,7 +244,6 @@ void rewrite(Graph& graph, const std::vector<bool>& candidate, std::map<int, Obs
     return p;
   };
   std::vector<std::unique_ptr<fb::OpT>> ops;
-  auto take_last = [&] { ops.push_back(std::move(graph.ops.back())); graph.ops.pop_back(); };
   std::vector<std::unique_ptr<fb::OpT>> old = std::move(graph.ops);
   graph.ops.clear();
   for (size_t i = 0; i < old.size(); ++i) {
@@ -262,7 +266,7 @@ void rewrite(Graph& graph, const std::vector<bool>& candidate, std::map<int, Obs
       xq = graph.add_derived_value(x_name + "_uint8");
       graph.add_op(fb::OpType::QuantizeLinear, conv.name + "_quantize", {x, x_scale, x_zero}, {xq});
       set_attrs(*graph.ops.back(), fb::QuantizeAttrsT{});
-      take_last();
+      take_last_op(graph, ops);
       rw.quantized[x] = xq;
     }
     const QuantizedWeights w = quantize_weights(graph, conv, xp.scale);
@@ -274,7 +278,7 @@ void rewrite(Graph& graph, const std::vector<bool>& candidate, std::map<int, Obs
     fb::OpT& q = graph.add_op(fb::OpType::QLinearConv, conv.name, inputs, {yq});
     set_attrs(q, attrs<fb::ConvAttrsT>(conv));
     if (conv.fused) q.fused = std::make_unique<fb::FusedActivationT>(*conv.fused);
-    take_last();
+    take_last_op(graph, ops);
     rw.quantized[y] = yq;
     rw.convs.push_back({Graph::op_label(conv), y_name, graph.values[static_cast<size_t>(yq)].name, yp,
                         double{observed[y].hi} - observed[y].lo});
@@ -282,7 +286,7 @@ void rewrite(Graph& graph, const std::vector<bool>& candidate, std::map<int, Obs
     // when nobody reads it.
     graph.add_op(fb::OpType::DequantizeLinear, conv.name + "_dequantize", {yq, y_scale, y_zero}, {y});
     set_attrs(*graph.ops.back(), fb::QuantizeAttrsT{});
-    take_last();
+    take_last_op(graph, ops);
   }
   graph.ops = std::move(ops);
 }

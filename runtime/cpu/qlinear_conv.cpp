@@ -27,6 +27,55 @@ namespace {
 // of weights passes over it.
 constexpr int64_t kTileBytes = 512 * 1024;
 
+// floor(a / b) and ceil(a / b) for b > 0 and any a.
+int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+
+// Where row k of the patch matrix (input channel c and tap kd, kh, kw)
+// reads, worked out at prepare so that the gathering loops divide nothing.
+struct PatchTap {
+  int64_t plane = 0;          // c * in_pixels
+  int64_t depth_offset = 0;   // kd * dilation - pad, before adding od * stride
+  int64_t height_offset = 0;  // kh * dilation - pad
+  int64_t width_offset = 0;   // kw * dilation - pad
+  int64_t ow_lo = 0, ow_hi = 0;  // output columns whose tap lies inside the row
+};
+
+std::vector<PatchTap> patch_taps(const ConvGeometry& g) {
+  const int64_t out_w = g.out_size[2], sw = g.stride[2];
+  // The width columns depend only on kw: worked out once per kw.
+  std::vector<PatchTap> columns(static_cast<size_t>(g.kernel[2]));
+  for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+    PatchTap& t = columns[static_cast<size_t>(kw)];
+    t.width_offset = kw * g.dilation[2] - g.pad_begin[2];
+    // iw = ow * sw + width_offset in [0, in_w).
+    t.ow_lo = std::max<int64_t>(0, ceil_div(-t.width_offset, sw));
+    t.ow_hi = std::min(out_w, floor_div(g.in_size[2] - 1 - t.width_offset, sw) + 1);
+  }
+  std::vector<PatchTap> taps;
+  taps.reserve(static_cast<size_t>(g.in_channels_per_group() * g.kernel_volume()));
+  for (int64_t c = 0; c < g.in_channels_per_group(); ++c) {
+    for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+      for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+        for (PatchTap t : columns) {
+          t.plane = c * g.in_pixels();
+          t.depth_offset = kd * g.dilation[0] - g.pad_begin[0];
+          t.height_offset = kh * g.dilation[1] - g.pad_begin[1];
+          taps.push_back(t);
+        }
+      }
+    }
+  }
+  return taps;
+}
+
+// Whether taps made for geometry `a` serve `b`: the same kernel, strides
+// and channels come from the weights and attributes, so only the sizes and
+// pads (which follow the input's size) can differ.
+bool same_patches(const ConvGeometry& a, const ConvGeometry& b) {
+  return a.in_size == b.in_size && a.out_size == b.out_size && a.pad_begin == b.pad_begin;
+}
+
 struct QConvState : KernelState {
   QgemmFormat format = QgemmFormat::kPairs;
   std::vector<std::vector<int32_t>> packed;  // per group
@@ -36,6 +85,9 @@ struct QConvState : KernelState {
   int32_t x_zero = 0;
   // kQuads: B holds x + x_offset as uint8 (128 for i8 x, else 0).
   int32_t x_offset = 0;
+  // The patch gather's table, for the geometry prepare saw.
+  ConvGeometry geometry;
+  std::vector<PatchTap> taps;
   // Set instead of the GEMM's state for a depthwise convolution.
   std::unique_ptr<QDepthwiseWeights> depthwise;
 };
@@ -117,6 +169,8 @@ Result<std::unique_ptr<QConvState>> build_state(const KernelContext& ctx, const 
   s->format = fits_int8 ? qgemm_format() : QgemmFormat::kPairs;
   const bool quads = s->format == QgemmFormat::kQuads;
   s->x_offset = quads && ctx.in(kQcX).dtype() == DType::I8 ? 128 : 0;
+  s->geometry = g;
+  s->taps = patch_taps(g);
   // The group's weights as the format packs them: int8 for kQuads, int16
   // (shifted as it is) for kPairs.
   std::vector<int8_t> rows(quads ? static_cast<size_t>(mg * depth) : 0);
@@ -159,48 +213,6 @@ Status qlinear_conv_prepare(KernelContext& ctx, std::unique_ptr<KernelState>& st
   if (!s.ok()) return s.status();
   state = std::move(*s);
   return {};
-}
-
-// floor(a / b) and ceil(a / b) for b > 0 and any a.
-int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
-
-// Where row k of the patch matrix (input channel c and tap kd, kh, kw)
-// reads, computed once per run so that the gathering loops divide nothing.
-struct PatchTap {
-  int64_t plane = 0;          // c * in_pixels
-  int64_t depth_offset = 0;   // kd * dilation - pad, before adding od * stride
-  int64_t height_offset = 0;  // kh * dilation - pad
-  int64_t width_offset = 0;   // kw * dilation - pad
-  int64_t ow_lo = 0, ow_hi = 0;  // output columns whose tap lies inside the row
-};
-
-std::vector<PatchTap> patch_taps(const ConvGeometry& g) {
-  const int64_t out_w = g.out_size[2], sw = g.stride[2];
-  // The width columns depend only on kw: worked out once per kw.
-  std::vector<PatchTap> columns(static_cast<size_t>(g.kernel[2]));
-  for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
-    PatchTap& t = columns[static_cast<size_t>(kw)];
-    t.width_offset = kw * g.dilation[2] - g.pad_begin[2];
-    // iw = ow * sw + width_offset in [0, in_w).
-    t.ow_lo = std::max<int64_t>(0, ceil_div(-t.width_offset, sw));
-    t.ow_hi = std::min(out_w, floor_div(g.in_size[2] - 1 - t.width_offset, sw) + 1);
-  }
-  std::vector<PatchTap> taps;
-  taps.reserve(static_cast<size_t>(g.in_channels_per_group() * g.kernel_volume()));
-  for (int64_t c = 0; c < g.in_channels_per_group(); ++c) {
-    for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
-      for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
-        for (PatchTap t : columns) {
-          t.plane = c * g.in_pixels();
-          t.depth_offset = kd * g.dilation[0] - g.pad_begin[0];
-          t.height_offset = kh * g.dilation[1] - g.pad_begin[1];
-          taps.push_back(t);
-        }
-      }
-    }
-  }
-  return taps;
 }
 
 // The output position (depth, row, column) of a tile's first column.
@@ -281,11 +293,11 @@ void gather_patches(const ConvGeometry& g, const std::vector<PatchTap>& taps, Qg
 template <class TX>
 class QConvRun {
  public:
-  QConvRun(KernelContext& ctx, const ConvGeometry& g, const QConvState& s)
+  QConvRun(KernelContext& ctx, const ConvGeometry& g, const QConvState& s, const std::vector<PatchTap>& taps)
       : g_(g), s_(s), x_(ctx.in(kQcX).data<TX>()), y_(static_cast<char*>(ctx.out(0).raw())),
         y_size_(dtype_size(s.requantize.dtype)), mg_(g.out_channels_per_group()), cg_(g.in_channels_per_group()),
         groups_(qgemm_groups(s.format, cg_ * g.kernel_volume())), pixels_(g.out_pixels()),
-        step_(qgemm_column_step()), taps_(patch_taps(g)) {
+        step_(qgemm_column_step()), taps_(taps) {
     const int64_t padded_pixels = (pixels_ + step_ - 1) / step_ * step_;
     width_ = std::min(padded_pixels, std::max(step_, kTileBytes / (groups_ * 4) / step_ * step_));
     tiles_ = (pixels_ + width_ - 1) / width_;
@@ -333,12 +345,15 @@ class QConvRun {
   char* y_;
   size_t y_size_;
   int64_t mg_, cg_, groups_, pixels_, step_, width_ = 0, tiles_ = 0;
-  std::vector<PatchTap> taps_;
+  const std::vector<PatchTap>& taps_;
 };
 
 template <class TX>
 void run_typed(KernelContext& ctx, const ConvGeometry& g, const QConvState& s) {
-  const QConvRun<TX> run(ctx, g, s);
+  // The table from prepare, unless the input's size changed since.
+  std::vector<PatchTap> local;
+  if (!same_patches(s.geometry, g)) local = patch_taps(g);
+  const QConvRun<TX> run(ctx, g, s, local.empty() ? s.taps : local);
   const int64_t threads = ctx.pool->size(), images = g.batch * g.group, tiles = run.tiles();
   if (threads == 1 || images * tiles >= 2 * threads) {
     // Enough tiles for the threads: each task gathers its tile and

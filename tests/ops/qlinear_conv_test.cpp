@@ -153,6 +153,32 @@ TEST(QLinearConvOps, OneDimensionalAndWideCpuMatchesReference) {
   EXPECT_TRUE(check_qlinear_conv({1, 256, 30, 30}, {8, 256, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}), QuantCase{}));
 }
 
+// Prepare packs the weights and the patch gather's table for the input size
+// it sees; a run at another size must not use that table.
+TEST(QLinearConvOps, PreparedForOneSizeRunsAnother) {
+  const fb::ConvAttrsT a = conv_attrs({1, 1}, {1, 1, 1, 1});
+  auto params = [](const Tensor& x) {
+    return Inputs{x,
+                  scalar_of(DType::F32, 0.01),
+                  scalar_of(DType::U8, 120),
+                  random_tensor(DType::I8, {6, 4, 3, 3}, 2, -128, 128),
+                  scalar_of(DType::F32, 0.02),
+                  scalar_of(DType::I8, 0),
+                  scalar_of(DType::F32, 0.05),
+                  scalar_of(DType::U8, 128)};
+  };
+  const Inputs prepared = params(random_tensor(DType::U8, {1, 4, 12, 12}, 1, 0, 256));
+  const Inputs run = params(random_tensor(DType::U8, {1, 4, 7, 9}, 3, 0, 256));
+  const fb::OpT op = make_op(fb::OpType::QLinearConv, a);
+  auto expected = run_op(op, run, Impl::kReference);
+  ASSERT_TRUE(expected.ok()) << expected.status().to_string();
+  for (int threads : {1, 2}) {
+    auto actual = run_op(op, run, Impl::kCpu, threads, &prepared);
+    ASSERT_TRUE(actual.ok()) << actual.status().to_string();
+    expect_tensors_near((*actual)[0], (*expected)[0], 0.0, 1.0, "threads " + std::to_string(threads));
+  }
+}
+
 TEST(QLinearConvOps, RejectsBadParameters) {
   fb::OpT op = make_op(fb::OpType::QLinearConv, conv_attrs());
   Inputs inputs = {random_tensor(DType::U8, {1, 2, 3, 3}, 1, 0, 256), scalar_of(DType::F32, 0.1),

@@ -13,7 +13,8 @@ fb::OpT make_op(fb::OpType type, const std::string& name) {
   return op;
 }
 
-Result<std::vector<Tensor>> run_op(const fb::OpT& op, const Inputs& inputs, Impl impl, int threads) {
+Result<std::vector<Tensor>> run_op(const fb::OpT& op, const Inputs& inputs, Impl impl, int threads,
+                                   const Inputs* prepare_inputs) {
   const OpDef* def = find_op_def(op.type);
   if (!def) return unsupported(std::string("no op definition for ") + op_type_name(op.type));
   const CpuKernel* kernel = impl == Impl::kReference ? find_reference_kernel(op.type) : find_cpu_kernel(op.type);
@@ -42,7 +43,14 @@ Result<std::vector<Tensor>> run_op(const fb::OpT& op, const Inputs& inputs, Impl
   for (const auto& in : inputs) kctx.inputs.push_back(in ? &*in : nullptr);
   for (Tensor& out : outputs) kctx.outputs.push_back(&out);
   std::unique_ptr<KernelState> state;
-  if (kernel->prepare) MOTE_RETURN_IF_ERROR(kernel->prepare(kctx, state));
+  if (kernel->prepare) {
+    KernelContext pctx = kctx;
+    if (prepare_inputs) {
+      pctx.inputs.clear();
+      for (const auto& in : *prepare_inputs) pctx.inputs.push_back(in ? &*in : nullptr);
+    }
+    MOTE_RETURN_IF_ERROR(kernel->prepare(pctx, state));
+  }
   kctx.state = state.get();
   MOTE_RETURN_IF_ERROR(kernel->run(kctx));
   return outputs;

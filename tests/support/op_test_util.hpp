@@ -34,8 +34,10 @@ fb::OpT make_op(fb::OpType type, Attrs a) {
 using Inputs = std::vector<std::optional<Tensor>>;
 
 // Infers output shapes, allocates the outputs, runs prepare (if any) then the
-// kernel of `impl` with `threads` threads.
-Result<std::vector<Tensor>> run_op(const fb::OpT& op, const Inputs& inputs, Impl impl, int threads = 1);
+// kernel of `impl` with `threads` threads. With `prepare_inputs`, prepare sees
+// those instead (a model prepared for one input size and run at another).
+Result<std::vector<Tensor>> run_op(const fb::OpT& op, const Inputs& inputs, Impl impl, int threads = 1,
+                                   const Inputs* prepare_inputs = nullptr);
 
 // Runs with both implementations and expects matching outputs (same dtypes and
 // shapes; values within |a-b| <= atol + rtol*|b|). Threads: cpu runs with 1 and 2.
