@@ -22,7 +22,12 @@ cmake --build "$build" -j"$(nproc)"
 start=$(date +%s)
 if [ "${1:-}" = "--quick" ]; then
   # Every arm64 code path once, at a fraction of the time: the unit and op
-  # tests once per SIMD target (without their slowest cases), the zoo models
+  # tests once per SIMD target that ships on real chips (NEON; SVE2_128:
+  # Neoverse V2/N2 and Armv9 phones; SVE_256: Neoverse V1) and once for the
+  # vector-length-agnostic SVE2 code at qemu's longest vectors (512 bits),
+  # without their slowest cases (the generic SVE target, the same
+  # length-agnostic source as SVE2 less its SVE2-only instructions, runs
+  # in the full suite only), the zoo models
   # on the CPU and the small CNN on arm64 lavapipe, training (PyTorch parity,
   # on Vulkan too), tools, the installed package and the shared library's
   # exports. Left out: the per-op Vulkan kernel tests (the same shaders and
@@ -30,7 +35,7 @@ if [ "${1:-}" = "--quick" ]; then
   # on lavapipe and the fine-tuning example, which together take most of the
   # time under qemu.
   ctest --test-dir "$build" --output-on-failure -j"$(nproc)" --timeout 1800 \
-    -R 'simd_.*_quick|^ZooModels\.|^ZooModelsVulkan\.SmallCnn$|^train\.|vulkan_train|torch_parity|^tools_|package_install|shared_library_exports|vulkan_unavailable'
+    -R 'simd_(NEON|SVE2|SVE_256|SVE2_128)_quick|^ZooModels\.|^ZooModelsVulkan\.SmallCnn$|^train\.|vulkan_train|torch_parity|^tools_|package_install|shared_library_exports|vulkan_unavailable'
 else
   ctest --test-dir "$build" --output-on-failure -j"$(nproc)" --timeout 1800 -E '_quick$'
 fi
