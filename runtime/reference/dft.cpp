@@ -1,7 +1,6 @@
-// Reference DFT: the O(n^2) sum per signal, in double; the CPU backend runs
-// it too. The input is zero-padded or truncated to n along the axis; an
-// inverse one-sided input is the half spectrum of a real signal, extended
-// by conjugate symmetry.
+// Reference DFT: the O(n^2) sum per signal, in double (the CPU backend's
+// kernel, runtime/cpu/dft.cpp, is a fast transform). dft_source says which
+// input value each point of the signal is.
 #include <cmath>
 #include <complex>
 #include <numbers>
@@ -29,11 +28,11 @@ Status dft_typed(KernelContext& ctx, const DftGeometry& g, const fb::DftAttrsT& 
       // The n input values along the axis (complex), padded with zeros.
       for (int64_t k = 0; k < n; ++k) {
         std::complex<double> v = 0;
-        const int64_t src = a.inverse && a.onesided && k > n / 2 ? n - k : k;
-        if (src < in_split.axis) {
-          const T* e = x.data<T>() + ((o * in_split.axis + src) * in_split.inner + i) * in_parts;
+        const DftSource at = dft_source(a, in_split, n, k);
+        if (at.index >= 0) {
+          const T* e = x.data<T>() + ((o * in_split.axis + at.index) * in_split.inner + i) * in_parts;
           v = {static_cast<double>(e[0]), in_parts == 2 ? static_cast<double>(e[1]) : 0.0};
-          if (src != k) v = std::conj(v);
+          if (at.conjugate) v = std::conj(v);
         }
         signal[static_cast<size_t>(k)] = v;
       }
