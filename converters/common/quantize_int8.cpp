@@ -103,21 +103,16 @@ QParams uint8_params(std::pair<float, float> range) {
 
 bool has_residual(const fb::OpT& op) { return op.inputs.size() > 3 && op.inputs[3] >= 0; }
 
-// Why `op` stays float, or empty when it can become a QLinearConv
-// (`residual_too`: also when it has a residual input split_residual_convs
-// can take off).
-std::string float_reason(const Graph& graph, const fb::OpT& op, bool residual_too = false) {
+// Why `op` stays float, or empty when it can become a QLinearConv. A
+// residual input (fuse_residual's Conv(x, w, b, r)) comes along as
+// QLinearConv's fused residual (Mote's inputs 9-11).
+std::string float_reason(const Graph& graph, const fb::OpT& op) {
   auto value = [&](size_t i) -> const Value& { return graph.values[static_cast<size_t>(op.inputs[i])]; };
   if (op.type != fb::OpType::Conv) return std::string(fb::EnumNameOpType(op.type)) + ": no int8 kernel";
-  if (has_residual(op)) {
-    if (!residual_too) return "Conv: residual input";
-    if (op.fused && op.fused->kind != fb::ActivationKind::None && op.fused->kind != fb::ActivationKind::Relu) {
-      return std::string("Conv: residual input and fused ") + fb::EnumNameActivationKind(op.fused->kind);
-    }
-  }
   if (!value(0).dtype_known || value(0).dtype != DType::F32) return "Conv: input not f32";
   if (!value(1).is_constant() || value(1).dtype != DType::F32) return "Conv: weights not constant f32";
   if (op.inputs.size() > 2 && op.inputs[2] >= 0 && !value(2).is_constant()) return "Conv: bias not constant";
+  if (has_residual(op) && (!value(3).dtype_known || value(3).dtype != DType::F32)) return "Conv: residual not f32";
   if (op.fused && op.fused->kind != fb::ActivationKind::None && op.fused->kind != fb::ActivationKind::Relu &&
       op.fused->kind != fb::ActivationKind::Clip) {
     return std::string("Conv: fused ") + fb::EnumNameActivationKind(op.fused->kind);
@@ -130,50 +125,6 @@ std::string float_reason(const Graph& graph, const fb::OpT& op, bool residual_to
 void take_last_op(Graph& graph, std::vector<std::unique_ptr<fb::OpT>>& ops) {
   ops.push_back(std::move(graph.ops.back()));
   graph.ops.pop_back();
-}
-
-// Conv(x, w, b, r) with a fused Relu or none (fuse_residual's form) becomes
-// Conv(x, w, b) -> Add(., r) -> [Relu] again when the Conv could otherwise
-// run in int8: QLinearConv has no residual input, so its result returns to
-// float for the Add. That costs a dequantisation and an add per output
-// element, against the Conv's C_in * k * k products per element. Runs
-// before calibration, which then observes the Conv's own output.
-int split_residual_convs(Graph& graph) {
-  std::vector<std::unique_ptr<fb::OpT>> old = std::move(graph.ops);
-  graph.ops.clear();
-  std::vector<std::unique_ptr<fb::OpT>> ops;
-  int split = 0;
-  for (auto& op : old) {
-    if (!op) continue;
-    if (!has_residual(*op) || !float_reason(graph, *op, /*residual_too=*/true).empty()) {
-      ops.push_back(std::move(op));
-      continue;
-    }
-    const int r = op->inputs[3], y = op->outputs[0];
-    const Value info = graph.values[static_cast<size_t>(y)];  // a copy: values grow below
-    const std::string name = op->name;
-    const int conv_out = graph.add_derived_value(info.name + "_conv");
-    graph.values[static_cast<size_t>(conv_out)].set_info(info.dtype, info.shape);
-    const bool relu = op->fused && op->fused->kind == fb::ActivationKind::Relu;
-    op->inputs.resize(3);
-    op->outputs[0] = conv_out;
-    op->fused.reset();
-    ops.push_back(std::move(op));
-    int sum = y;
-    if (relu) {
-      sum = graph.add_derived_value(info.name + "_sum");
-      graph.values[static_cast<size_t>(sum)].set_info(info.dtype, info.shape);
-    }
-    graph.add_op(fb::OpType::Add, name + "_residual", {conv_out, r}, {sum});
-    take_last_op(graph, ops);
-    if (relu) {
-      graph.add_op(fb::OpType::Relu, name + "_relu", {sum}, {y});
-      take_last_op(graph, ops);
-    }
-    ++split;
-  }
-  graph.ops = std::move(ops);
-  return split;
 }
 
 Tensor scalar_f32(float v) { return Tensor::from_vector<float>({1}, {v}); }
@@ -230,10 +181,12 @@ struct Rewrite {
   std::map<int, QParams> params;   // float value -> its uint8 parameters
   std::map<int, int> quantized;    // float value -> the uint8 value standing for it
   std::vector<QuantizedConv> convs;
+  int64_t residuals = 0;  // of those, with a fused residual
 };
 
 // Replaces each candidate Conv by [QuantizeLinear] QLinearConv
-// DequantizeLinear, keeping execution order.
+// DequantizeLinear, keeping execution order; a float input (x, or the
+// residual) is quantised once, however many convolutions read it.
 void rewrite(Graph& graph, const std::vector<bool>& candidate, std::map<int, Observed>& observed,
              const QuantizeOptions& options, Rewrite& rw) {
   auto params_of = [&](int v) {
@@ -255,26 +208,41 @@ void rewrite(Graph& graph, const std::vector<bool>& candidate, std::map<int, Obs
     const fb::OpT& conv = *old[i];
     const int x = conv.inputs[0], y = conv.outputs[0];
     const QParams xp = params_of(x), yp = params_of(y);
-    const std::string x_name = graph.values[static_cast<size_t>(x)].name;  // copies: values grow below
-    const std::string y_name = graph.values[static_cast<size_t>(y)].name;
-    const int x_scale = graph.add_derived_constant(x_name + "_scale", scalar_f32(xp.scale));
-    const int x_zero = graph.add_derived_constant(x_name + "_zero_point", scalar_u8(xp.zero));
-    int xq;
-    if (auto it = rw.quantized.find(x); it != rw.quantized.end()) {
-      xq = it->second;
-    } else {
-      xq = graph.add_derived_value(x_name + "_uint8");
-      graph.add_op(fb::OpType::QuantizeLinear, conv.name + "_quantize", {x, x_scale, x_zero}, {xq});
-      set_attrs(*graph.ops.back(), fb::QuantizeAttrsT{});
-      take_last_op(graph, ops);
-      rw.quantized[x] = xq;
-    }
+    const std::string y_name = graph.values[static_cast<size_t>(y)].name;  // a copy: values grow below
+    // v's uint8 stand-in with its scale and zero point, quantised here
+    // unless an earlier op did (or produced it in uint8).
+    struct Quantized {
+      int value, scale, zero;
+    };
+    auto quantized_input = [&](int v, const std::string& suffix) {
+      const QParams p = params_of(v);
+      const std::string name = graph.values[static_cast<size_t>(v)].name;  // a copy: values grow below
+      Quantized q{-1, graph.add_derived_constant(name + "_scale", scalar_f32(p.scale)),
+                  graph.add_derived_constant(name + "_zero_point", scalar_u8(p.zero))};
+      if (auto it = rw.quantized.find(v); it != rw.quantized.end()) {
+        q.value = it->second;
+      } else {
+        q.value = graph.add_derived_value(name + "_uint8");
+        graph.add_op(fb::OpType::QuantizeLinear, conv.name + suffix, {v, q.scale, q.zero}, {q.value});
+        set_attrs(*graph.ops.back(), fb::QuantizeAttrsT{});
+        take_last_op(graph, ops);
+        rw.quantized[v] = q.value;
+      }
+      return q;
+    };
+    const Quantized xq = quantized_input(x, "_quantize");
     const QuantizedWeights w = quantize_weights(graph, conv, xp.scale);
     const int y_scale = graph.add_derived_constant(y_name + "_scale", scalar_f32(yp.scale));
     const int y_zero = graph.add_derived_constant(y_name + "_zero_point", scalar_u8(yp.zero));
     const int yq = graph.add_derived_value(y_name + "_uint8");
-    std::vector<int> inputs = {xq, x_scale, x_zero, w.w, w.w_scale, w.w_zero, y_scale, y_zero};
-    if (w.bias >= 0) inputs.push_back(w.bias);
+    std::vector<int> inputs = {xq.value, xq.scale, xq.zero, w.w, w.w_scale, w.w_zero, y_scale, y_zero, w.bias};
+    if (has_residual(conv)) {
+      const Quantized rq = quantized_input(conv.inputs[3], "_quantize_residual");
+      inputs.insert(inputs.end(), {rq.value, rq.scale, rq.zero});
+      ++rw.residuals;
+    } else if (w.bias < 0) {
+      inputs.pop_back();
+    }
     fb::OpT& q = graph.add_op(fb::OpType::QLinearConv, conv.name, inputs, {yq});
     set_attrs(q, attrs<fb::ConvAttrsT>(conv));
     if (conv.fused) q.fused = std::make_unique<fb::FusedActivationT>(*conv.fused);
@@ -393,8 +361,6 @@ Result<QuantizeReport> quantize_int8(Graph& graph, const QuantizeOptions& option
     return unsupported("--quantize int8: graphs with control flow (If, Loop, Scan) are not quantised yet");
   }
   QuantizeReport report;
-  const int split = split_residual_convs(graph);
-  if (split > 0) log.count(kPass, "residual Conv -> Conv + Add", split);
   std::vector<bool> candidate(graph.ops.size(), false);
   std::vector<int> watched;
   std::set<int> seen;
@@ -407,8 +373,8 @@ Result<QuantizeReport> quantize_int8(Graph& graph, const QuantizeOptions& option
       continue;
     }
     candidate[i] = true;
-    for (int v : {op->inputs[0], op->outputs[0]}) {
-      if (seen.insert(v).second) watched.push_back(v);
+    for (int v : {op->inputs[0], op->outputs[0], has_residual(*op) ? op->inputs[3] : -1}) {
+      if (v >= 0 && seen.insert(v).second) watched.push_back(v);
     }
   }
   if (watched.empty()) return report;
@@ -423,6 +389,7 @@ Result<QuantizeReport> quantize_int8(Graph& graph, const QuantizeOptions& option
   Rewrite rw;
   rewrite(graph, candidate, observed, options, rw);
   log.count(kPass, "Conv -> QLinearConv", static_cast<int64_t>(rw.convs.size()));
+  if (rw.residuals > 0) log.count(kPass, "residual Add fused into QLinearConv", rw.residuals);
   for (const auto& [reason, n] : report.kept_float) log.note(kPass, "float: " + reason + " (" + std::to_string(n) + ")");
   MOTE_RETURN_IF_ERROR(remove_dead(graph, log));
   MOTE_RETURN_IF_ERROR(propagate_shapes(graph, log));

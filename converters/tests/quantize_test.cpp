@@ -112,27 +112,49 @@ OnnxBuilder residual_block(bool relu) {
   return b;
 }
 
-// The residual comes off the Conv again: the Conv runs in int8, its result
-// returns to float for the Add, and a Relu fused after the Add (which must
-// not apply before it) becomes its own op.
-TEST(QuantizeInt8, ResidualConvRunsInt8WithTheAddInFloat) {
+// The residual comes along into the QLinearConv (its inputs 9-11): no Add,
+// no Relu and no float tensor between, and x is quantised once for both of
+// its readers.
+TEST(QuantizeInt8, ResidualAddFusesIntoQLinearConv) {
   for (bool relu : {false, true}) {
     SCOPED_TRACE(relu ? "with Relu" : "without Relu");
     OnnxBuilder b = residual_block(relu);
     Converted c = convert(b, quantized());
     ASSERT_TRUE(c.model);
-    EXPECT_EQ(c.counter("quantize_int8", "residual Conv -> Conv + Add"), 1);
+    EXPECT_EQ(c.counter("quantize_int8", "residual Add fused into QLinearConv"), 1);
     EXPECT_EQ(c.count(fb::OpType::QLinearConv), 1);
     EXPECT_EQ(c.count(fb::OpType::Conv), 0);
-    EXPECT_EQ(c.count(fb::OpType::Add), 1);
-    EXPECT_EQ(c.count(fb::OpType::Relu), relu ? 1 : 0);
+    EXPECT_EQ(c.count(fb::OpType::Add), 0);
+    EXPECT_EQ(c.count(fb::OpType::Relu), 0);
+    EXPECT_EQ(c.count(fb::OpType::QuantizeLinear), 1);
     EXPECT_EQ(c.count(fb::OpType::DequantizeLinear), 1);
     expect_close_to_float(b, c, 0.05);
   }
 }
 
-// A residual Conv with an activation QLinearConv cannot apply after the Add
-// stays float, and says why.
+// Two residual blocks in a row, as in ResNet: the second reads the first's
+// uint8 output both as its input and as its residual.
+TEST(QuantizeInt8, ResidualBlocksPassUint8) {
+  OnnxBuilder b(13);
+  b.input("x", DType::F32, {1, 3, 12, 12}).output("y");
+  b.initializer("w1", random_f32({3, 3, 3, 3}, 1)).initializer("w2", random_f32({3, 3, 3, 3}, 2));
+  set_attr(b.node("Conv", {"x", "w1"}, {"c1"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
+  b.node("Add", {"c1", "x"}, {"s1"});
+  b.node("Relu", {"s1"}, {"h"});
+  set_attr(b.node("Conv", {"h", "w2"}, {"c2"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
+  b.node("Add", {"c2", "h"}, {"s2"});
+  b.node("Relu", {"s2"}, {"y"});
+  Converted c = convert(b, quantized());
+  ASSERT_TRUE(c.model);
+  EXPECT_EQ(c.counter("quantize_int8", "residual Add fused into QLinearConv"), 2);
+  EXPECT_EQ(c.count(fb::OpType::QLinearConv), 2);
+  EXPECT_EQ(c.count(fb::OpType::QuantizeLinear), 1);
+  EXPECT_EQ(c.count(fb::OpType::DequantizeLinear), 1);
+  expect_close_to_float(b, c, 0.05);
+}
+
+// A residual Conv with an activation QLinearConv cannot fuse stays float,
+// and says why.
 TEST(QuantizeInt8, ResidualConvWithOtherActivationStaysFloat) {
   OnnxBuilder b(13);
   b.input("x", DType::F32, {1, 3, 12, 12}).output("y");
@@ -144,7 +166,7 @@ TEST(QuantizeInt8, ResidualConvWithOtherActivationStaysFloat) {
   ASSERT_TRUE(c.model);
   EXPECT_EQ(c.count(fb::OpType::QLinearConv), 0);
   EXPECT_EQ(c.count(fb::OpType::QuantizeLinear), 0);
-  EXPECT_EQ(c.result.quantize->kept_float.at("Conv: residual input"), 1);
+  EXPECT_EQ(c.result.quantize->kept_float.at("Conv: fused Sigmoid"), 1);
 }
 
 TEST(QuantizeInt8, MissingCalibrationFolderIsAnError) {

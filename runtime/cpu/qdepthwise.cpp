@@ -50,19 +50,27 @@ void plane_sums(const ConvGeometry& g, const float* x, const float* taps, float*
 // rq's range first. Adding 1.5 * 2^23 rounds half to even in the default
 // mode without a libm call (|v| < 2^22 after the clamp), so the loop
 // vectorises.
+// A fused residual (rq.residual, at y's offsets) adds its term before the
+// clamp, in a loop of its own so that the plain one stays branch-free.
 template <class TY>
 void requantize(const float* sums, int64_t n, int32_t bias, float multiplier, const QRequantize& rq, TY* y) {
   constexpr float kRound = 12582912.0f;
-  for (int64_t i = 0; i < n; ++i) {
-    float v = static_cast<float>(static_cast<int32_t>(sums[i]) + bias) * multiplier;
+  auto store = [&](int64_t i, float v) {
     v = std::min(std::max(v, rq.lo), rq.hi);
     v = (v + kRound) - kRound;
     y[i] = static_cast<TY>(static_cast<int32_t>(v) + rq.zero);
+  };
+  if (rq.residual) {
+    for (int64_t i = 0; i < n; ++i) {
+      store(i, static_cast<float>(static_cast<int32_t>(sums[i]) + bias) * multiplier + residual_term(rq, i));
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i) store(i, static_cast<float>(static_cast<int32_t>(sums[i]) + bias) * multiplier);
   }
 }
 
 template <class TX, class TY>
-void run_typed(KernelContext& ctx, const ConvGeometry& g, const QDepthwiseWeights& w) {
+void run_typed(KernelContext& ctx, const ConvGeometry& g, const QDepthwiseWeights& w, const QRequantize& rq) {
   const TX* x = ctx.in(kQcX).data<TX>();
   TY* y = static_cast<TY*>(ctx.out(0).raw());
   const int64_t in_plane = g.in_size[1] * g.in_size[2], out_plane = g.out_size[1] * g.out_size[2];
@@ -81,20 +89,20 @@ void run_typed(KernelContext& ctx, const ConvGeometry& g, const QDepthwiseWeight
         widened = source;
       }
       plane_sums(g, plane, w.taps.data() + m * kvol, sums);
-      requantize(sums, out_plane, w.bias[static_cast<size_t>(m)], w.multiplier[static_cast<size_t>(m)], w.requantize,
-                 y + task * out_plane);
+      requantize(sums, out_plane, w.bias[static_cast<size_t>(m)], w.multiplier[static_cast<size_t>(m)],
+                 residual_at(rq, task * out_plane), y + task * out_plane);
     }
   });
 }
 
 }  // namespace
 
-void qdepthwise_run(KernelContext& ctx, const ConvGeometry& g, const QDepthwiseWeights& w) {
+void qdepthwise_run(KernelContext& ctx, const ConvGeometry& g, const QDepthwiseWeights& w, const QRequantize& rq) {
   const bool x_signed = ctx.in(kQcX).dtype() == DType::I8;
-  if (w.requantize.dtype == DType::I8) {
-    x_signed ? run_typed<int8_t, int8_t>(ctx, g, w) : run_typed<uint8_t, int8_t>(ctx, g, w);
+  if (rq.dtype == DType::I8) {
+    x_signed ? run_typed<int8_t, int8_t>(ctx, g, w, rq) : run_typed<uint8_t, int8_t>(ctx, g, w, rq);
   } else {
-    x_signed ? run_typed<int8_t, uint8_t>(ctx, g, w) : run_typed<uint8_t, uint8_t>(ctx, g, w);
+    x_signed ? run_typed<int8_t, uint8_t>(ctx, g, w, rq) : run_typed<uint8_t, uint8_t>(ctx, g, w, rq);
   }
 }
 

@@ -31,7 +31,8 @@ struct QDepthwiseWeights {
 // Whether `g` is a depthwise convolution this kernel computes.
 bool qdepthwise_applies(const ConvGeometry& g);
 
-// y = requantised depthwise convolution of x (i8 or u8) into ctx.out(0).
-void qdepthwise_run(KernelContext& ctx, const ConvGeometry& g, const QDepthwiseWeights& w);
+// y = requantised depthwise convolution of x (i8 or u8) into ctx.out(0);
+// `rq` is w.requantize with this run's residual, if any.
+void qdepthwise_run(KernelContext& ctx, const ConvGeometry& g, const QDepthwiseWeights& w, const QRequantize& rq);
 
 }  // namespace mote::cpu

@@ -55,7 +55,8 @@ void QgemmT(const int32_t* packed_a, int64_t rows, int64_t pairs, const int32_t*
         const auto* x = reinterpret_cast<const int16_t*>(b + qgemm_b_index(n, k, pairs, 1));  // step 1
         sum += int32_t{a[0]} * x[0] + int32_t{a[1]} * x[1];
       }
-      const float v = std::min(std::max(static_cast<float>(sum) * rq.multiplier[r], rq.lo), rq.hi);
+      const float scaled = static_cast<float>(sum) * rq.multiplier[r] + residual_term(rq, r * ldy + n);
+      const float v = std::min(std::max(scaled, rq.lo), rq.hi);
       y[r * ldy + n] = static_cast<T>(static_cast<int32_t>(std::nearbyint(v)) + rq.zero);
     }
   }
@@ -63,17 +64,35 @@ void QgemmT(const int32_t* packed_a, int64_t rows, int64_t pairs, const int32_t*
 #else
 int64_t QgemmColumnStep() { return 2 * static_cast<int64_t>(hn::Lanes(D32())); }
 
+// The residual elements of one vector of columns (the first `count` when
+// count < lanes; the rest are zero), widened to int32.
+template <class TR>
+HWY_INLINE V32 LoadResidual(D32 d, const void* residual, int64_t count) {
+  const hn::Rebind<TR, D32> dr;
+  const auto* r = static_cast<const TR*>(residual);
+  if (count >= static_cast<int64_t>(hn::Lanes(d))) return hn::PromoteTo(d, hn::LoadU(dr, r));
+  HWY_ALIGN TR buffer[hn::MaxLanes(dr)] = {};
+  std::memcpy(buffer, r, static_cast<size_t>(count));
+  return hn::PromoteTo(d, hn::Load(dr, buffer));
+}
+
 // Requantises one vector of sums of row r and stores its first `count`
-// columns (all of them when count >= the vector's lanes).
+// columns (all of them when count >= the vector's lanes); `residual` is
+// this vector's residual elements, or null.
 template <class T>
-HWY_INLINE void StoreRow(D32 d, V32 sum, int32_t bias, float multiplier, const QRequantize& rq, T* HWY_RESTRICT out,
-                         int64_t count) {
+HWY_INLINE void StoreRow(D32 d, V32 sum, int32_t bias, float multiplier, const QRequantize& rq, const void* residual,
+                         T* HWY_RESTRICT out, int64_t count) {
   const DF df;
   const hn::Rebind<T, D32> dt;
   auto v = hn::Mul(hn::ConvertTo(df, hn::Add(sum, hn::Set(d, bias))), hn::Set(df, multiplier));
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  if (residual) {
+    const V32 r = rq.residual_dtype == DType::I8 ? LoadResidual<int8_t>(d, residual, count)
+                                                 : LoadResidual<uint8_t>(d, residual, count);
+    v = hn::MulAdd(hn::ConvertTo(df, hn::Sub(r, hn::Set(d, rq.residual_zero))), hn::Set(df, rq.residual_multiplier), v);
+  }
   v = hn::Min(hn::Max(v, hn::Set(df, rq.lo)), hn::Set(df, rq.hi));
   const auto q = hn::DemoteTo(dt, hn::Add(hn::NearestInt(v), hn::Set(d, rq.zero)));
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   if (count >= lanes) {
     hn::StoreU(q, dt, out);
   } else {
@@ -133,9 +152,12 @@ HWY_INLINE void Tile(const int32_t* HWY_RESTRICT panel, int64_t rows, int64_t pa
     const int64_t row = row0 + r;
     const int32_t bias = rq.bias ? rq.bias[row] : 0;
     T* out = y + row * ldy + n0;
-    StoreRow(d, hn::RearrangeToOddPlusEven(sum0, t0), bias, rq.multiplier[row], rq, out, left);
+    // Residuals are one byte each, laid out as y.
+    const uint8_t* res = rq.residual ? static_cast<const uint8_t*>(rq.residual) + row * ldy + n0 : nullptr;
+    StoreRow(d, hn::RearrangeToOddPlusEven(sum0, t0), bias, rq.multiplier[row], rq, res, out, left);
     if (left > lanes) {
-      StoreRow(d, hn::RearrangeToOddPlusEven(sum1, t1), bias, rq.multiplier[row], rq, out + lanes, left - lanes);
+      StoreRow(d, hn::RearrangeToOddPlusEven(sum1, t1), bias, rq.multiplier[row], rq, res ? res + lanes : nullptr,
+               out + lanes, left - lanes);
     }
   };
   store(0, s00, t00, s01, t01);

@@ -57,8 +57,10 @@ inline int64_t qgemm_b_index(int64_t n, int64_t k, int64_t groups, int64_t step)
 void qgemm_interleave_b(QgemmFormat f, const void* rows, int64_t width, int64_t k, int64_t groups, int32_t* b);
 
 // How each int32 sum of row r becomes an output element:
-//   v = (sum + bias[r]) * multiplier[r], clamped to [lo, hi],
-//   out = round_half_even(v) + zero, saturated to the output type.
+//   v = (sum + bias[r]) * multiplier[r]
+//       [+ (residual element - residual_zero) * residual_multiplier],
+//   clamped to [lo, hi], out = round_half_even(v) + zero, saturated to the
+//   output type.
 // lo and hi are in output quanta relative to zero (so a plain u8 output with
 // zero z has lo = -z, hi = 255 - z; a fused Relu or Clip narrows them).
 struct QRequantize {
@@ -67,7 +69,28 @@ struct QRequantize {
   float lo = 0.0f, hi = 0.0f;
   int32_t zero = 0;
   DType dtype = DType::U8;  // I8 or U8
+  // A fused residual Add (QLinearConv's inputs 9-11): i8 or u8 elements laid
+  // out as the output (the element of y[i] at residual[i], same ldy), or null.
+  const void* residual = nullptr;
+  DType residual_dtype = DType::U8;
+  int32_t residual_zero = 0;
+  float residual_multiplier = 0.0f;  // r_scale / y_scale
 };
+
+// The residual term of element i of `rq.residual` (0 without one).
+inline float residual_term(const QRequantize& rq, int64_t i) {
+  if (!rq.residual) return 0.0f;
+  const int32_t r = rq.residual_dtype == DType::I8 ? int32_t{static_cast<const int8_t*>(rq.residual)[i]}
+                                                   : int32_t{static_cast<const uint8_t*>(rq.residual)[i]};
+  return static_cast<float>(r - rq.residual_zero) * rq.residual_multiplier;
+}
+
+// rq with its residual pointer moved `offset` elements (bytes) on, for a
+// part of the output that starts `offset` elements in.
+inline QRequantize residual_at(QRequantize rq, int64_t offset) {
+  if (rq.residual) rq.residual = static_cast<const uint8_t*>(rq.residual) + offset;
+  return rq;
+}
 
 // y[r * ldy + n] for r < rows, n < cols (y of `dtype`, i8 or u8). `f` must
 // be qgemm_format() (the format A and B were packed in).

@@ -81,7 +81,7 @@ struct QConvState : KernelState {
   std::vector<std::vector<int32_t>> packed;  // per group
   std::vector<float> multiplier;             // x_scale * w_scale[m] / y_scale
   std::vector<int32_t> bias;                 // empty when zero everywhere
-  QRequantize requantize;                    // lo, hi, zero and dtype
+  QRequantize requantize;                    // lo, hi, zero, dtype and the residual's scale and zero
   int32_t x_zero = 0;
   // kQuads: B holds x + x_offset as uint8 (128 for i8 x, else 0).
   int32_t x_offset = 0;
@@ -92,21 +92,28 @@ struct QConvState : KernelState {
   std::unique_ptr<QDepthwiseWeights> depthwise;
 };
 
+// Whether every parameter (all inputs but X and the residual, which are
+// activations) is known at prepare.
 bool constant_inputs(const KernelContext& ctx) {
   for (size_t i = kQcXScale; i < ctx.inputs.size(); ++i) {
-    if (ctx.has_input(i) && !ctx.in(i).raw()) return false;
+    if (i != kQcResidual && ctx.has_input(i) && !ctx.in(i).raw()) return false;
   }
   return true;
 }
 
 // The output range in quanta relative to the zero point: the type's range,
-// narrowed by a fused Relu or Clip.
+// narrowed by a fused Relu or Clip; and the residual's parameters.
 Status output_range(const KernelContext& ctx, const QLinearConvParams& p, QRequantize& rq) {
   const bool is_signed = p.y_dtype == DType::I8;
   rq.lo = static_cast<float>((is_signed ? -128 : 0) - p.y_zero);
   rq.hi = static_cast<float>((is_signed ? 127 : 255) - p.y_zero);
   rq.zero = p.y_zero;
   rq.dtype = p.y_dtype;
+  if (p.residual) {
+    // The residual's pointer and dtype are the run's (it is an activation).
+    rq.residual_zero = p.r_zero;
+    rq.residual_multiplier = p.r_scale / p.y_scale;
+  }
   const fb::FusedActivationT* act = ctx.op.fused.get();
   if (!act || act->kind == fb::ActivationKind::None) return {};
   if (act->kind == fb::ActivationKind::Relu) {
@@ -288,6 +295,15 @@ void gather_patches(const ConvGeometry& g, const std::vector<PatchTap>& taps, Qg
   }
 }
 
+// The prepared requantisation with this run's residual tensor, if any.
+QRequantize with_residual(const KernelContext& ctx, QRequantize rq) {
+  if (ctx.has_input(kQcResidual)) {
+    rq.residual = ctx.in(kQcResidual).raw();
+    rq.residual_dtype = ctx.in(kQcResidual).dtype();
+  }
+  return rq;
+}
+
 // One run's layout of the work: tiles of output pixels, each gathered once
 // into B and multiplied by row parts of the weights.
 template <class TX>
@@ -295,6 +311,7 @@ class QConvRun {
  public:
   QConvRun(KernelContext& ctx, const ConvGeometry& g, const QConvState& s, const std::vector<PatchTap>& taps)
       : g_(g), s_(s), x_(ctx.in(kQcX).data<TX>()), y_(static_cast<char*>(ctx.out(0).raw())),
+        requantize_(with_residual(ctx, s.requantize)),
         y_size_(dtype_size(s.requantize.dtype)), mg_(g.out_channels_per_group()), cg_(g.in_channels_per_group()),
         groups_(qgemm_groups(s.format, cg_ * g.kernel_volume())), pixels_(g.out_pixels()),
         step_(qgemm_column_step()), taps_(taps) {
@@ -327,11 +344,11 @@ class QConvRun {
   // Output channels [row0, row0 + rows) of the group over the tile in b.
   void multiply(int64_t n, int64_t grp, int64_t tile, int64_t row0, int64_t rows, const int32_t* b) const {
     const int64_t n0 = tile * width_, cols = std::min(width_, pixels_ - n0);
-    QRequantize rq = s_.requantize;
     const int64_t m0 = grp * mg_ + row0;  // first output channel of this part
+    const int64_t first = (n * g_.out_channels + m0) * pixels_ + n0;
+    QRequantize rq = residual_at(requantize_, first);
     rq.multiplier = s_.multiplier.data() + m0;
     rq.bias = s_.bias.empty() ? nullptr : s_.bias.data() + m0;
-    const int64_t first = (n * g_.out_channels + m0) * pixels_ + n0;
     const int32_t* a = s_.packed[static_cast<size_t>(grp)].data() + row0 * groups_;
     qgemm(s_.format, a, rows, groups_, b, cols, rq, y_ + first * y_size_, pixels_);
   }
@@ -343,6 +360,7 @@ class QConvRun {
   const QConvState& s_;
   const TX* x_;
   char* y_;
+  QRequantize requantize_;  // the state's, with this run's residual
   size_t y_size_;
   int64_t mg_, cg_, groups_, pixels_, step_, width_ = 0, tiles_ = 0;
   const std::vector<PatchTap>& taps_;
@@ -412,7 +430,7 @@ Status qlinear_conv_run(KernelContext& ctx) {
     s = per_run.get();
   }
   if (s->depthwise) {
-    qdepthwise_run(ctx, *g, *s->depthwise);
+    qdepthwise_run(ctx, *g, *s->depthwise, with_residual(ctx, s->depthwise->requantize));
   } else if (ctx.in(kQcX).dtype() == DType::I8) {
     run_typed<int8_t>(ctx, *g, *s);
   } else {

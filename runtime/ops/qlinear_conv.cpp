@@ -2,7 +2,8 @@
 // attributes with quantised X, W and Y (qlinear_conv.hpp has the equations).
 // X and W are i8 or u8, Y takes y_zero_point's type, the bias is i32 in units
 // of x_scale * w_scale. A fused Relu or Clip clamps the real value before it
-// is requantised.
+// is requantised; a fused residual (inputs 9-11, Mote's extension) is added
+// before that.
 #include "runtime/ops/qlinear_conv.hpp"
 
 #include <string>
@@ -12,7 +13,39 @@
 
 namespace mote {
 
-Status check_qlinear_conv_inputs(ShapeContext& ctx, int64_t out_channels) {
+namespace {
+
+// The residual R, r_scale and r_zero_point: all three or none, R of Y's
+// shape (no broadcasting), its scale and zero point per tensor.
+Status check_residual(ShapeContext& ctx, const Shape& y_shape) {
+  const int present = ctx.has_input(kQcResidual) + ctx.has_input(kQcResidualScale) + ctx.has_input(kQcResidualZero);
+  if (present == 0) return {};
+  if (present != 3) return ctx.fail("a fused residual needs all of inputs 9-11 (R, r_scale, r_zero_point)");
+  if (!is_8bit(ctx.dtype(kQcResidual))) {
+    return ctx.fail(std::string("residual R has dtype ") + dtype_name(ctx.dtype(kQcResidual)) + "; expected i8 or u8");
+  }
+  if (ctx.dtype(kQcResidualZero) != ctx.dtype(kQcResidual)) {
+    return ctx.fail(std::string("r_zero_point has dtype ") + dtype_name(ctx.dtype(kQcResidualZero)) + "; expected R's");
+  }
+  if (ctx.dtype(kQcResidualScale) != DType::F32) {
+    return ctx.fail(std::string("r_scale has dtype ") + dtype_name(ctx.dtype(kQcResidualScale)) + "; expected f32");
+  }
+  for (size_t i : {kQcResidualScale, kQcResidualZero}) {
+    if (shape_numel(ctx.shape(i)) != 1) {
+      return ctx.fail(std::string(i == kQcResidualScale ? "r_scale" : "r_zero_point") + " has shape " +
+                      shape_to_string(ctx.shape(i)) + "; expected one value (per-tensor quantisation)");
+    }
+  }
+  if (ctx.shape(kQcResidual) != y_shape) {
+    return ctx.fail("residual R has shape " + shape_to_string(ctx.shape(kQcResidual)) + "; expected the output's, " +
+                    shape_to_string(y_shape));
+  }
+  return {};
+}
+
+}  // namespace
+
+Status check_qlinear_conv_inputs(ShapeContext& ctx, int64_t out_channels, const Shape& y_shape) {
   static const char* const kNames[] = {"x", "x_scale", "x_zero_point", "w", "w_scale", "w_zero_point",
                                        "y_scale", "y_zero_point", "B"};
   auto dtype_error = [&](size_t i, const std::string& want) {
@@ -44,7 +77,7 @@ Status check_qlinear_conv_inputs(ShapeContext& ctx, int64_t out_channels) {
     return ctx.fail("bias B has shape " + shape_to_string(ctx.shape(kQcBias)) + ", expected [" +
                     std::to_string(out_channels) + "]");
   }
-  return {};
+  return check_residual(ctx, y_shape);
 }
 
 Result<QLinearConvParams> read_qlinear_conv_params(const KernelContext& ctx, int64_t out_channels) {
@@ -60,6 +93,11 @@ Result<QLinearConvParams> read_qlinear_conv_params(const KernelContext& ctx, int
     p.w_scale.push_back(ws.data<float>()[ws.numel() == 1 ? 0 : m]);
     p.w_zero.push_back(int8_element(wz, wz.numel() == 1 ? 0 : m));
   }
+  if (ctx.has_input(kQcResidual)) {
+    p.residual = true;
+    p.r_scale = ctx.in(kQcResidualScale).data<float>()[0];
+    p.r_zero = int8_element(ctx.in(kQcResidualZero), 0);
+  }
   return p;
 }
 
@@ -68,7 +106,7 @@ namespace {
 Status infer_qlinear_conv(ShapeContext& ctx) {
   auto g = resolve_conv(attrs<fb::ConvAttrsT>(ctx.op), ctx.shape(kQcX), ctx.shape(kQcW));
   if (!g.ok()) return ctx.fail(g.status().message());
-  MOTE_RETURN_IF_ERROR(check_qlinear_conv_inputs(ctx, g->out_channels));
+  MOTE_RETURN_IF_ERROR(check_qlinear_conv_inputs(ctx, g->out_channels, g->output_shape()));
   ctx.set_output(0, ctx.dtype(kQcYZero), g->output_shape());
   return {};
 }
@@ -76,4 +114,4 @@ Status infer_qlinear_conv(ShapeContext& ctx) {
 }  // namespace
 }  // namespace mote
 
-MOTE_OP_DEF(QLinearConv, {.min_inputs = 8, .max_inputs = 9, .infer = mote::infer_qlinear_conv});
+MOTE_OP_DEF(QLinearConv, {.min_inputs = 8, .max_inputs = 12, .infer = mote::infer_qlinear_conv});

@@ -5,6 +5,14 @@
 //   channel m;
 //   y = saturate(round_half_even(acc * x_scale * w_scale[m] / y_scale) + y_zero_point),
 //   acc the int32 sum of the shifted products plus the i32 bias.
+// Mote's extension, written by `mote-convert --quantize int8` for a
+// convolution with a fused residual Add (ResNet's blocks, MobileNetV2's
+// projections): inputs 9-11 are a quantised residual R of Y's shape with
+// its own scale and zero point, added to the real value before the fused
+// activation and the requantisation:
+//   y = saturate(round_half_even(act(acc * x_scale * w_scale[m]
+//                                    + r_scale * (r - r_zero_point)) / y_scale) + y_zero_point).
+// One rounding, and no float tensor between two int8 convolutions.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +30,7 @@ namespace mote {
 enum QLinearConvInput : size_t {
   kQcX = 0, kQcXScale = 1, kQcXZero = 2, kQcW = 3, kQcWScale = 4, kQcWZero = 5,
   kQcYScale = 6, kQcYZero = 7, kQcBias = 8,
+  kQcResidual = 9, kQcResidualScale = 10, kQcResidualZero = 11,  // Mote's extension
 };
 
 struct QLinearConvParams {
@@ -31,11 +40,15 @@ struct QLinearConvParams {
   std::vector<float> w_scale;
   std::vector<int32_t> w_zero;
   DType y_dtype = DType::U8;
+  // The fused residual's parameters, when the op has one.
+  bool residual = false;
+  float r_scale = 1.0f;
+  int32_t r_zero = 0;
 };
 
 // Dtypes and parameter shapes, for the shape function (out_channels: W's
-// first dimension).
-Status check_qlinear_conv_inputs(ShapeContext& ctx, int64_t out_channels);
+// first dimension; y_shape: the convolution's output shape).
+Status check_qlinear_conv_inputs(ShapeContext& ctx, int64_t out_channels, const Shape& y_shape);
 
 // The parameters' values; the shape function has checked their shapes.
 Result<QLinearConvParams> read_qlinear_conv_params(const KernelContext& ctx, int64_t out_channels);

@@ -1,6 +1,6 @@
 // Reference QLinearConv: the direct definition, one output element at a time:
 // exact int64 sums of the zero-point-shifted products, requantised in double
-// (the fused activation applied to the real value first).
+// (a fused residual added to the real value, then the fused activation).
 #include <algorithm>
 #include <cmath>
 
@@ -24,6 +24,7 @@ Status qlinear_conv(KernelContext& ctx) {
   if (!params.ok()) return ctx.fail(params.status().message());
   const QLinearConvParams& p = *params;
   const int32_t* bias = ctx.has_input(kQcBias) ? ctx.in(kQcBias).data<int32_t>() : nullptr;
+  const Tensor* residual = p.residual ? &ctx.in(kQcResidual) : nullptr;
   Tensor& yt = ctx.out(0);
   const double lo = p.y_dtype == DType::I8 ? -128.0 : 0.0, hi = p.y_dtype == DType::I8 ? 127.0 : 255.0;
   for_each_conv_output(g, [&](int64_t m, int64_t yi, const auto& for_each_tap) {
@@ -31,7 +32,8 @@ Status qlinear_conv(KernelContext& ctx) {
     for_each_tap([&](int64_t xi, int64_t wi) {
       acc += int64_t{int8_element(xt, xi) - p.x_zero} * (int8_element(wt, wi) - p.w_zero[m]);
     });
-    const double real = static_cast<double>(acc) * p.x_scale * p.w_scale[m];
+    double real = static_cast<double>(acc) * p.x_scale * p.w_scale[m];
+    if (residual) real += double{p.r_scale} * (int8_element(*residual, yi) - p.r_zero);
     const double q = std::nearbyint(apply_fused_activation(ctx.op.fused.get(), real) / p.y_scale) + p.y_zero;
     const double saturated = std::clamp(q, lo, hi);
     if (p.y_dtype == DType::I8) {

@@ -19,6 +19,8 @@ struct QuantCase {
   DType x_type = DType::U8, w_type = DType::I8, y_type = DType::U8;
   bool per_channel = true;
   bool bias = true;
+  // A fused residual (inputs 9-11) of this type, or none (F32).
+  DType residual = DType::F32;
 };
 
 Tensor scalar_of(DType dtype, double value) {
@@ -59,10 +61,21 @@ bool check_qlinear_conv(const Shape& x, const Shape& w, const fb::ConvAttrsT& a,
                    w_zero,
                    scalar_of(DType::F32, y_scale),
                    scalar_of(q.y_type, q.y_type == DType::I8 ? -5 : 128)};
-  if (q.bias) inputs.push_back(random_tensor(DType::I32, {m}, seed + 2, -5000, 5000));
+  if (q.bias) {
+    inputs.push_back(random_tensor(DType::I32, {m}, seed + 2, -5000, 5000));
+  } else if (q.residual != DType::F32) {
+    inputs.push_back(std::nullopt);
+  }
+  if (q.residual != DType::F32) {
+    // Over half the output's range, so that the sum and the clamp matter.
+    inputs.push_back(random_tensor(q.residual, g->output_shape(), seed + 5, low(q.residual), high(q.residual)));
+    inputs.push_back(scalar_of(DType::F32, y_scale * 0.6));
+    inputs.push_back(scalar_of(q.residual, q.residual == DType::I8 ? 7 : 110));
+  }
   SCOPED_TRACE("X " + shape_to_string(x) + " " + dtype_name(q.x_type) + ", W " + shape_to_string(w) + " " +
                dtype_name(q.w_type) + ", Y " + dtype_name(q.y_type) + (q.per_channel ? ", per channel" : "") +
-               (act ? ", fused " + fused_name(*act) : ""));
+               (act ? ", fused " + fused_name(*act) : "") +
+               (q.residual != DType::F32 ? std::string(", residual ") + dtype_name(q.residual) : ""));
   auto expected = run_op(op, inputs, Impl::kReference);
   EXPECT_TRUE(expected.ok()) << expected.status().to_string();
   if (!expected.ok()) return true;
@@ -151,6 +164,79 @@ TEST(QLinearConvOps, OneDimensionalAndWideCpuMatchesReference) {
   EXPECT_TRUE(check_qlinear_conv({1, 6, 50}, {6, 1, 5}, conv_attrs({1}, {2, 2}, {}, 6), QuantCase{}));  // 1-D depthwise
   // Deep enough that one tile of patches cannot hold every pixel.
   EXPECT_TRUE(check_qlinear_conv({1, 256, 30, 30}, {8, 256, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}), QuantCase{}));
+}
+
+// The fused residual (Mote's inputs 9-11) on the GEMM path (3x3 and 1x1,
+// widths that end in partial vectors, one and two threads) and the
+// depthwise one, with each fused clamp.
+TEST(QLinearConvOps, ResidualCpuMatchesReference) {
+  const fb::FusedActivationT relu = fused_activation(fb::ActivationKind::Relu);
+  const fb::FusedActivationT clip = fused_activation(fb::ActivationKind::Clip, 0.0f, -20.0f, 40.0f);
+  const std::vector<QuantCase> cases = {
+      {DType::U8, DType::I8, DType::U8, true, true, DType::U8},
+      {DType::I8, DType::I8, DType::I8, false, false, DType::I8},
+      {DType::U8, DType::U8, DType::I8, true, true, DType::U8},
+  };
+  int checked = 0;
+  for (const QuantCase& q : cases) {
+    for (const fb::FusedActivationT* act : {static_cast<const fb::FusedActivationT*>(nullptr), &relu, &clip}) {
+      checked += check_qlinear_conv({1, 16, 9, 11}, {24, 16, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}), q, act);
+      checked += check_qlinear_conv({2, 40, 7, 5}, {19, 40, 1, 1}, conv_attrs(), q, act, 5);
+      checked += check_qlinear_conv({1, 8, 14, 14}, {12, 8, 3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1}), q, act, 9);
+      checked += check_qlinear_conv({1, 12, 9, 9}, {12, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 12), q, act, 3);
+    }
+  }
+  // Few pixels and many channels: the path that splits one tile's rows
+  // between the threads.
+  checked += check_qlinear_conv({1, 128, 4, 4}, {96, 128, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}), cases[0], &relu);
+  EXPECT_EQ(checked, 37);
+}
+
+// The reference's residual against the definition written out here: a 1x1
+// convolution dequantised in double, plus the dequantised residual, Relu,
+// requantised.
+TEST(QLinearConvOps, ReferenceResidualFollowsTheDefinition) {
+  const int64_t c = 5, m = 3, pixels = 12;
+  const Tensor x = random_tensor(DType::U8, {1, c, 3, 4}, 1, 0, 256);
+  const Tensor w = random_tensor(DType::I8, {m, c, 1, 1}, 2, -128, 128);
+  const Tensor r = random_tensor(DType::U8, {1, m, 3, 4}, 3, 0, 256);
+  const float xs = 0.02f, ws = 0.01f, ys = 0.05f, rs = 0.04f;
+  const int32_t xz = 100, yz = 20, rz = 130;
+  const Inputs inputs = {x, scalar_of(DType::F32, xs), scalar_of(DType::U8, xz), w, scalar_of(DType::F32, ws),
+                         scalar_of(DType::I8, 0), scalar_of(DType::F32, ys), scalar_of(DType::U8, yz), std::nullopt,
+                         r, scalar_of(DType::F32, rs), scalar_of(DType::U8, rz)};
+  const fb::OpT op = with_fused(make_op(fb::OpType::QLinearConv, conv_attrs()), fused_activation(fb::ActivationKind::Relu));
+  auto out = run_op(op, inputs, Impl::kReference);
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  const uint8_t* got = (*out)[0].data<uint8_t>();
+  for (int64_t o = 0; o < m; ++o) {
+    for (int64_t p = 0; p < pixels; ++p) {
+      double real = 0;
+      for (int64_t i = 0; i < c; ++i) {
+        real += double{xs} * (x.data<uint8_t>()[i * pixels + p] - xz) * double{ws} * w.data<int8_t>()[o * c + i];
+      }
+      real += double{rs} * (r.data<uint8_t>()[o * pixels + p] - rz);
+      const double want = std::clamp(std::nearbyint(std::max(real, 0.0) / ys) + yz, 0.0, 255.0);
+      EXPECT_EQ(got[o * pixels + p], want) << "channel " << o << ", pixel " << p;
+    }
+  }
+}
+
+TEST(QLinearConvOps, RejectsABadResidual) {
+  const fb::OpT op = make_op(fb::OpType::QLinearConv, conv_attrs());
+  Inputs inputs = {random_tensor(DType::U8, {1, 2, 3, 3}, 1, 0, 256), scalar_of(DType::F32, 0.1),
+                   scalar_of(DType::U8, 0), random_tensor(DType::I8, {3, 2, 1, 1}, 2, -128, 128),
+                   scalar_of(DType::F32, 0.1), scalar_of(DType::I8, 0), scalar_of(DType::F32, 0.1),
+                   scalar_of(DType::U8, 0), std::nullopt, random_tensor(DType::U8, {1, 3, 3, 2}, 3, 0, 256),
+                   scalar_of(DType::F32, 0.1), scalar_of(DType::U8, 0)};
+  auto out = run_op(op, inputs, Impl::kCpu);
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("residual R has shape 1x3x3x2; expected the output's, 1x3x3x3"),
+            std::string::npos) << out.status().to_string();
+  inputs.pop_back();
+  out = run_op(op, inputs, Impl::kCpu);
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("needs all of inputs 9-11"), std::string::npos) << out.status().to_string();
 }
 
 // Prepare packs the weights and the patch gather's table for the input size
