@@ -21,6 +21,9 @@ Status pad(KernelContext& ctx) {
     if (ctx.in(2).dtype() != in.dtype()) return ctx.fail("'constant_value' dtype differs from the data's");
     constant = ctx.in(2).raw();
   }
+  // An empty output may still have a huge dimension (0 x 2^32): the
+  // per-axis tables would be sized by it, for nothing to copy.
+  if (out.numel() == 0) return {};
   std::vector<std::vector<int64_t>> maps(static_cast<size_t>(out.rank()));
   for (size_t k = 0; k < maps.size(); ++k) {
     maps[k].resize(static_cast<size_t>(out.shape()[k]));

@@ -36,6 +36,15 @@ TEST(PadOps, CpuMatchesReferenceInEveryMode) {
   }
 }
 
+// Found by fuzzing: an empty tensor padded to a 2^32-long axis sized
+// per-axis tables by that axis (32 GB) for an output with no elements.
+TEST(PadOps, EmptyOutputWithAHugeAxisAllocatesNothing) {
+  const Tensor x = Tensor::zeros(DType::F32, {0, 3});
+  auto out = run_op(pad_op(fb::PadMode::Constant), {x, i64s({0, 0, 0, int64_t{1} << 32})}, Impl::kCpu);
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  EXPECT_EQ((*out)[0].shape(), (Shape{0, 3 + (int64_t{1} << 32)}));
+}
+
 TEST(PadOps, EveryDtypeMoves) {
   uint32_t seed = 100;
   for (DType dtype : copy_dtypes()) {
