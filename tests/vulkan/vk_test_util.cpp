@@ -38,13 +38,16 @@ Result<VulkanRun> run_op_vulkan(const fb::OpT& op, const Inputs& inputs, GpuPrec
   GraphBuilder b;
   std::vector<int> ins;
   std::vector<Tensor> feeds;
+  // Names built by append: GCC 12 misreports "c" + std::to_string(i) as an
+  // overflowing memcpy (-Wstringop-overflow, GCC bug 105651).
+  auto name = [](char prefix, size_t i) { return std::string(1, prefix).append(std::to_string(i)); };
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i]) {
       ins.push_back(-1);
     } else if (constant_mask >> i & 1u) {
-      ins.push_back(b.add_constant("c" + std::to_string(i), *inputs[i]));
+      ins.push_back(b.add_constant(name('c', i), *inputs[i]));
     } else {
-      ins.push_back(b.add_input("x" + std::to_string(i), inputs[i]->dtype(), inputs[i]->shape()));
+      ins.push_back(b.add_input(name('x', i), inputs[i]->dtype(), inputs[i]->shape()));
       feeds.push_back(*inputs[i]);
     }
   }
@@ -56,7 +59,7 @@ Result<VulkanRun> run_op_vulkan(const fb::OpT& op, const Inputs& inputs, GpuPrec
   node.tensor = std::move(copy.tensor);
   node.math = std::move(copy.math);
   node.fused = std::move(copy.fused);
-  for (size_t i = 0; i < outs.size(); ++i) b.mark_output(outs[i], "y" + std::to_string(i));
+  for (size_t i = 0; i < outs.size(); ++i) b.mark_output(outs[i], name('y', i));
   MOTE_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, b.serialize());
   auto storage = std::make_shared<Tensor>(Tensor::zeros(DType::U8, {static_cast<int64_t>(bytes.size())}));
   std::copy(bytes.begin(), bytes.end(), storage->data<uint8_t>());
