@@ -18,15 +18,14 @@ bool fusable_producer(fb::OpType t) {
   return t == fb::OpType::Conv || t == fb::OpType::ConvTranspose || t == fb::OpType::Gemm || t == fb::OpType::MatMul;
 }
 
-// A constant one-element f32 input, or nullopt.
+}  // namespace
+
 std::optional<float> constant_scalar(const Graph& g, const fb::OpT& op, size_t i) {
   if (i >= op.inputs.size() || op.inputs[i] < 0) return std::nullopt;
   const Value& v = g.values[static_cast<size_t>(op.inputs[i])];
   if (!v.is_constant() || v.data->dtype() != DType::F32 || v.data->numel() != 1) return std::nullopt;
   return v.data->data<float>()[0];
 }
-
-}  // namespace
 
 std::optional<fb::FusedActivationT> as_fused(const Graph& g, const fb::OpT& act) {
   fb::FusedActivationT f;

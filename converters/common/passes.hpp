@@ -79,6 +79,10 @@ Status fold_batchnorm(Graph& graph, PassLog& log);
 // Relu after the Add joins the same Conv.
 Status fuse_residual_add(Graph& graph, PassLog& log);
 
+// 0.5 * x * (1 + erf(x / sqrt(2))), written out in any of its usual forms,
+// becomes one Gelu op (fuse_gelu.cpp).
+Status fuse_gelu(Graph& graph, PassLog& log);
+
 // Relu, Clip (constant bounds), HardSwish, Sigmoid, LeakyRelu and
 // x*Sigmoid(x) (SiLU) after Conv, ConvTranspose, Gemm or MatMul become the
 // op's fused activation.
@@ -86,6 +90,8 @@ Status fuse_activations(Graph& graph, PassLog& log);
 // The fused form of a one-input activation op (Relu, Clip with constant
 // bounds...), or nullopt (fuse_activations.cpp; fold_qdq uses it too).
 std::optional<fb::FusedActivationT> as_fused(const Graph& g, const fb::OpT& act);
+// Input i of `op` when it is a constant one-element f32 tensor, else nullopt.
+std::optional<float> constant_scalar(const Graph& g, const fb::OpT& op, size_t i);
 
 // Quantised models (ONNX QDQ, TFLite int8): DequantizeLinear(x), a Conv on
 // DequantizeLinear(constant int8 W), an optional Relu or Clip, and

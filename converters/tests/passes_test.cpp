@@ -188,6 +188,67 @@ TEST(FuseActivations, NotWhenTheUnactivatedValueIsAGraphOutput) {
   expect_same_outputs(b, {random_f32({2, 4}, 2)});
 }
 
+// The exact GELU written out, in the three orders exporters use; the
+// unfused conversion (Div, Erf, Add and Mul kernels) is the reference.
+enum class GeluForm { kHalfLast, kHalfOfX, kHalfOfSum };
+
+OnnxBuilder gelu_block(GeluForm form, bool divide, float one = 1.0f, bool share_erf = false) {
+  OnnxBuilder b(13);
+  b.input("x", DType::F32, {2, 3, 16}).output("y");
+  b.initializer("w", random_f32({16, 16}, 1));
+  b.initializer("c", Tensor::from_vector<float>({}, {divide ? 1.4142135f : 0.70710678f}));
+  b.initializer("one", Tensor::from_vector<float>({}, {one}));
+  b.initializer("half", Tensor::from_vector<float>({}, {0.5f}));
+  b.node("MatMul", {"x", "w"}, {"m"});
+  b.node(divide ? "Div" : "Mul", {"m", "c"}, {"s"});
+  b.node("Erf", {"s"}, {"e"});
+  b.node("Add", {"one", "e"}, {"a"});
+  switch (form) {
+    case GeluForm::kHalfLast:
+      b.node("Mul", {"m", "a"}, {"p"});
+      b.node("Mul", {"p", "half"}, {"y"});
+      break;
+    case GeluForm::kHalfOfX:
+      b.node("Mul", {"half", "m"}, {"h"});
+      b.node("Mul", {"h", "a"}, {"y"});
+      break;
+    case GeluForm::kHalfOfSum:
+      b.node("Mul", {"a", "half"}, {"h"});
+      b.node("Mul", {"m", "h"}, {"y"});
+      break;
+  }
+  if (share_erf) b.output("e");
+  return b;
+}
+
+TEST(FuseGelu, EveryWrittenOutFormBecomesOneGelu) {
+  for (GeluForm form : {GeluForm::kHalfLast, GeluForm::kHalfOfX, GeluForm::kHalfOfSum}) {
+    for (bool divide : {true, false}) {
+      SCOPED_TRACE("form " + std::to_string(static_cast<int>(form)) + (divide ? ", x / sqrt(2)" : ", x * sqrt(0.5)"));
+      OnnxBuilder b = gelu_block(form, divide);
+      Converted c = convert(b);
+      ASSERT_TRUE(c.model);
+      EXPECT_EQ(c.counter("fuse_gelu", "Gelu"), 1);
+      EXPECT_EQ(c.count(fb::OpType::Gelu), 1);
+      EXPECT_EQ(c.count(fb::OpType::Erf), 0);
+      EXPECT_EQ(c.count(fb::OpType::Mul) + c.count(fb::OpType::Div) + c.count(fb::OpType::Add), 0);
+      EXPECT_EQ(c.model->graph().ops.size(), 2u);  // MatMul, Gelu
+      expect_same_outputs(b, {random_f32({2, 3, 16}, 2, -4, 4)});
+    }
+  }
+}
+
+TEST(FuseGelu, LeftAloneWhenAConstantDiffersOrAnIntermediateIsRead) {
+  for (bool share_erf : {false, true}) {
+    OnnxBuilder b = gelu_block(GeluForm::kHalfLast, true, share_erf ? 1.0f : 1.5f, share_erf);
+    Converted c = convert(b);
+    ASSERT_TRUE(c.model);
+    EXPECT_EQ(c.count(fb::OpType::Gelu), 0);
+    EXPECT_EQ(c.count(fb::OpType::Erf), 1);
+    expect_same_outputs(b, {random_f32({2, 3, 16}, 2, -4, 4)});
+  }
+}
+
 // Shape -> Gather -> ReduceProd -> Concat -> Reshape with a dynamic batch:
 // the channel and spatial sizes are static, so the whole shape computation
 // folds to a constant and only the Reshape is left.
