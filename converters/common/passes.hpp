@@ -79,6 +79,11 @@ Status fold_batchnorm(Graph& graph, PassLog& log);
 // Relu after the Add joins the same Conv.
 Status fuse_residual_add(Graph& graph, PassLog& log);
 
+// Add(MatMul(A, W), b) with A of rank 2, constant W [K, N] and b of N
+// values becomes a Gemm with b as C; before fuse_activations
+// (fuse_matmul_bias.cpp).
+Status fuse_matmul_bias(Graph& graph, PassLog& log);
+
 // 0.5 * x * (1 + erf(x / sqrt(2))), written out in any of its usual forms,
 // becomes one Gelu op (fuse_gelu.cpp).
 Status fuse_gelu(Graph& graph, PassLog& log);

@@ -72,7 +72,7 @@ TEST(Einsum, LoweredFormsMatchANaiveEvaluator) {
     std::vector<std::string> names;
     std::vector<Tensor> xs;
     for (size_t k = 0; k < c.shapes.size(); ++k) {
-      names.push_back("x" + std::to_string(k));
+      names.push_back(std::string("x").append(std::to_string(k)));  // not "x" + ...: GCC 12 bug 105651 warns
       b.input(names.back(), DType::F32, c.shapes[k]);
       xs.push_back(random_floats(c.shapes[k], seed++));
     }

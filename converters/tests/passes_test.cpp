@@ -249,6 +249,52 @@ TEST(FuseGelu, LeftAloneWhenAConstantDiffersOrAnIntermediateIsRead) {
   }
 }
 
+// A Dense layer as tf2onnx exports it (MatMul, then Add of the bias), with
+// a Relu after; the unfused conversion is the reference.
+TEST(FuseMatMulBias, BiasAddBecomesTheGemmsCAndTheReluJoins) {
+  for (const Shape& bias_shape : {Shape{6}, Shape{1, 6}}) {
+    for (bool bias_first : {false, true}) {
+      SCOPED_TRACE(shape_to_string(bias_shape) + (bias_first ? ", Add(b, y)" : ", Add(y, b)"));
+      OnnxBuilder b(13);
+      b.input("x", DType::F32, {5, 8}).output("y");
+      b.initializer("w", random_f32({8, 6}, 1)).initializer("bias", random_f32(bias_shape, 2));
+      b.node("MatMul", {"x", "w"}, {"m"});
+      b.node("Add", bias_first ? std::vector<std::string>{"bias", "m"} : std::vector<std::string>{"m", "bias"}, {"a"});
+      b.node("Relu", {"a"}, {"y"});
+      Converted c = convert(b);
+      ASSERT_TRUE(c.model);
+      EXPECT_EQ(c.counter("fuse_matmul_bias", "MatMul+Add"), 1);
+      ASSERT_EQ(c.model->graph().ops.size(), 1u);
+      const fb::OpT& gemm = *c.model->graph().ops[0];
+      EXPECT_EQ(gemm.type, fb::OpType::Gemm);
+      ASSERT_TRUE(gemm.fused);
+      EXPECT_EQ(gemm.fused->kind, fb::ActivationKind::Relu);
+      expect_same_outputs(b, {random_f32({5, 8}, 3)});
+    }
+  }
+}
+
+TEST(FuseMatMulBias, LeftAloneWhenTheAddendIsNoBiasOrTheInputIsNot2D) {
+  struct Case {
+    const char* what;
+    Shape x, bias;
+  };
+  for (const Case& k : {Case{"full-size addend", {3, 8}, {3, 6}}, Case{"bias along the rows", {3, 8}, {3, 1}},
+                        Case{"rank-3 input", {2, 3, 8}, {6}}}) {
+    SCOPED_TRACE(k.what);
+    OnnxBuilder b(13);
+    b.input("x", DType::F32, k.x).output("y");
+    b.initializer("w", random_f32({8, 6}, 1)).initializer("bias", random_f32(k.bias, 2));
+    b.node("MatMul", {"x", "w"}, {"m"});
+    b.node("Add", {"m", "bias"}, {"y"});
+    Converted c = convert(b);
+    ASSERT_TRUE(c.model);
+    EXPECT_EQ(c.count(fb::OpType::MatMul), 1);
+    EXPECT_EQ(c.count(fb::OpType::Add), 1);
+    expect_same_outputs(b, {random_f32(k.x, 3)});
+  }
+}
+
 // Shape -> Gather -> ReduceProd -> Concat -> Reshape with a dynamic batch:
 // the channel and spatial sizes are static, so the whole shape computation
 // folds to a constant and only the Reshape is left.
