@@ -1,15 +1,15 @@
-// MatMul + bias: Add(MatMul(A, W), b), with A of rank 2, W a constant [K, N]
-// matrix and b a constant of N values along the last axis, becomes a Gemm
-// with b as its C, which the CPU kernel adds as it stores the product (one
-// pass over the output fewer: the Dense layers of tf2onnx exports, which
-// write MatMul then Add), and a following activation can then join it
+// MatMul + bias: Add(MatMul(A, W), b), with W a constant [K, N] matrix and b
+// a constant of N values along the last axis, becomes a Gemm with b as its C,
+// which the CPU kernel adds as it stores the product: one pass over the
+// output fewer, for the Linear layers of torch exports (MatMul then Add for
+// inputs of rank 3) and the Dense layers of tf2onnx's. An A of rank above 2
+// needs a static shape [..., K]: it is reshaped to [M, K] before the Gemm and
+// the result back to [..., N] after (the CPU backend makes those Reshapes
+// views, execution_plan.cpp; while it copied them, this measured no faster).
+// With A of rank 2, a following activation then joins the Gemm
 // (fuse_activations).
-//
-// Not for A of higher rank (torch's Linear on [batch, tokens, features]):
-// wrapped in Reshapes to and from 2-D, the Gemm measured no faster than
-// MatMul then Add on the peer benchmark's transformer encoder, because the
-// CPU backend copies a Reshape's bytes (0.045 ms for 128 x 1024, as much as
-// the Add it saved).
+#include <algorithm>
+
 #include "converters/common/passes.hpp"
 
 namespace mote::convert {
@@ -37,11 +37,25 @@ int bias_input(const Graph& g, const fb::OpT& add, size_t i, int64_t n) {
   return v;
 }
 
+// A constant i64 shape tensor for a Reshape.
+int shape_constant(Graph& g, const std::string& base, const Shape& dims) {
+  return g.add_derived_constant(base, Tensor::from_vector<int64_t>({static_cast<int64_t>(dims.size())}, dims));
+}
+
+// Appends an op and moves it to position `at` of the op list (ops stay in
+// execution order); returns it.
+fb::OpT& insert_op(Graph& g, size_t at, fb::OpType type, const std::string& name, std::vector<int> inputs,
+                   std::vector<int> outputs) {
+  g.add_op(type, name, std::move(inputs), std::move(outputs));
+  std::rotate(g.ops.begin() + static_cast<std::ptrdiff_t>(at), g.ops.end() - 1, g.ops.end());
+  return *g.ops[at];
+}
+
 }  // namespace
 
 Status fuse_matmul_bias(Graph& graph, PassLog& log) {
   const std::vector<std::vector<int>> consumers = graph.consumers();
-  // Matches first, rewrites after, so the consumer table stays right.
+  // Matches first, rewrites after: inserting ops moves the indices.
   struct Match {
     fb::OpT* matmul;
     fb::OpT* add;
@@ -53,7 +67,7 @@ Status fuse_matmul_bias(Graph& graph, PassLog& log) {
     const Value* w = constant_matrix(graph, *slot);
     if (!w) continue;
     const Value& a = graph.values[static_cast<size_t>(slot->inputs[0])];
-    if (!a.rank_known || a.shape.size() != 2) continue;
+    if (!a.rank_known || a.shape.size() < 2 || (a.shape.size() > 2 && !a.shape_static())) continue;
     const int y = slot->outputs[0];
     const std::vector<int>& readers = consumers[static_cast<size_t>(y)];
     if (graph.is_output(y) || readers.size() != 1) continue;
@@ -76,10 +90,33 @@ Status fuse_matmul_bias(Graph& graph, PassLog& log) {
     }
     log.count(kPass, "MatMul+Add");
     log.note(kPass, "fused " + Graph::op_label(*m.add) + " into " + Graph::op_label(mm) + " as a Gemm");
+    const int a = mm.inputs[0], out = m.add->outputs[0];
+    const Shape a_shape = graph.values[static_cast<size_t>(a)].shape;
     mm.type = fb::OpType::Gemm;
     set_attrs(mm, fb::GemmAttrsT{});
     mm.inputs.push_back(bias);
-    mm.outputs = {m.add->outputs[0]};
+    mm.outputs = {out};
+    if (a_shape.size() > 2) {
+      // Reshape [..., K] -> [M, K], Gemm, Reshape [M, N] -> [..., N].
+      const int64_t k = a_shape.back(), rows = shape_numel(a_shape) / std::max<int64_t>(k, 1);
+      Shape out_shape = a_shape;
+      out_shape.back() = n;
+      const std::string name = mm.name;
+      const int a2 = graph.add_derived_value(graph.values[static_cast<size_t>(a)].name + "_2d");
+      graph.values[static_cast<size_t>(a2)].set_info(DType::F32, {rows, k});
+      const int y2 = graph.add_derived_value(graph.values[static_cast<size_t>(out)].name + "_2d");
+      graph.values[static_cast<size_t>(y2)].set_info(DType::F32, {rows, n});
+      mm.inputs[0] = a2;
+      mm.outputs = {y2};
+      const int to_2d = shape_constant(graph, name + "_shape_2d", {rows, k});
+      const int to_nd = shape_constant(graph, name + "_shape", out_shape);
+      const size_t at = static_cast<size_t>(
+          std::find_if(graph.ops.begin(), graph.ops.end(), [&](const auto& op) { return op.get() == &mm; }) -
+          graph.ops.begin());
+      set_attrs(insert_op(graph, at, fb::OpType::Reshape, name + "_to_2d", {a, to_2d}, {a2}), fb::ReshapeAttrsT{});
+      set_attrs(insert_op(graph, at + 2, fb::OpType::Reshape, name + "_to_nd", {y2, to_nd}, {out}),
+                fb::ReshapeAttrsT{});
+    }
     for (auto& slot : graph.ops) {
       if (slot.get() == m.add) slot.reset();
     }

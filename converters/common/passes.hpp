@@ -79,9 +79,9 @@ Status fold_batchnorm(Graph& graph, PassLog& log);
 // Relu after the Add joins the same Conv.
 Status fuse_residual_add(Graph& graph, PassLog& log);
 
-// Add(MatMul(A, W), b) with A of rank 2, constant W [K, N] and b of N
-// values becomes a Gemm with b as C; before fuse_activations
-// (fuse_matmul_bias.cpp).
+// Add(MatMul(A, W), b) with constant W [K, N] and b of N values becomes a
+// Gemm with b as C (an A of rank above 2 and static shape reshaped to 2-D
+// around it); before fuse_activations (fuse_matmul_bias.cpp).
 Status fuse_matmul_bias(Graph& graph, PassLog& log);
 
 // 0.5 * x * (1 + erf(x / sqrt(2))), written out in any of its usual forms,

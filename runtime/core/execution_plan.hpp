@@ -72,6 +72,9 @@ class ExecutionPlan {
   Status run_kernel(const fb::OpT& op, const CpuKernel& kernel, ThreadPool& pool, KernelState* state,
                     std::unique_ptr<KernelState>* prepare_into);
   Status allocate_arena();
+  // For a step whose output can be a view of its input (the Reshape family
+  // on the CPU, both in the arena): that input's slot; else -1.
+  int viewed_input(const Step& step, const std::vector<int>& request_of_slot) const;
   // SessionOptions::max_arena_bytes: an error naming `bytes` and what they
   // are for when they pass the limit, checked before anything is allocated.
   Status check_memory_limit(uint64_t bytes, const std::string& what) const;

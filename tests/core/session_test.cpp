@@ -1,6 +1,7 @@
 // Session behaviour: planning, re-planning on new shapes, constant folding,
 // run-time (dynamic) shapes, and clear errors for bad inputs. Expected values
 // are computed in the tests by hand.
+#include <cmath>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -75,6 +76,37 @@ TEST(Session, ArenaSharesMemoryAlongAChain) {
   // Five intermediates of 4 KiB; a chain needs only two alive at once.
   EXPECT_EQ(stats.unshared_bytes, 5u * 4096);
   EXPECT_EQ(stats.arena_bytes, 2u * 4096);
+}
+
+// Reshape and Unsqueeze of arena tensors are views: their outputs share the
+// input's bytes, so only four of the seven intermediates take arena space,
+// and the values stay right where a viewed tensor is read after its view's
+// readers (a, by Exp) and a view after its tensor's other readers (v, last).
+TEST(Session, ReshapesOfArenaTensorsAreViews) {
+  GraphBuilder b;
+  int x = b.add_input("x", DType::F32, {2, 512});
+  int a = b.add_op(fb::OpType::Relu, {x})[0];
+  int v = b.add_op(fb::OpType::Reshape, {a, b.add_constant("s", Tensor::from_vector<int64_t>({2}, {1024, 1}))})[0];
+  int n = b.add_op(fb::OpType::Neg, {v})[0];
+  int u = b.add_op(fb::OpType::Unsqueeze, {n, b.add_constant("axes", Tensor::from_vector<int64_t>({1}, {0}))})[0];
+  int s2 = b.add_constant("s2", Tensor::from_vector<int64_t>({2}, {2, 512}));
+  int back = b.add_op(fb::OpType::Reshape, {u, s2})[0];
+  int e = b.add_op(fb::OpType::Exp, {a})[0];
+  int sum = b.add_op(fb::OpType::Add, {back, e})[0];
+  int t = b.add_op(fb::OpType::Reshape, {v, s2})[0];
+  b.mark_output(b.add_op(fb::OpType::Mul, {sum, t})[0], "y");
+  auto session = Session::create(test::load_built(b, "test.mote"), {.threads = 1});
+  ASSERT_TRUE(session.ok()) << session.status().to_string();
+  std::vector<float> xs(1024);
+  for (size_t i = 0; i < xs.size(); ++i) xs[i] = static_cast<float>(static_cast<int>(i % 7) - 3) * 0.25f;
+  auto out = (*session)->run({Tensor::from_vector<float>({2, 512}, xs)});
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const double relu = std::max(xs[i], 0.0f);
+    ASSERT_NEAR((*out)[0].data<float>()[i], (std::exp(relu) - relu) * relu, 1e-5) << i;
+  }
+  // Requests: a (with its views v and t), n (with u and back), e and sum.
+  EXPECT_EQ((*session)->plan_stats().unshared_bytes, 4u * 4096);
 }
 
 TEST(Session, FoldsShapeChainsAtPrepare) {
