@@ -85,8 +85,10 @@ Status fuse_matmul_bias(Graph& graph, PassLog& log) {
     const int64_t n = graph.values[static_cast<size_t>(mm.inputs[1])].data->shape()[1];
     int bias = m.bias;
     if (graph.values[static_cast<size_t>(bias)].data->shape().size() != 1) {
-      Tensor flat = *graph.values[static_cast<size_t>(bias)].data;
-      bias = graph.add_derived_constant(graph.values[static_cast<size_t>(bias)].name, flat.reshaped({n}));
+      // Copies first: adding a value may move the one they come from.
+      const std::string base = graph.values[static_cast<size_t>(bias)].name;
+      Tensor flat = graph.values[static_cast<size_t>(bias)].data->reshaped({n});
+      bias = graph.add_derived_constant(base, std::move(flat));
     }
     log.count(kPass, "MatMul+Add");
     log.note(kPass, "fused " + Graph::op_label(*m.add) + " into " + Graph::op_label(mm) + " as a Gemm");
