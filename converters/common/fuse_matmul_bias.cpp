@@ -42,15 +42,6 @@ int shape_constant(Graph& g, const std::string& base, const Shape& dims) {
   return g.add_derived_constant(base, Tensor::from_vector<int64_t>({static_cast<int64_t>(dims.size())}, dims));
 }
 
-// Appends an op and moves it to position `at` of the op list (ops stay in
-// execution order); returns it.
-fb::OpT& insert_op(Graph& g, size_t at, fb::OpType type, const std::string& name, std::vector<int> inputs,
-                   std::vector<int> outputs) {
-  g.add_op(type, name, std::move(inputs), std::move(outputs));
-  std::rotate(g.ops.begin() + static_cast<std::ptrdiff_t>(at), g.ops.end() - 1, g.ops.end());
-  return *g.ops[at];
-}
-
 }  // namespace
 
 Status fuse_matmul_bias(Graph& graph, PassLog& log) {
@@ -115,8 +106,8 @@ Status fuse_matmul_bias(Graph& graph, PassLog& log) {
       const size_t at = static_cast<size_t>(
           std::find_if(graph.ops.begin(), graph.ops.end(), [&](const auto& op) { return op.get() == &mm; }) -
           graph.ops.begin());
-      set_attrs(insert_op(graph, at, fb::OpType::Reshape, name + "_to_2d", {a, to_2d}, {a2}), fb::ReshapeAttrsT{});
-      set_attrs(insert_op(graph, at + 2, fb::OpType::Reshape, name + "_to_nd", {y2, to_nd}, {out}),
+      set_attrs(graph.insert_op(at, fb::OpType::Reshape, name + "_to_2d", {a, to_2d}, {a2}), fb::ReshapeAttrsT{});
+      set_attrs(graph.insert_op(at + 2, fb::OpType::Reshape, name + "_to_nd", {y2, to_nd}, {out}),
                 fb::ReshapeAttrsT{});
     }
     for (auto& slot : graph.ops) {

@@ -78,6 +78,13 @@ fb::OpT& Graph::add_op(fb::OpType type, const std::string& name, std::vector<int
   return *ops.back();
 }
 
+fb::OpT& Graph::insert_op(size_t at, fb::OpType type, const std::string& name, std::vector<int> in,
+                          std::vector<int> out) {
+  add_op(type, name, std::move(in), std::move(out));
+  std::rotate(ops.begin() + static_cast<std::ptrdiff_t>(at), ops.end() - 1, ops.end());
+  return *ops[at];
+}
+
 std::vector<int> Graph::producers() const {
   std::vector<int> result(values.size(), -1);
   for (size_t i = 0; i < ops.size(); ++i) {

@@ -76,6 +76,10 @@ class Graph {
   // Appends an op reading `inputs` (-1 = omitted optional input) and writing
   // `outputs`; the name is made unique among op names.
   fb::OpT& add_op(fb::OpType type, const std::string& name, std::vector<int> inputs, std::vector<int> outputs);
+  // add_op, placed at position `at` of the op list instead of the end (the
+  // caller keeps the order valid: after the producers of `inputs`).
+  fb::OpT& insert_op(size_t at, fb::OpType type, const std::string& name, std::vector<int> inputs,
+                     std::vector<int> outputs);
 
   // Per value: the index of the op writing it, or -1.
   std::vector<int> producers() const;
