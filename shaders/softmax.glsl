@@ -9,6 +9,9 @@
 
 layout(constant_id = 3) const bool LOG = false;
 layout(constant_id = 4) const bool PER_THREAD = false;
+// Attention's rule: a row that is -inf everywhere (masked out) attends to
+// nothing and gives zeros, where Softmax gives NaN.
+layout(constant_id = 5) const bool EMPTY_ROW_ZERO = false;
 TENSOR_RO(0, x)
 TENSOR_WO(1, y)
 layout(push_constant) uniform Push {
@@ -24,6 +27,8 @@ uint at(uint row, uint k) { return ((row / p.inner) * p.axis + k) * p.inner + ro
 // sum (a NaN in the row) makes every output NaN, as in the reference.
 float result(float shifted, float sum) { return LOG ? shifted - log(sum) : exp(shifted) / sum; }
 
+bool empty_row(float m) { return EMPTY_ROW_ZERO && isinf(m) && m < 0.0; }
+
 void main() {
   if (PER_THREAD) {
     uint row = linear_id();
@@ -32,7 +37,7 @@ void main() {
     for (uint k = 0u; k < p.axis; ++k) m = red_combine(RED_MAX, m, LOAD(x, at(row, k)));
     float sum = 0.0;
     for (uint k = 0u; k < p.axis; ++k) sum += exp(LOAD(x, at(row, k)) - m);
-    for (uint k = 0u; k < p.axis; ++k) STORE(y, at(row, k), result(LOAD(x, at(row, k)) - m, sum));
+    for (uint k = 0u; k < p.axis; ++k) STORE(y, at(row, k), empty_row(m) ? 0.0 : result(LOAD(x, at(row, k)) - m, sum));
     return;
   }
   uint row = wg_row();
@@ -44,5 +49,5 @@ void main() {
   float sum = 0.0;
   for (uint k = lid; k < p.axis; k += step) sum += exp(LOAD(x, at(row, k)) - m);
   sum = wg_reduce(RED_SUM, sum);
-  for (uint k = lid; k < p.axis; k += step) STORE(y, at(row, k), result(LOAD(x, at(row, k)) - m, sum));
+  for (uint k = lid; k < p.axis; k += step) STORE(y, at(row, k), empty_row(m) ? 0.0 : result(LOAD(x, at(row, k)) - m, sum));
 }

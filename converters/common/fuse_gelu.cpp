@@ -11,40 +11,18 @@
 #include <cmath>
 
 #include "converters/common/passes.hpp"
+#include "converters/common/pattern.hpp"
 
 namespace mote::convert {
 namespace {
 
 constexpr const char* kPass = "fuse_gelu";
 
-struct Operands {
-  int variable = -1;   // the input that is not the constant
-  float constant = 0;  // the scalar
-};
-
-// A binary op of `type` with exactly one f32 scalar constant input (for
-// Div, the divisor), or nullopt. A one-element constant of higher rank than
-// the other input would broadcast it, so its rank may be at most that one's.
-std::optional<Operands> with_scalar(const Graph& g, const fb::OpT& op, fb::OpType type) {
-  if (op.type != type || op.inputs.size() != 2 || op.outputs.size() != 1) return std::nullopt;
-  for (size_t i = 0; i < 2; ++i) {
-    if (type == fb::OpType::Div && i == 0) continue;
-    auto c = constant_scalar(g, op, i);
-    const int other = op.inputs[1 - i];
-    if (!c || other < 0 || g.values[static_cast<size_t>(other)].is_constant()) continue;
-    const Value& v = g.values[static_cast<size_t>(other)];
-    const size_t constant_rank = g.values[static_cast<size_t>(op.inputs[i])].data->shape().size();
-    if (constant_rank > 0 && (!v.rank_known || constant_rank > v.shape.size())) continue;
-    return Operands{other, *c};
-  }
-  return std::nullopt;
-}
-
 bool near(float v, double want) { return std::abs(v - want) <= 1e-5 * std::abs(want); }
 
 class GeluMatcher {
  public:
-  explicit GeluMatcher(Graph& g) : g_(g), producers_(g.producers()), consumers_(g.consumers()) {}
+  explicit GeluMatcher(Graph& g) : g_(g), index_(g) {}
 
   // For the Erf at `erf`: the ops of its GELU, the last one first, or empty.
   std::vector<int> match(int erf) {
@@ -54,22 +32,22 @@ class GeluMatcher {
     const int scale = sole_producer(e.inputs[0]);
     if (scale < 0) return {};
     const fb::OpT& s = op(scale);
-    auto scaled = with_scalar(g_, s, fb::OpType::Div);
+    auto scaled = scalar_operand(g_, s, fb::OpType::Div);
     if (!scaled || !near(scaled->constant, std::sqrt(2.0))) {
-      scaled = with_scalar(g_, s, fb::OpType::Mul);
+      scaled = scalar_operand(g_, s, fb::OpType::Mul);
       if (!scaled || !near(scaled->constant, std::sqrt(0.5))) return {};
     }
     x_ = scaled->variable;
     // 1 + erf(...).
     const int add = sole_consumer(e.outputs[0]);
     if (add < 0) return {};
-    auto one = with_scalar(g_, op(add), fb::OpType::Add);
+    auto one = scalar_operand(g_, op(add), fb::OpType::Add);
     if (!one || !near(one->constant, 1.0)) return {};
     const int m1 = sole_consumer(op(add).outputs[0]);
     if (m1 < 0 || op(m1).type != fb::OpType::Mul || op(m1).inputs.size() != 2) return {};
     const int sum = op(add).outputs[0];
     // (1 + erf) * 0.5, then * x.
-    if (auto half = with_scalar(g_, op(m1), fb::OpType::Mul); half && half->variable == sum && near(half->constant, 0.5)) {
+    if (auto half = scalar_operand(g_, op(m1), fb::OpType::Mul); half && half->variable == sum && near(half->constant, 0.5)) {
       const int m2 = sole_consumer(op(m1).outputs[0]);
       if (m2 < 0 || !reads_both(op(m2), x_, op(m1).outputs[0])) return {};
       return {m2, m1, add, erf, scale};
@@ -79,14 +57,14 @@ class GeluMatcher {
     if (other == x_ && reads_both(op(m1), x_, sum)) {
       const int m2 = sole_consumer(op(m1).outputs[0]);
       if (m2 < 0) return {};
-      auto half = with_scalar(g_, op(m2), fb::OpType::Mul);
+      auto half = scalar_operand(g_, op(m2), fb::OpType::Mul);
       if (!half || half->variable != op(m1).outputs[0] || !near(half->constant, 0.5)) return {};
       return {m2, m1, add, erf, scale};
     }
     // (x * 0.5) * (1 + erf).
     const int h = sole_producer(other);
     if (h < 0 || !reads_both(op(m1), other, sum)) return {};
-    auto half = with_scalar(g_, op(h), fb::OpType::Mul);
+    auto half = scalar_operand(g_, op(h), fb::OpType::Mul);
     if (!half || half->variable != x_ || !near(half->constant, 0.5)) return {};
     return {m1, h, add, erf, scale};
   }
@@ -96,27 +74,15 @@ class GeluMatcher {
  private:
   fb::OpT& op(int index) { return *g_.ops[static_cast<size_t>(index)]; }
 
-  // The op writing `value` when that op is live, nothing else reads the
-  // value and it is no graph output; else -1.
-  int sole_producer(int value) {
-    if (value < 0 || g_.is_output(value) || consumers_[static_cast<size_t>(value)].size() != 1) return -1;
-    const int p = producers_[static_cast<size_t>(value)];
-    return p >= 0 && g_.ops[static_cast<size_t>(p)] ? p : -1;
-  }
-  // The only op reading `value` (once), when it is no graph output; else -1.
-  int sole_consumer(int value) {
-    if (value < 0 || g_.is_output(value)) return -1;
-    const std::vector<int>& readers = consumers_[static_cast<size_t>(value)];
-    return readers.size() == 1 && g_.ops[static_cast<size_t>(readers[0])] ? readers[0] : -1;
-  }
+  int sole_producer(int value) const { return index_.sole_producer(value); }
+  int sole_consumer(int value) const { return index_.sole_consumer(value); }
   static bool reads_both(const fb::OpT& mul, int a, int b) {
     return mul.type == fb::OpType::Mul && mul.inputs.size() == 2 && mul.outputs.size() == 1 &&
            ((mul.inputs[0] == a && mul.inputs[1] == b) || (mul.inputs[0] == b && mul.inputs[1] == a));
   }
 
   Graph& g_;
-  std::vector<int> producers_;
-  std::vector<std::vector<int>> consumers_;
+  PatternIndex index_;
   int x_ = -1;
 };
 

@@ -88,6 +88,10 @@ Status fuse_matmul_bias(Graph& graph, PassLog& log);
 // becomes one Gelu op (fuse_gelu.cpp).
 Status fuse_gelu(Graph& graph, PassLog& log);
 
+// MatMul(Softmax(MatMul(Q, K^T) * s + mask), V), the attention of exports
+// before opset 23, becomes one Attention op (fuse_attention.cpp).
+Status fuse_attention(Graph& graph, PassLog& log);
+
 // Relu, Clip (constant bounds), HardSwish, Sigmoid, LeakyRelu and
 // x*Sigmoid(x) (SiLU) after Conv, ConvTranspose, Gemm or MatMul become the
 // op's fused activation.

@@ -24,6 +24,7 @@ Status run_graph_passes(Graph& graph, const PipelineOptions& options, PassLog& l
     }
     MOTE_RETURN_IF_ERROR(fold_batchnorm(graph, log));
     MOTE_RETURN_IF_ERROR(fuse_gelu(graph, log));
+    MOTE_RETURN_IF_ERROR(fuse_attention(graph, log));
     MOTE_RETURN_IF_ERROR(fuse_matmul_bias(graph, log));
     MOTE_RETURN_IF_ERROR(fuse_residual_add(graph, log));
     MOTE_RETURN_IF_ERROR(fuse_activations(graph, log));

@@ -69,4 +69,14 @@ void expect_near(const Tensor& a, const Tensor& b, double tol) {
   }
 }
 
+void expect_same_outputs(OnnxBuilder& b, const std::vector<Tensor>& inputs, double tol, const Options& optimized,
+                         Backend backend) {
+  Converted plain = convert(b, {.optimize = false});
+  Converted opt = convert(b, optimized);
+  ASSERT_TRUE(plain.model && opt.model);
+  std::vector<Tensor> want = plain.run(inputs), got = opt.run(inputs, backend);
+  ASSERT_EQ(want.size(), got.size());
+  for (size_t i = 0; i < want.size(); ++i) expect_near(got[i], want[i], tol);
+}
+
 }  // namespace mote::convert::test

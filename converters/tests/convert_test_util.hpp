@@ -42,4 +42,10 @@ Status try_convert(OnnxBuilder& b, const Options& options = {});
 
 void expect_near(const Tensor& a, const Tensor& b, double tol);
 
+// Converts `b` without the graph passes and with `optimized`, runs both and
+// expects the same outputs: the unoptimised model on the reference backend,
+// the optimised one on `backend`.
+void expect_same_outputs(OnnxBuilder& b, const std::vector<Tensor>& inputs, double tol = 1e-4,
+                         const Options& optimized = {}, Backend backend = Backend::kReference);
+
 }  // namespace mote::convert::test

@@ -29,16 +29,6 @@ OnnxBuilder conv_bn_relu(bool share_conv_output = false) {
   return b;
 }
 
-void expect_same_outputs(OnnxBuilder& b, const std::vector<Tensor>& inputs, double tol = 1e-4,
-                         const Options& optimized = {}) {
-  Converted plain = convert(b, {.optimize = false});
-  Converted opt = convert(b, optimized);
-  ASSERT_TRUE(plain.model && opt.model);
-  std::vector<Tensor> want = plain.run(inputs), got = opt.run(inputs);
-  ASSERT_EQ(want.size(), got.size());
-  for (size_t i = 0; i < want.size(); ++i) expect_near(got[i], want[i], tol);
-}
-
 TEST(FoldBatchnorm, ConvBnReluBecomesOneConvWithFusedRelu) {
   OnnxBuilder b = conv_bn_relu();
   Converted c = convert(b);

@@ -1,8 +1,8 @@
 // Reference Attention: one query row at a time, in double, in the order of
 // ONNX's definition (scores, soft cap, additive bias from mask, causal and
 // padding rules, softmax, weighted sum of V). A row whose bias is -inf
-// everywhere attends to nothing and gives zeros. The CPU backend runs this
-// kernel too until an optimised one exists.
+// everywhere attends to nothing and gives zeros. The CPU backend's kernel
+// (runtime/cpu/attention.cpp) hands the forms it does not optimise to this one.
 #include <cmath>
 #include <limits>
 #include <vector>

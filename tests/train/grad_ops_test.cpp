@@ -191,6 +191,31 @@ TEST(GradMatrix, MatMulBatchedAndBroadcast) {
                   "MatMul [3,4] x [2,1,4,5]");
 }
 
+// Attention as fuse_attention writes it: 4-D heads, the one-head 3-D form
+// with a scale, and an additive mask (data: no gradient).
+TEST(GradAttention, FourDThreeDAndMasked) {
+  fb::AttentionAttrsT plain;
+  check_gradients(one_op(fb::OpType::Attention,
+                         {{"q", rnd({1, 2, 3, 4}, 80)}, {"k", rnd({1, 2, 5, 4}, 81)}, {"v", rnd({1, 2, 5, 3}, 82)}}, plain),
+                  "Attention 4-D");
+  fb::AttentionAttrsT one_head;
+  one_head.q_num_heads = one_head.kv_num_heads = 1;
+  one_head.scale = 0.5f;
+  check_gradients(
+      one_op(fb::OpType::Attention, {{"q", rnd({2, 3, 4}, 83)}, {"k", rnd({2, 5, 4}, 84)}, {"v", rnd({2, 5, 2}, 85)}},
+             one_head),
+      "Attention 3-D, one head");
+  GradCase masked = one_op(fb::OpType::Attention,
+                           {{"q", rnd({1, 2, 3, 4}, 86)}, {"k", rnd({1, 2, 5, 4}, 87)}, {"v", rnd({1, 2, 5, 3}, 88)},
+                            {"mask", rnd({3, 5}, 89, -2, 0)}},
+                           plain);
+  masked.constant_inputs = {"mask"};
+  check_gradients(masked, "Attention with a mask");
+  // The same graphs in f32 on the CPU backend: the forward through its
+  // Attention kernel, the gradients through MatMul and Softmax kernels.
+  check_cpu_matches_reference(masked, "Attention with a mask");
+}
+
 TEST(GradLoss, EachLossAgainstFiniteDifferences) {
   GradCase ce;
   ce.inputs = {{"logits", rnd({4, 5}, 80, -2, 2)}, {"labels", Tensor::from_vector<int64_t>({4}, {0, 3, 4, 1})}};

@@ -7,14 +7,13 @@
 #include "runtime/ops/matmul_shape.hpp"
 #include "runtime/reference/fused_activation.hpp"
 #include "runtime/vulkan/kernels/gemm_tile.hpp"
+#include "runtime/vulkan/kernels/matmul_dispatch.hpp"
 #include "runtime/vulkan/kernels/shape_args.hpp"
 #include "runtime/vulkan/kernels/unary_codes.hpp"
 #include "runtime/vulkan/vk_kernel.hpp"
 
 namespace mote::vk {
 namespace {
-
-constexpr size_t kMaxBatchDims = 3;
 
 struct MatMulPush {
   uint32_t rows, cols, depth;
@@ -24,31 +23,7 @@ struct MatMulPush {
 };
 static_assert(sizeof(MatMulPush) == 96, "must match matmul.comp's push block");
 
-// One product Y = A x B (per batch) in terms of strides, before it is laid
-// onto the shader's rows and columns.
-struct Product {
-  int64_t m, n, k;
-  int64_t a_sm, a_sk, b_sk, b_sn;
-  int64_t bias_sm = 0, bias_sn = 0;
-  std::array<uint32_t, kMaxBatchDims> batch_dims{1, 1, 1}, a_batch_stride{}, b_batch_stride{};
-  int64_t batch = 1;
-  float alpha = 1.0f, beta = 0.0f;
-  std::optional<TensorArg> bias;
-};
-
-// Checks shared by both ops.
-Status check_operands(PlanContext& ctx) {
-  MOTE_RETURN_IF_ERROR(ctx.require_dtypes({DType::F32}));
-  if (!reference::fused_activation_known(ctx.op.fused.get())) return ctx.unsupported("unknown fused activation");
-  for (size_t i = 0; i < ctx.inputs.size(); ++i) {
-    if (!ctx.has_input(i)) continue;
-    if (ctx.in(i).numel() == 0) return ctx.unsupported("empty operand");
-    if (!fits_u32(ctx.in(i).numel())) return ctx.unsupported("more than 2^31 elements");
-  }
-  if (ctx.out(0).numel() == 0) return ctx.unsupported("empty output");
-  if (!fits_u32(ctx.out(0).numel())) return ctx.unsupported("more than 2^31 elements");
-  return {};
-}
+}  // namespace
 
 // One dispatch of matmul.comp. The shader's columns run along the
 // invocations and its rows along each invocation's registers, so the longer
@@ -85,14 +60,30 @@ Status dispatch_matmul(PlanContext& ctx, const Product& pr) {
       pr.batch > ctx.features.max_group_count[2]) {
     return ctx.unsupported("more workgroups than the device allows");
   }
-  TensorArg a = ctx.input(0), b = ctx.input(1);
+  const TensorArg a = pr.a.value_or(ctx.input(0)), b = pr.b.value_or(ctx.input(1));
   std::vector<int32_t> constants = tile->constants();
   constants.push_back(act.code);
   constants.push_back(pr.bias ? 1 : 0);
   // Without a bias, binding 2 aliases A (never read).
-  ctx.dispatch(ShaderId::kMatmul, {swap ? b : a, swap ? a : b, pr.bias.value_or(a), ctx.output(0)}, push,
+  ctx.dispatch(ShaderId::kMatmul, {swap ? b : a, swap ? a : b, pr.bias.value_or(a), pr.y.value_or(ctx.output(0))}, push,
                {u32(gx), u32(gy), u32(pr.batch)}, tile->local())
       .constants = std::move(constants);
+  return {};
+}
+
+namespace {
+
+// Checks shared by both ops.
+Status check_operands(PlanContext& ctx) {
+  MOTE_RETURN_IF_ERROR(ctx.require_dtypes({DType::F32}));
+  if (!reference::fused_activation_known(ctx.op.fused.get())) return ctx.unsupported("unknown fused activation");
+  for (size_t i = 0; i < ctx.inputs.size(); ++i) {
+    if (!ctx.has_input(i)) continue;
+    if (ctx.in(i).numel() == 0) return ctx.unsupported("empty operand");
+    if (!fits_u32(ctx.in(i).numel())) return ctx.unsupported("more than 2^31 elements");
+  }
+  if (ctx.out(0).numel() == 0) return ctx.unsupported("empty output");
+  if (!fits_u32(ctx.out(0).numel())) return ctx.unsupported("more than 2^31 elements");
   return {};
 }
 

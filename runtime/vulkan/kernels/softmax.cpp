@@ -7,6 +7,7 @@
 #include "runtime/ops/softmax.hpp"
 #include "runtime/vulkan/kernels/rows.hpp"
 #include "runtime/vulkan/kernels/shape_args.hpp"
+#include "runtime/vulkan/kernels/softmax_dispatch.hpp"
 #include "runtime/vulkan/vk_kernel.hpp"
 
 namespace mote::vk {
@@ -16,6 +17,33 @@ struct SoftmaxPush {
   uint32_t rows, axis, inner;
 };
 
+}  // namespace
+
+Status dispatch_softmax(PlanContext& ctx, TensorArg in, TensorArg out, const AxisSplit& s, bool is_log,
+                        bool empty_rows_zero) {
+  SoftmaxPush push{static_cast<uint32_t>(s.outer * s.inner), static_cast<uint32_t>(s.axis),
+                   static_cast<uint32_t>(s.inner)};
+  const int32_t log_flag = is_log ? 1 : 0, empty_zero = empty_rows_zero ? 1 : 0;
+  // A row's elements are `inner` apart: with inner > 1, one invocation per
+  // row reads along with its neighbours, unless rows are few and long.
+  // Three passes over the row.
+  bool per_thread = s.inner > 1 && (push.rows >= 1024 || s.axis <= 64) && 3 * s.axis <= kMaxInvocationLoop / 4;
+  if (per_thread) {
+    ctx.dispatch_1d(ShaderId::kSoftmax, {in, out}, push, push.rows).constants = {log_flag, 1, empty_zero};
+    return {};
+  }
+  RowLaunch launch = workgroup_per_row(ctx, push.rows, s.axis);
+  if (3 * ceil_div(s.axis, launch.local[0]) + 64 > int64_t{ctx.features.max_loop_iterations}) {
+    return ctx.unsupported("axis of " + std::to_string(s.axis) + " elements is too long per invocation");
+  }
+  ctx.dispatch(with_subgroups(ctx, ShaderId::kSoftmax, ShaderId::kSoftmaxSubgroup), {in, out}, push, launch.groups,
+               launch.local)
+      .constants = {log_flag, 0, empty_zero};
+  return {};
+}
+
+namespace {
+
 Status plan_softmax(PlanContext& ctx) {
   MOTE_RETURN_IF_ERROR(ctx.require_dtypes({DType::F32}));
   const Tensor& x = ctx.in(0);
@@ -23,26 +51,8 @@ Status plan_softmax(PlanContext& ctx) {
   if (!fits_u32(x.numel())) return ctx.unsupported("more than 2^31 elements");
   auto axis = normalize_axis(softmax_axis_attr(ctx.op), x.rank());
   if (!axis.ok()) return axis.status();
-  const AxisSplit s = split_at_axis(x.shape(), *axis);
-  SoftmaxPush push{static_cast<uint32_t>(s.outer * s.inner), static_cast<uint32_t>(s.axis),
-                   static_cast<uint32_t>(s.inner)};
-  const int32_t is_log = ctx.op.type == fb::OpType::LogSoftmax;
-  // A row's elements are `inner` apart: with inner > 1, one invocation per
-  // row reads along with its neighbours, unless rows are few and long.
-  // Three passes over the row.
-  bool per_thread = s.inner > 1 && (push.rows >= 1024 || s.axis <= 64) && 3 * s.axis <= kMaxInvocationLoop / 4;
-  if (per_thread) {
-    ctx.dispatch_1d(ShaderId::kSoftmax, {ctx.input(0), ctx.output(0)}, push, push.rows).constants = {is_log, 1};
-    return {};
-  }
-  RowLaunch launch = workgroup_per_row(ctx, push.rows, s.axis);
-  if (3 * ceil_div(s.axis, launch.local[0]) + 64 > int64_t{ctx.features.max_loop_iterations}) {
-    return ctx.unsupported("axis of " + std::to_string(s.axis) + " elements is too long per invocation");
-  }
-  ctx.dispatch(with_subgroups(ctx, ShaderId::kSoftmax, ShaderId::kSoftmaxSubgroup), {ctx.input(0), ctx.output(0)},
-               push, launch.groups, launch.local)
-      .constants = {is_log, 0};
-  return {};
+  return dispatch_softmax(ctx, ctx.input(0), ctx.output(0), split_at_axis(x.shape(), *axis),
+                          ctx.op.type == fb::OpType::LogSoftmax);
 }
 
 }  // namespace
