@@ -36,17 +36,6 @@ struct RecurrentState : KernelState {
   std::vector<DirectionWeights> directions;
 };
 
-bool default_activations(fb::OpType type, const fb::RecurrentAttrsT& a, int64_t directions) {
-  if (!a.activation_alpha.empty() || !a.activation_beta.empty() || a.clip > 0) return false;
-  if (a.activations.empty()) return true;
-  const std::vector<fb::RnnActivation> per = default_recurrent_activations(type);
-  if (a.activations.size() != per.size() * static_cast<size_t>(directions)) return false;
-  for (size_t i = 0; i < a.activations.size(); ++i) {
-    if (a.activations[i] != per[i % per.size()]) return false;
-  }
-  return true;
-}
-
 DirectionWeights pack_direction(fb::OpType type, const RecurrentGeometry& g, const float* w, const float* r) {
   const int64_t H = g.hidden, I = g.input, G = g.gates;
   DirectionWeights d;
@@ -93,7 +82,7 @@ Status recurrent_run(KernelContext& ctx) {
   auto geometry = recurrent_geometry(type, a, ctx.in(0).shape(), ctx.in(1).shape(), ctx.in(2).shape());
   if (!geometry.ok()) return ctx.fail(geometry.status().message());
   const RecurrentGeometry& g = *geometry;
-  if (ctx.in(0).dtype() != DType::F32 || !default_activations(type, a, g.directions) || !full_length(ctx, g.seq)) {
+  if (ctx.in(0).dtype() != DType::F32 || !uses_default_activations(type, a, g.directions) || !full_length(ctx, g.seq)) {
     return find_reference_kernel(type)->run(ctx);
   }
   const int64_t H = g.hidden, I = g.input, G = g.gates, B = g.batch, T = g.seq;

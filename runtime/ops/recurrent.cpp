@@ -22,6 +22,17 @@ std::vector<fb::RnnActivation> default_recurrent_activations(fb::OpType type) {
   return {fb::RnnActivation::Tanh};
 }
 
+bool uses_default_activations(fb::OpType type, const fb::RecurrentAttrsT& a, int64_t directions) {
+  if (!a.activation_alpha.empty() || !a.activation_beta.empty() || a.clip > 0) return false;
+  if (a.activations.empty()) return true;
+  const std::vector<fb::RnnActivation> per = default_recurrent_activations(type);
+  if (a.activations.size() != per.size() * static_cast<size_t>(directions)) return false;
+  for (size_t i = 0; i < a.activations.size(); ++i) {
+    if (a.activations[i] != per[i % per.size()]) return false;
+  }
+  return true;
+}
+
 int64_t recurrent_gates(fb::OpType type) {
   return type == fb::OpType::LSTM ? 4 : type == fb::OpType::GRU ? 3 : 1;
 }

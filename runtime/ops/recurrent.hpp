@@ -29,6 +29,11 @@ int64_t recurrent_gates(fb::OpType type);
 // Tanh; GRU Sigmoid, Tanh; LSTM Sigmoid, Tanh, Tanh.
 std::vector<fb::RnnActivation> default_recurrent_activations(fb::OpType type);
 
+// Whether the op runs ONNX's default gate functions (listed or not) without
+// alpha/beta parameters or clipping: the form the optimised CPU kernel and
+// the training graph's unrolled form (runtime/train/unroll_recurrent.cpp) take.
+bool uses_default_activations(fb::OpType type, const fb::RecurrentAttrsT& a, int64_t directions);
+
 Result<RecurrentGeometry> recurrent_geometry(fb::OpType type, const fb::RecurrentAttrsT& a, const Shape& x,
                                              const Shape& w, const Shape& r);
 

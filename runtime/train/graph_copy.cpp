@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "runtime/core/attrs.hpp"
+#include "runtime/train/unroll_recurrent.hpp"
 
 namespace mote {
 
@@ -96,7 +97,14 @@ Result<std::vector<int>> copy_into_train_graph(const Model& model, TrainGraph& g
       set_attrs(like, std::move(norm));
       num_outputs = 3;
     }
-    std::vector<int> outs = g.op(op->type, inputs, num_outputs, &like, op->name);
+    const bool recurrent =
+        op->type == fb::OpType::LSTM || op->type == fb::OpType::GRU || op->type == fb::OpType::RNN;
+    std::vector<int> outs;
+    if (split_fused && recurrent) {
+      MOTE_ASSIGN_OR_RETURN(outs, unroll_recurrent(g, *op, inputs, num_outputs));
+    } else {
+      outs = g.op(op->type, inputs, num_outputs, &like, op->name);
+    }
     if (residual >= 0) outs[0] = g.add(outs[0], residual);
     if (split) outs[0] = activation_op(g, *op->fused, outs[0], op->name);
     MOTE_RETURN_IF_ERROR(g.status());

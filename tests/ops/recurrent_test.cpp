@@ -3,46 +3,15 @@
 // double), over directions, layouts, batch sizes, biases, initial states,
 // peepholes and GRU's two reset forms; the forms the CPU kernel hands to the
 // reference one (custom activations, short sequences) must still agree.
-#include "tests/support/op_test_util.hpp"
+#include "tests/support/recurrent_cases.hpp"
 
 namespace mote::test {
 namespace {
 
-struct Case {
-  fb::OpType type;
-  fb::RnnDirection direction;
-  int64_t layout;
-  int64_t seq, batch, input, hidden;
-  bool bias, initial, peephole, linear_before_reset;
-};
+using Case = RecurrentCase;
 
-Inputs inputs_for(const Case& c, uint32_t seed) {
-  const int64_t dirs = c.direction == fb::RnnDirection::Bidirectional ? 2 : 1;
-  const int64_t gates = c.type == fb::OpType::LSTM ? 4 : c.type == fb::OpType::GRU ? 3 : 1;
-  const Shape x = c.layout ? Shape{c.batch, c.seq, c.input} : Shape{c.seq, c.batch, c.input};
-  const Shape state = c.layout ? Shape{c.batch, dirs, c.hidden} : Shape{dirs, c.batch, c.hidden};
-  Inputs in = {random_tensor(DType::F32, x, seed), random_tensor(DType::F32, {dirs, gates * c.hidden, c.input}, seed + 1),
-               random_tensor(DType::F32, {dirs, gates * c.hidden, c.hidden}, seed + 2)};
-  in.push_back(c.bias ? std::optional<Tensor>(random_tensor(DType::F32, {dirs, 2 * gates * c.hidden}, seed + 3))
-                      : std::nullopt);
-  in.push_back(std::nullopt);  // sequence_lens
-  in.push_back(c.initial ? std::optional<Tensor>(random_tensor(DType::F32, state, seed + 4)) : std::nullopt);
-  if (c.type == fb::OpType::LSTM) {
-    in.push_back(c.initial ? std::optional<Tensor>(random_tensor(DType::F32, state, seed + 5)) : std::nullopt);
-    in.push_back(c.peephole ? std::optional<Tensor>(random_tensor(DType::F32, {dirs, 3 * c.hidden}, seed + 6))
-                            : std::nullopt);
-  }
-  return in;
-}
-
-fb::OpT op_for(const Case& c) {
-  fb::RecurrentAttrsT a;
-  a.hidden_size = c.hidden;
-  a.direction = c.direction;
-  a.layout = c.layout;
-  a.linear_before_reset = c.linear_before_reset;
-  return make_op(c.type, a);
-}
+Inputs inputs_for(const Case& c, uint32_t seed) { return recurrent_inputs(c, seed); }
+fb::OpT op_for(const Case& c) { return recurrent_op(c); }
 
 TEST(RecurrentOps, CpuKernelMatchesTheReference) {
   using T = fb::OpType;

@@ -101,6 +101,13 @@ void check_gradients(const GradCase& c, const std::string& what) {
   ASSERT_TRUE(st.ok()) << what << ": " << st.to_string();
   auto out = b.session->run(b.feed);
   ASSERT_TRUE(out.ok()) << what << ": " << out.status().to_string();
+  if (c.expected_y) {
+    const std::vector<double> y = (*out)[0].to_doubles(), want = c.expected_y->to_doubles();
+    ASSERT_EQ((*out)[0].shape(), c.expected_y->shape()) << what;
+    for (size_t e = 0; e < y.size(); ++e) {
+      EXPECT_NEAR(y[e], want[e], c.y_tol * (1 + std::abs(want[e]))) << what << ": y[" << e << "]";
+    }
+  }
   const std::vector<Tensor> analytic(out->begin() + 1, out->end());
   for (const Tensor& grad : analytic) ASSERT_EQ(grad.dtype(), DType::F64) << what;
 

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,13 @@ struct GradCase {
   double eps = 1e-5;
   double rtol = 1e-6;
   double atol = 1e-8;
+  // When set, the forward output must also match this tensor (an
+  // independent implementation's result, such as the op's reference kernel
+  // on the same f32 inputs) within |y - want| <= y_tol * (1 + |want|): finite
+  // differences check the gradients of the graph built, this checks that
+  // the graph computes the op (a rewritten form, like an unrolled LSTM).
+  std::optional<Tensor> expected_y;
+  double y_tol = 1e-5;
 };
 
 // Runs the check with gtest expectations; `what` names the case in failures.

@@ -124,6 +124,57 @@ TEST(TrainSession, SgdMomentumAndAdamWReduceTheLoss) {
   }
 }
 
+// x [N, 6, 3] -> LSTM (batch first, hidden 8) -> Y_h [N, 1, 8] -> Flatten ->
+// Gemm -> logits [N, 3]: training unrolls the LSTM into per-step ops
+// (runtime/train/unroll_recurrent.cpp); evaluate() runs the LSTM kernel.
+std::shared_ptr<const Model> lstm_classifier(const std::string& name) {
+  GraphBuilder b;
+  int x = b.add_input("x", DType::F32, {-1, 6, 3});
+  int w = b.add_constant("lstm.W", random_tensor(DType::F32, {1, 32, 3}, 1, -0.4, 0.4));
+  int r = b.add_constant("lstm.R", random_tensor(DType::F32, {1, 32, 8}, 2, -0.4, 0.4));
+  int bias = b.add_constant("lstm.B", Tensor::zeros(DType::F32, {1, 64}));
+  fb::RecurrentAttrsT a;
+  a.hidden_size = 8;
+  a.layout = 1;
+  int h = b.add_op(fb::OpType::LSTM, {x, w, r, bias}, a, 2)[1];
+  int flat = b.add_op(fb::OpType::Flatten, {h}, 1, "flatten")[0];
+  int w2 = b.add_constant("fc.weight", random_tensor(DType::F32, {8, 3}, 3, -0.5, 0.5));
+  int b2 = b.add_constant("fc.bias", Tensor::zeros(DType::F32, {3}));
+  b.mark_output(b.add_op(fb::OpType::Gemm, {flat, w2, b2}, fb::GemmAttrsT{})[0], "logits");
+  return load(b, name);
+}
+
+TEST(TrainSession, LstmTrainsUnrolledAndEvaluatesWithItsKernel) {
+  // Class k: channel k rises over the sequence, the others stay flat.
+  const int n = 24;
+  Tensor x = random_tensor(DType::F32, {n, 6, 3}, 5, -0.2, 0.2);
+  std::vector<int64_t> l(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    l[static_cast<size_t>(i)] = i % 3;
+    for (int t = 0; t < 6; ++t) x.data<float>()[(i * 6 + t) * 3 + i % 3] += 0.2f * static_cast<float>(t);
+  }
+  Tensor labels = Tensor::from_vector<int64_t>({n}, l);
+  TrainingOptions o;
+  o.optimizer.kind = OptimizerKind::kAdamW;
+  o.optimizer.learning_rate = 0.05f;
+  auto t = trainer(lstm_classifier("lstm.mote"), o);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->trainable_names().size(), 5u);  // W, R, B of the LSTM and the head's two
+  const float first = train(*t, 1, x, labels);
+  const float last = train(*t, 80, x, labels);
+  EXPECT_LT(last, 0.25f * first) << first << " -> " << last;
+  auto out = t->evaluate({x});
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  const float* logits = (*out)[0].data<float>();
+  int correct = 0;
+  for (int i = 0; i < n; ++i) {
+    int best = 0;
+    for (int k = 1; k < 3; ++k) best = logits[i * 3 + k] > logits[i * 3 + best] ? k : best;
+    correct += best == i % 3;
+  }
+  EXPECT_EQ(correct, n);
+}
+
 // Trains a model with fused ops and the same model with them split, in
 // lockstep: the losses must agree at every step.
 void expect_same_losses(std::shared_ptr<const Model> fused_model, std::shared_ptr<const Model> split_model,

@@ -72,6 +72,27 @@ std::shared_ptr<const Model> cnn(fb::OpType pool_type = fb::OpType::MaxPool) {
   return load(b, std::string("cnn_") + op_type_name(pool_type) + ".mote");
 }
 
+// x [N, 4, 3] -> bidirectional GRU (batch first, hidden 5) -> Y_h [N, 2, 5]
+// -> Flatten -> Gemm -> [N, 3]. Training unrolls the GRU into per-step ops
+// (runtime/train/unroll_recurrent.cpp), which must all run on the GPU.
+std::shared_ptr<const Model> gru_net() {
+  GraphBuilder b;
+  int x = b.add_input("x", DType::F32, {kBatch, 4, 3});
+  int w = b.add_constant("gru.W", random_tensor(DType::F32, {2, 15, 3}, 11, -0.5, 0.5));
+  int r = b.add_constant("gru.R", random_tensor(DType::F32, {2, 15, 5}, 12, -0.5, 0.5));
+  int bias = b.add_constant("gru.B", random_tensor(DType::F32, {2, 30}, 13, -0.1, 0.1));
+  fb::RecurrentAttrsT a;
+  a.hidden_size = 5;
+  a.layout = 1;
+  a.direction = fb::RnnDirection::Bidirectional;
+  int h = b.add_op(fb::OpType::GRU, {x, w, r, bias}, a, 2)[1];
+  h = b.add_op(fb::OpType::Flatten, {h})[0];
+  int w2 = b.add_constant("fc.weight", random_tensor(DType::F32, {10, kClasses}, 14, -0.5, 0.5));
+  int b2 = b.add_constant("fc.bias", random_tensor(DType::F32, {kClasses}, 15, -0.1, 0.1));
+  b.mark_output(b.add_op(fb::OpType::Gemm, {h, w2, b2}, fb::GemmAttrsT{})[0], "logits");
+  return load(b, "gru.mote");
+}
+
 struct Batch {
   Tensor x, labels;
 };
@@ -229,6 +250,11 @@ TEST(TrainVk, MlpTrainsLikeTheCpu) {
 TEST(TrainVk, CnnTrainsLikeTheCpu) {
   MOTE_REQUIRE_VULKAN();
   expect_vulkan_trains_like_cpu(cnn(), {kBatch, 2, 9, 9}, {"ConvGradWeight", "MaxPoolGrad", "ConvTranspose"});
+}
+
+TEST(TrainVk, RecurrentNetTrainsLikeTheCpu) {
+  MOTE_REQUIRE_VULKAN();
+  expect_vulkan_trains_like_cpu(gru_net(), {kBatch, 4, 3}, {"Sigmoid", "Tanh", "Slice", "Pad"});
 }
 
 // i32 class indices take their own path through the loss (an i32 class
