@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "runtime/core/attrs.hpp"
+#include "runtime/train/losses.hpp"
 #include "runtime/train/unroll_recurrent.hpp"
 
 namespace mote {
@@ -102,6 +103,10 @@ Result<std::vector<int>> copy_into_train_graph(const Model& model, TrainGraph& g
     std::vector<int> outs;
     if (split_fused && recurrent) {
       MOTE_ASSIGN_OR_RETURN(outs, unroll_recurrent(g, *op, inputs, num_outputs));
+    } else if (split_fused && op->type == fb::OpType::NegativeLogLikelihoodLoss) {
+      const auto& loss = attrs<fb::LossAttrsT>(*op);
+      outs = {nll_loss(g, inputs[0], inputs[1], inputs.size() > 2 ? inputs[2] : -1, loss.reduction,
+                       loss.has_ignore_index ? std::optional<int64_t>(loss.ignore_index) : std::nullopt)};
     } else {
       outs = g.op(op->type, inputs, num_outputs, &like, op->name);
     }

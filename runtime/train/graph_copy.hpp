@@ -29,7 +29,8 @@ struct TrainingForward {
 // inputs and in that order; other constants stay constants. With
 // `split_fused`, an op's fused activation becomes an op of its own, so the
 // backward pass sees two ops with a gradient builder each, and recurrent ops
-// are unrolled into per-step ops for the same reason (unroll_recurrent.hpp). With `training`,
+// are unrolled into per-step ops for the same reason (unroll_recurrent.hpp),
+// as is NegativeLogLikelihoodLoss (losses.hpp's nll_loss). With `training`,
 // BatchNormalization uses batch statistics and Dropout drops (training
 // mode), and `training` receives the running updates and the step input.
 Result<std::vector<int>> copy_into_train_graph(const Model& model, TrainGraph& g, const std::vector<Shape>& input_shapes,

@@ -237,6 +237,52 @@ TEST(GradLoss, EachLossAgainstFiniteDifferences) {
   check_gradients(bce, "BCE with logits");
 }
 
+// NegativeLogLikelihoodLoss as training builds it (losses.hpp's nll_loss,
+// also behind the softmax cross-entropy above): each reduction, class
+// weights, ignore_index inside and outside [0, C), spatial targets. The loss
+// against the op's reference kernel, its gradient against finite differences.
+TEST(GradLoss, NegativeLogLikelihoodAsOps) {
+  using R = fb::LossReduction;
+  struct NllCase {
+    Shape input;
+    bool weight;
+    R reduction;
+    std::optional<int64_t> ignore;
+  };
+  const NllCase cases[] = {
+      {{5, 4}, false, R::Mean, std::nullopt}, {{5, 4}, true, R::Mean, 2},    {{3, 4, 2}, true, R::Sum, -100},
+      {{3, 4, 2}, false, R::None, 1},         {{3, 4, 2}, false, R::Mean, -100}, {{3, 4, 2}, true, R::None, std::nullopt},
+  };
+  uint32_t seed = 90;
+  for (const NllCase& nc : cases) {
+    const std::string what = "NLL " + shape_to_string(nc.input) + (nc.weight ? " weighted" : "") + " reduction " +
+                             std::to_string(static_cast<int>(nc.reduction)) +
+                             (nc.ignore ? " ignore " + std::to_string(*nc.ignore) : "");
+    Shape target_shape = nc.input;
+    target_shape.erase(target_shape.begin() + 1);
+    Tensor target = random_tensor(DType::I64, target_shape, seed, 0, 3.99);
+    if (nc.ignore) target.data<int64_t>()[0] = target.data<int64_t>()[3] = *nc.ignore;
+    GradCase c;
+    c.inputs = {{"log_probs", rnd(nc.input, seed + 1, -3, 0)}, {"target", target}};
+    if (nc.weight) c.inputs.push_back({"weight", rnd({nc.input[1]}, seed + 2, 0.5, 1.5)});
+    c.constant_inputs = {"weight"};
+    c.forward = [nc](TrainGraph& g, const std::vector<int>& in) {
+      return nll_loss(g, in[0], in[1], nc.weight ? in[2] : -1, nc.reduction, nc.ignore);
+    };
+    fb::LossAttrsT a;
+    a.reduction = nc.reduction;
+    a.has_ignore_index = nc.ignore.has_value();
+    a.ignore_index = nc.ignore.value_or(0);
+    Inputs op_inputs;
+    for (const auto& [name, value] : c.inputs) op_inputs.push_back(value);
+    auto want = run_op(make_op(fb::OpType::NegativeLogLikelihoodLoss, a), op_inputs, Impl::kReference);
+    ASSERT_TRUE(want.ok()) << what << ": " << want.status().to_string();
+    c.expected_y = (*want)[0];
+    check_gradients(c, what);
+    seed += 10;
+  }
+}
+
 TEST(GradGraph, SmallMlpEndToEnd) {
   // Gemm -> Tanh -> MatMul -> LogSoftmax: gradients flow through a chain and
   // every weight of it is checked at once (Tanh: no kink for FD to cross).

@@ -175,6 +175,47 @@ TEST(TrainSession, LstmTrainsUnrolledAndEvaluatesWithItsKernel) {
   EXPECT_EQ(correct, n);
 }
 
+// A model that computes its own per-sample NegativeLogLikelihoodLoss (as
+// ONNX's SoftmaxCrossEntropyLoss converts: LogSoftmax, then the NLL op),
+// trained by driving that output to zero with MSE: the NLL op trains as
+// losses.hpp's nll_loss, and evaluate() runs its kernel on the trained weights.
+TEST(TrainSession, ModelWithAnNllOpTrainsThroughIt) {
+  GraphBuilder b;
+  int x = b.add_input("x", DType::F32, {-1, 4});
+  int target = b.add_input("target", DType::I64, {-1});
+  int w = b.add_constant("fc.weight", random_tensor(DType::F32, {4, 3}, 1, -0.5, 0.5));
+  int bias = b.add_constant("fc.bias", Tensor::zeros(DType::F32, {3}));
+  int logits = b.add_op(fb::OpType::Gemm, {x, w, bias}, fb::GemmAttrsT{})[0];
+  fb::AxisAttrsT classes;
+  classes.axis = 1;
+  int log_probs = b.add_op(fb::OpType::LogSoftmax, {logits}, classes)[0];
+  fb::LossAttrsT per_sample;
+  per_sample.reduction = fb::LossReduction::None;
+  b.mark_output(b.add_op(fb::OpType::NegativeLogLikelihoodLoss, {log_probs, target}, per_sample)[0], "nll");
+  Tensor xs, labels;
+  blobs(24, 3, xs, labels);
+  TrainingOptions o;
+  o.loss = LossKind::kMse;
+  o.optimizer.kind = OptimizerKind::kAdamW;
+  o.optimizer.learning_rate = 0.05f;
+  auto t = trainer(load(b, "nll.mote"), o);
+  ASSERT_TRUE(t);
+  const Tensor zeros = Tensor::zeros(DType::F32, {24});
+  auto step = [&] {
+    auto l = t->train_step({xs, labels}, zeros);
+    EXPECT_TRUE(l.ok()) << l.status().to_string();
+    return l.ok() ? *l : NAN;
+  };
+  const float first = step();
+  float last = first;
+  for (int i = 0; i < 60; ++i) last = step();
+  EXPECT_LT(last, 0.1f * first) << first << " -> " << last;
+  // The op's own kernel on the trained weights: every sample's NLL small.
+  auto out = t->evaluate({xs, labels});
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  for (int i = 0; i < 24; ++i) EXPECT_LT((*out)[0].data<float>()[i], 0.5f) << "sample " << i;
+}
+
 // Trains a model with fused ops and the same model with them split, in
 // lockstep: the losses must agree at every step.
 void expect_same_losses(std::shared_ptr<const Model> fused_model, std::shared_ptr<const Model> split_model,
