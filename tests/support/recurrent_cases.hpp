@@ -40,6 +40,10 @@ inline Inputs recurrent_inputs(const RecurrentCase& c, uint32_t seed) {
   return in;
 }
 
+// Y, Y_h and, for LSTM, Y_c.
+inline int recurrent_outputs(fb::OpType type) { return type == fb::OpType::LSTM ? 3 : 2; }
+
+// The op with every output it can have (indices only matter to a session).
 inline fb::OpT recurrent_op(const RecurrentCase& c) {
   fb::RecurrentAttrsT a;
   a.hidden_size = c.hidden;
@@ -47,7 +51,9 @@ inline fb::OpT recurrent_op(const RecurrentCase& c) {
   a.layout = c.layout;
   a.linear_before_reset = c.linear_before_reset;
   a.input_forget = c.input_forget;
-  return make_op(c.type, a);
+  fb::OpT op = make_op(c.type, a);
+  for (int k = 0; k < recurrent_outputs(c.type); ++k) op.outputs.push_back(100 + k);
+  return op;
 }
 
 }  // namespace mote::test

@@ -22,7 +22,9 @@
 namespace mote::vk {
 namespace {
 
-std::array<uint32_t, kMaxBatchDims> strides(int64_t batch, int64_t kv_head, int64_t group) {
+// One value per batch dimension of the products, [batch, kv head, group]
+// (the sizes, or an operand's strides along them; q head = kv head * group + g).
+std::array<uint32_t, kMaxBatchDims> per_batch_dim(int64_t batch, int64_t kv_head, int64_t group) {
   return {static_cast<uint32_t>(batch), static_cast<uint32_t>(kv_head), static_cast<uint32_t>(group)};
 }
 
@@ -57,9 +59,9 @@ Status plan_attention(PlanContext& ctx) {
   s.m = q, s.n = kv, s.k = d;
   s.a_sm = d, s.a_sk = 1;  // Q's rows
   s.b_sk = 1, s.b_sn = d;  // K's rows as columns: K^T without a copy
-  s.batch_dims = strides(g.batch, g.kv_heads, group);
-  s.a_batch_stride = strides(g.q_heads * q * d, group * q * d, q * d);
-  s.b_batch_stride = strides(g.kv_heads * kv * d, kv * d, 0);
+  s.batch_dims = per_batch_dim(g.batch, g.kv_heads, group);
+  s.a_batch_stride = per_batch_dim(g.q_heads * q * d, group * q * d, q * d);
+  s.b_batch_stride = per_batch_dim(g.kv_heads * kv * d, kv * d, 0);
   s.batch = g.batch * g.q_heads;
   s.alpha = a.scale != 0.0f ? a.scale : 1.0f / std::sqrt(static_cast<float>(d));
   if (ctx.has_input(3)) {
@@ -87,8 +89,8 @@ Status plan_attention(PlanContext& ctx) {
   o.a_sm = kv, o.a_sk = 1;
   o.b_sk = dv, o.b_sn = 1;
   o.batch_dims = s.batch_dims;
-  o.a_batch_stride = strides(g.q_heads * q * kv, group * q * kv, q * kv);
-  o.b_batch_stride = strides(g.kv_heads * kv * dv, kv * dv, 0);
+  o.a_batch_stride = per_batch_dim(g.q_heads * q * kv, group * q * kv, q * kv);
+  o.b_batch_stride = per_batch_dim(g.kv_heads * kv * dv, kv * dv, 0);
   o.batch = s.batch;
   o.a = probs, o.b = ctx.input(2);
   return dispatch_matmul(ctx, o);
