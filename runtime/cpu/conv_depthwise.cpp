@@ -2,18 +2,36 @@
 // Highway's foreach_target.h; the HWY_ONCE section picks one at run time.
 //
 // Row path: the input plane is copied once into a zero-padded buffer, so the
-// main loop is plain vector loads (de-interleaving ones for stride 2) with no
-// bounds checks, computing tiles of eight output vectors: 2 rows x 4 vectors
-// on wide planes, down to 8 rows x 1 vector on narrow ones. (Tiles of four
-// vectors along one row left a 14-wide plane one dependent chain of
-// multiply-adds: MobileNetV2's 14x14 layers 0.151 -> 0.091 ms at 1 thread.)
-// Aligned per-tap row copies measured no faster on AVX-512.
+// main loop is plain vector loads with no bounds checks, computing tiles of
+// eight output vectors: 2 rows x 4 vectors on wide planes, down to 8 rows x 1
+// vector on narrow ones. (Tiles of four vectors along one row left a 14-wide
+// plane one dependent chain of multiply-adds: MobileNetV2's 14x14 layers
+// 0.151 -> 0.091 ms at 1 thread.) Aligned per-tap row copies measured no
+// faster on AVX-512. 3x3 kernels take FixedPlane, whose tiles
+// load each input row once for all the output rows that read it.
+//
+// With a width stride of 2 each padded row is stored split by parity, its
+// even columns and then its odd ones, so that a tap reads consecutive floats
+// too instead of de-interleaving two vectors per multiply-add.
+//
+// Measured together (FixedPlane, the split rows, vector row copies),
+// MobileNetV2 at 1 thread, per-op times, best of 6 alternating runs: its
+// 3x3 stride-1 layers 2.03 -> 1.80 ms, stride-2 ones 0.97 -> 0.87 ms.
+//
+// Scalable vector targets (SVE, RVV) are not compiled: FixedTile keeps its
+// accumulators in arrays of vectors, which sizeless types do not allow. The
+// NEON code serves those CPUs.
+#ifndef HWY_DISABLED_TARGETS
+#define HWY_DISABLED_TARGETS (HWY_SSSE3 | HWY_SSE4 | HWY_SVE | HWY_SVE2 | HWY_SVE_256 | HWY_SVE2_128 | HWY_RVV)
+#endif
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "runtime/cpu/conv_depthwise.cpp"
 #include "hwy/foreach_target.h"  // must come before highway.h
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
+#include <utility>
 
 #include "hwy/highway.h"
 #include "runtime/cpu/conv_depthwise.hpp"
@@ -23,18 +41,21 @@ namespace mote::cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+#if HWY_HAVE_SCALABLE
+#error "conv_depthwise.cpp needs fixed-size vectors: disable scalable targets"
+#endif
+
 using D = hn::ScalableTag<float>;
 using V = hn::Vec<D>;
 
-// Input values at columns c, c + kStride, ... for consecutive output columns.
+// Offset in a padded row of the input column c: rows split by parity
+// (kStride 2) keep the odd columns `odd_half` floats after the even ones.
 template <int kStride>
-HWY_INLINE V LoadColumns(D d, const float* HWY_RESTRICT p) {
+HWY_INLINE int64_t ColumnOffset(int64_t c, int64_t odd_half) {
   if constexpr (kStride == 1) {
-    return hn::LoadU(d, p);
+    return c;
   } else {
-    V even, odd;
-    hn::LoadInterleaved2(d, p, even, odd);
-    return even;
+    return (c & 1) * odd_half + (c >> 1);
   }
 }
 
@@ -62,30 +83,29 @@ HWY_INLINE void StoreClamped(D d, V acc, V lo, V hi, float* HWY_RESTRICT out, in
 }
 
 // Computes a tile of kRows output rows x kCols vectors whose top-left input
-// is `base` (in the padded plane), clamps it and stores the first `valid`
-// outputs of each row at out, out + out_w, ... Accumulator i holds row
+// is `base` (in the padded plane, whose rows are `padded_w` floats apart and
+// split by parity at `odd_half` for kStride 2), clamps it and stores the first
+// `valid` outputs of each row at out, out + out_w, ... Accumulator i holds row
 // i / kCols, vector i % kCols. Each weight is broadcast once per tile. The
-// accumulators are named variables, not an array: scalable vectors (SVE)
-// cannot be array elements, and unused ones cost nothing.
+// accumulators are named variables, unused ones costing nothing.
 template <int kStride, int kRows, int kCols>
-HWY_INLINE void Tile(D d, const DepthwiseShape& s, const float* HWY_RESTRICT base, int64_t padded_w,
+HWY_INLINE void Tile(D d, const DepthwiseShape& s, const float* HWY_RESTRICT base, int64_t padded_w, int64_t odd_half,
                      const float* HWY_RESTRICT w, float bias, float* HWY_RESTRICT out, int64_t valid) {
   constexpr int kCount = kRows * kCols;
   static_assert(kCols >= 1 && kCols <= kMaxColumns && kRows >= 1 && kCount <= kMaxAccumulators);
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  const int64_t step = lanes * kStride;
   const int64_t row_step = s.stride_h * padded_w;
   V acc0 = hn::Set(d, bias), acc1 = acc0, acc2 = acc0, acc3 = acc0, acc4 = acc0, acc5 = acc0, acc6 = acc0,
     acc7 = acc0;
-#define MOTE_DEPTHWISE_FMA(i)                                                                                   \
-  if constexpr (i < kCount) {                                                                                  \
-    acc##i = hn::MulAdd(LoadColumns<kStride>(d, p + (i / kCols) * row_step + (i % kCols) * step), wv, acc##i); \
+#define MOTE_DEPTHWISE_FMA(i)                                                                        \
+  if constexpr (i < kCount) {                                                                        \
+    acc##i = hn::MulAdd(hn::LoadU(d, p + (i / kCols) * row_step + (i % kCols) * lanes), wv, acc##i); \
   }
   for (int64_t kh = 0; kh < s.kernel_h; ++kh) {
     const float* row = base + kh * s.dilation_h * padded_w;
     for (int64_t kw = 0; kw < s.kernel_w; ++kw) {
       const V wv = hn::Set(d, w[kh * s.kernel_w + kw]);
-      const float* p = row + kw * s.dilation_w;
+      const float* p = row + ColumnOffset<kStride>(kw * s.dilation_w, odd_half);
       MOTE_FOR_EACH_ACCUMULATOR(MOTE_DEPTHWISE_FMA)
     }
   }
@@ -101,23 +121,23 @@ HWY_INLINE void Tile(D d, const DepthwiseShape& s, const float* HWY_RESTRICT bas
 // kRows output rows starting at `oh`, in tiles of up to kColumns vectors
 // along the row; the last tile of a row takes what is left.
 template <int kStride, int kRows, int kColumns>
-HWY_INLINE void Rows(D d, const DepthwiseShape& s, const float* padded, int64_t padded_w, const float* w, float bias,
-                     float* y, int64_t oh) {
+HWY_INLINE void Rows(D d, const DepthwiseShape& s, const float* padded, int64_t padded_w, int64_t odd_half,
+                     const float* w, float bias, float* y, int64_t oh) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const float* base = padded + oh * s.stride_h * padded_w;
   float* out = y + oh * s.out_w;
   for (int64_t ow = 0; ow < s.out_w; ow += kColumns * lanes) {
     const int64_t valid = std::min<int64_t>(kColumns * lanes, s.out_w - ow);
-    const float* in = base + ow * kStride;
+    const float* in = base + ow;  // output column ow reads from input column ow * kStride
     const int64_t vectors = (valid + lanes - 1) / lanes;
     if (vectors >= kColumns) {
-      Tile<kStride, kRows, kColumns>(d, s, in, padded_w, w, bias, out + ow, valid);
+      Tile<kStride, kRows, kColumns>(d, s, in, padded_w, odd_half, w, bias, out + ow, valid);
     } else if (vectors == 3) {
-      Tile<kStride, kRows, (kColumns > 3 ? 3 : kColumns)>(d, s, in, padded_w, w, bias, out + ow, valid);
+      Tile<kStride, kRows, (kColumns > 3 ? 3 : kColumns)>(d, s, in, padded_w, odd_half, w, bias, out + ow, valid);
     } else if (vectors == 2) {
-      Tile<kStride, kRows, (kColumns > 2 ? 2 : kColumns)>(d, s, in, padded_w, w, bias, out + ow, valid);
+      Tile<kStride, kRows, (kColumns > 2 ? 2 : kColumns)>(d, s, in, padded_w, odd_half, w, bias, out + ow, valid);
     } else {
-      Tile<kStride, kRows, 1>(d, s, in, padded_w, w, bias, out + ow, valid);
+      Tile<kStride, kRows, 1>(d, s, in, padded_w, odd_half, w, bias, out + ow, valid);
     }
   }
 }
@@ -126,22 +146,192 @@ HWY_INLINE void Rows(D d, const DepthwiseShape& s, const float* padded, int64_t 
 // take 2 rows x 4 vectors per tile, a one-vector row 8 rows x 1 (with one
 // row per tile, a 14-wide plane ran one dependent chain of multiply-adds).
 template <int kStride, int kColumns>
-void PlaneRows(const DepthwiseShape& s, const float* padded, int64_t padded_w, const float* w, float bias, float* y) {
+void PlaneRows(const DepthwiseShape& s, const float* padded, int64_t padded_w, int64_t odd_half, const float* w,
+               float bias, float* y) {
   const D d;
   constexpr int kRows = kMaxAccumulators / kColumns;
   int64_t oh = 0;
-  for (; oh + kRows <= s.out_h; oh += kRows) Rows<kStride, kRows, kColumns>(d, s, padded, padded_w, w, bias, y, oh);
-  for (; oh < s.out_h; ++oh) Rows<kStride, 1, kColumns>(d, s, padded, padded_w, w, bias, y, oh);
+  for (; oh + kRows <= s.out_h; oh += kRows)
+    Rows<kStride, kRows, kColumns>(d, s, padded, padded_w, odd_half, w, bias, y, oh);
+  for (; oh < s.out_h; ++oh) Rows<kStride, 1, kColumns>(d, s, padded, padded_w, odd_half, w, bias, y, oh);
 }
 
 template <int kStride>
-void Plane(const DepthwiseShape& s, const float* padded, int64_t padded_w, const float* HWY_RESTRICT w, float bias,
-           float* HWY_RESTRICT y) {
+void Plane(const DepthwiseShape& s, const float* padded, int64_t padded_w, int64_t odd_half,
+           const float* HWY_RESTRICT w, float bias, float* HWY_RESTRICT y) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(D()));
   switch (std::min<int64_t>((s.out_w + lanes - 1) / lanes, kMaxColumns)) {
-    case 1: PlaneRows<kStride, 1>(s, padded, padded_w, w, bias, y); break;
-    case 2: PlaneRows<kStride, 2>(s, padded, padded_w, w, bias, y); break;
-    default: PlaneRows<kStride, kMaxColumns>(s, padded, padded_w, w, bias, y); break;
+    case 1: PlaneRows<kStride, 1>(s, padded, padded_w, odd_half, w, bias, y); break;
+    case 2: PlaneRows<kStride, 2>(s, padded, padded_w, odd_half, w, bias, y); break;
+    default: PlaneRows<kStride, kMaxColumns>(s, padded, padded_w, odd_half, w, bias, y); break;
+  }
+}
+
+// kK x kK kernels, undilated, with equal strides: the taps are
+// known at compile time, so a tile loads each input row it needs once and
+// feeds it to every output row of the tile that reads it (with 4 output rows
+// and a 3x3 kernel, 6 row loads instead of 12), and the weights are broadcast
+// once per plane, not once per tile. The generic Tile above issues one
+// unaligned load per multiply-add, which left the load ports, not the FMA
+// units, the limit.
+template <class F, size_t... kI>
+HWY_INLINE void UnrollSequence(F&& f, std::index_sequence<kI...>) {
+  (f(std::integral_constant<int, static_cast<int>(kI)>{}), ...);
+}
+// Calls f(std::integral_constant<int, i>) for i in [0, kCount).
+template <int kCount, class F>
+HWY_INLINE void Unroll(F&& f) {
+  UnrollSequence(f, std::make_index_sequence<kCount>{});
+}
+
+// kRows output rows x kCols vectors from the padded input at `base`, whose
+// rows are `padded_w` apart; `weights` holds the kK x kK taps broadcast.
+template <int kStride, int kK, int kRows, int kCols>
+HWY_INLINE void FixedTile(D d, const float* HWY_RESTRICT base, int64_t padded_w, int64_t odd_half,
+                          const V* HWY_RESTRICT weights, V bias, V lo, V hi, float* HWY_RESTRICT out, int64_t out_w,
+                          int64_t valid) {
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  V acc[kRows * kCols];
+  for (V& a : acc) a = bias;
+  Unroll<(kRows - 1) * kStride + kK>([&](auto in_row) HWY_ATTR {
+    const float* row = base + in_row() * padded_w;
+    Unroll<kK>([&](auto kw) HWY_ATTR {
+      const float* p = row + ColumnOffset<kStride>(kw(), odd_half);
+      V x[kCols];
+      Unroll<kCols>([&](auto c) HWY_ATTR { x[c()] = hn::LoadU(d, p + c() * lanes); });
+      Unroll<kRows>([&](auto r) HWY_ATTR {
+        constexpr int kh = decltype(in_row)::value - decltype(r)::value * kStride;
+        if constexpr (kh >= 0 && kh < kK) {
+          const V w = weights[kh * kK + kw()];
+          Unroll<kCols>([&](auto c)
+                            HWY_ATTR { acc[r() * kCols + c()] = hn::MulAdd(x[c()], w, acc[r() * kCols + c()]); });
+        }
+      });
+    });
+  });
+  Unroll<kRows * kCols>([&](auto i) HWY_ATTR {
+    StoreClamped(d, acc[i()], lo, hi, out + i() / kCols * out_w, i() % kCols * lanes, valid);
+  });
+}
+
+// kRows output rows from `oh` on, kCols vectors at a time; a last partial
+// group of vectors takes one at a time.
+template <int kStride, int kK, int kRows, int kCols>
+HWY_INLINE void FixedRows(D d, const DepthwiseShape& s, const float* padded, int64_t padded_w, int64_t odd_half,
+                          const V* weights, V bias, V lo, V hi, float* y, int64_t oh) {
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const float* base = padded + oh * kStride * padded_w;
+  float* out = y + oh * s.out_w;
+  int64_t ow = 0;
+  for (; ow + (kCols - 1) * lanes < s.out_w; ow += kCols * lanes) {
+    FixedTile<kStride, kK, kRows, kCols>(d, base + ow, padded_w, odd_half, weights, bias, lo, hi, out + ow, s.out_w,
+                                         std::min<int64_t>(kCols * lanes, s.out_w - ow));
+  }
+  for (; ow < s.out_w; ow += lanes) {
+    FixedTile<kStride, kK, kRows, 1>(d, base + ow, padded_w, odd_half, weights, bias, lo, hi, out + ow, s.out_w,
+                                     std::min<int64_t>(lanes, s.out_w - ow));
+  }
+}
+
+// The plane in tiles of 8 accumulators: 4 rows x 2 vectors, or 8 rows x 1
+// where a row is one vector wide.
+// Flattened: the unrolling lambdas must be inlined for the accumulators to
+// stay in registers.
+template <int kStride, int kK>
+HWY_FLATTEN void FixedPlane(const DepthwiseShape& s, const float* padded, int64_t padded_w, int64_t odd_half,
+                            const float* HWY_RESTRICT w, float bias, float* HWY_RESTRICT y) {
+  const D d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  V weights[kK * kK];
+  for (int i = 0; i < kK * kK; ++i) weights[i] = hn::Set(d, w[i]);
+  const V b = hn::Set(d, bias), lo = hn::Set(d, s.clamp_min), hi = hn::Set(d, s.clamp_max);
+  int64_t oh = 0;
+  if (s.out_w > lanes) {
+    for (; oh + 4 <= s.out_h; oh += 4)
+      FixedRows<kStride, kK, 4, 2>(d, s, padded, padded_w, odd_half, weights, b, lo, hi, y, oh);
+  } else {
+    for (; oh + 8 <= s.out_h; oh += 8)
+      FixedRows<kStride, kK, 8, 1>(d, s, padded, padded_w, odd_half, weights, b, lo, hi, y, oh);
+  }
+  for (; oh < s.out_h; ++oh)
+    FixedRows<kStride, kK, 1, 2>(d, s, padded, padded_w, odd_half, weights, b, lo, hi, y, oh);
+}
+
+// Whether FixedPlane takes this shape: 3x3 only. 5x5 ran no faster in
+// EfficientNet-B0 (1.94 -> 1.91 ms over its stride-1 layers) and doubled
+// this file's compile time.
+bool TakesFixedPlane(const DepthwiseShape& s) {
+  return s.kernel_h == 3 && s.kernel_w == 3 && s.dilation_h == 1 && s.dilation_w == 1 && s.stride_h == s.stride_w;
+}
+
+// Input rows are copied with vector loads and stores, not memcpy and
+// memset: three library calls per row cost as much as a 3x3 convolution of
+// the row on 56x56 planes.
+
+// Zeroes p[0, n) in whole vectors (n rounded up).
+HWY_INLINE void ZeroVectors(D d, float* HWY_RESTRICT p, int64_t n) {
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  for (int64_t i = 0; i < n; i += lanes) hn::StoreU(hn::Zero(d), d, p + i);
+}
+
+// src[0, count) for count <= lanes as one vector, zeros after. Where masked
+// loads read only their lanes (AVX-512: they cannot fault) they read the
+// row's end; elsewhere it goes through a buffer (which costs a stall: the
+// load waits for the copy's stores). The scalar target's masked load reads
+// its one lane whatever the mask (ASan caught it).
+HWY_INLINE V LoadFirst(D d, const float* HWY_RESTRICT src, int64_t count) {
+#if HWY_MEM_OPS_MIGHT_FAULT || HWY_TARGET == HWY_SCALAR
+  HWY_ALIGN float buffer[hn::MaxLanes(d)] = {};
+  std::copy(src, src + count, buffer);
+  return hn::Load(d, buffer);
+#else
+  return hn::MaskedLoad(hn::FirstN(d, static_cast<size_t>(count)), d, src);
+#endif
+}
+
+// Writes input row `src` at `dst` (pad_left floats into a padded row of
+// `padded_w`, a whole number of vectors) with zeros around it.
+void PadRow(D d, const float* HWY_RESTRICT src, int64_t in_w, int64_t pad_left, int64_t padded_w,
+            float* HWY_RESTRICT dst) {
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  ZeroVectors(d, dst, pad_left);
+  float* data = dst + pad_left;
+  int64_t c = 0;
+  for (; c + lanes <= in_w; c += lanes) hn::StoreU(hn::LoadU(d, src + c), d, data + c);
+  if (c < in_w) {
+    hn::StoreU(LoadFirst(d, src + c, in_w - c), d, data + c);
+    c += lanes;
+  }
+  ZeroVectors(d, data + c, padded_w - pad_left - c);
+}
+
+// Writes input row `src` into a padded row split by parity: padded column
+// j = pad_left + c goes to (j & 1) * odd_half + j / 2 (odd_half a whole
+// number of vectors). Straight from the input: assembling the padded row
+// first and splitting that cost more than the convolution on 28x28 planes.
+void SplitRow(D d, const float* HWY_RESTRICT src, int64_t in_w, int64_t pad_left, int64_t odd_half,
+              float* HWY_RESTRICT dst) {
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  ZeroVectors(d, dst, 2 * odd_half);
+  // Even input columns land in the half of pad_left's parity, odd ones in the
+  // other.
+  const int64_t first = pad_left / 2;
+  float* even_cols = dst + (pad_left & 1) * odd_half + first;
+  float* odd_cols = dst + (1 - (pad_left & 1)) * odd_half + first + (pad_left & 1);
+  for (int64_t c = 0; c < in_w; c += 2 * lanes) {
+    // The last columns as whole vectors still, zeros past the row landing on
+    // the right margin (odd_half leaves room for them).
+    const int64_t rest = in_w - c;
+    const V low = rest >= lanes ? hn::LoadU(d, src + c) : LoadFirst(d, src + c, rest);
+    const V high = rest >= 2 * lanes ? hn::LoadU(d, src + c + lanes)
+                                     : LoadFirst(d, src + c + lanes, std::max<int64_t>(rest - lanes, 0));
+#if HWY_TARGET == HWY_SCALAR
+    hn::StoreU(low, d, even_cols + c / 2);
+    hn::StoreU(high, d, odd_cols + c / 2);
+#else
+    hn::StoreU(hn::ConcatEven(d, high, low), d, even_cols + c / 2);
+    hn::StoreU(hn::ConcatOdd(d, high, low), d, odd_cols + c / 2);
+#endif
   }
 }
 
@@ -151,27 +341,39 @@ void DepthwisePlane(const DepthwiseShape& s, const float* x, const float* w, flo
                     std::vector<float>& scratch) {
   const D d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  const int64_t out_w_vectors = (s.out_w + lanes - 1) / lanes * lanes;
-  const int64_t padded_w =
-      std::max(s.pad_left + s.in_w, out_w_vectors * s.stride_w + (s.kernel_w - 1) * s.dilation_w);
+  auto whole_vectors = [lanes](int64_t n) { return (n + lanes - 1) / lanes * lanes; };
+  const int64_t out_w_vectors = whole_vectors(s.out_w);
+  const int64_t reach_w = (s.kernel_w - 1) * s.dilation_w;  // input columns a row of taps spans, less one
   const int64_t padded_h =
       std::max(s.pad_top + s.in_h, (s.out_h - 1) * s.stride_h + (s.kernel_h - 1) * s.dilation_h + 1);
+  // Rows hold what the last vector of taps reads and the whole vectors
+  // PadRow and SplitRow store; with stride 2, each half of a row does.
+  const int64_t odd_half = s.stride_w == 1
+                               ? 0
+                               : whole_vectors(std::max((s.pad_left + 1) / 2 + whole_vectors((s.in_w + 1) / 2),
+                                                        out_w_vectors + reach_w / 2 + 1));
+  const int64_t padded_w = s.stride_w == 1
+                               ? whole_vectors(std::max(s.pad_left + whole_vectors(s.in_w), out_w_vectors + reach_w))
+                               : 2 * odd_half;
   scratch.resize(static_cast<size_t>(padded_h * padded_w));
   float* padded = scratch.data();
   // Whole rows of padding, then input rows with their left and right margins.
   std::fill(padded, padded + s.pad_top * padded_w, 0.0f);
   for (int64_t r = 0; r < s.in_h; ++r) {
     float* row = padded + (s.pad_top + r) * padded_w;
-    std::fill(row, row + s.pad_left, 0.0f);
-    std::memcpy(row + s.pad_left, x + r * s.in_w, static_cast<size_t>(s.in_w) * sizeof(float));
-    std::fill(row + s.pad_left + s.in_w, row + padded_w, 0.0f);
+    if (s.stride_w == 1) {
+      PadRow(d, x + r * s.in_w, s.in_w, s.pad_left, padded_w, row);
+    } else {
+      SplitRow(d, x + r * s.in_w, s.in_w, s.pad_left, odd_half, row);
+    }
   }
   std::fill(padded + (s.pad_top + s.in_h) * padded_w, padded + padded_h * padded_w, 0.0f);
 
+  const bool fixed = TakesFixedPlane(s);
   if (s.stride_w == 1) {
-    Plane<1>(s, padded, padded_w, w, bias, y);
+    (fixed ? FixedPlane<1, 3> : Plane<1>)(s, padded, padded_w, odd_half, w, bias, y);
   } else {
-    Plane<2>(s, padded, padded_w, w, bias, y);
+    (fixed ? FixedPlane<2, 3> : Plane<2>)(s, padded, padded_w, odd_half, w, bias, y);
   }
 }
 
@@ -218,8 +420,9 @@ HWY_INLINE void BlockedTile(D d, const DepthwiseShape& s, const float* HWY_RESTR
 #undef MOTE_DEPTHWISE_STORE
 }
 
-void DepthwiseChannelBlock(const DepthwiseShape& s, const float* x, int64_t in_plane, int64_t channels, const float* w,
-                           const float* bias, float* y, int64_t out_plane, std::vector<float>& scratch) {
+void DepthwiseChannelBlock(const DepthwiseShape& s, const float* x, int64_t in_plane, int64_t channels,
+                           const float* w, const float* bias, float* y, int64_t out_plane,
+                           std::vector<float>& scratch) {
   const D d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const int64_t taps = s.kernel_h * s.kernel_w;
@@ -304,7 +507,8 @@ bool prefers_channel_blocks(const DepthwiseShape& s) { return s.out_w * 2 <= dep
 void depthwise_channel_block(const DepthwiseShape& s, const float* x, int64_t in_plane, int64_t channels,
                              const float* w, const float* bias, float* y, int64_t out_plane,
                              std::vector<float>& scratch) {
-  HWY_DYNAMIC_DISPATCH(DepthwiseChannelBlock)(s, x, in_plane, channels, w, bias, y, out_plane, scratch);
+  HWY_DYNAMIC_DISPATCH(DepthwiseChannelBlock)
+  (s, x, in_plane, channels, w, bias, y, out_plane, scratch);
 }
 
 }  // namespace mote::cpu

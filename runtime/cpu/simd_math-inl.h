@@ -73,19 +73,23 @@ HWY_INLINE hn::Vec<D> Cos(D d, hn::Vec<D> x) {
   return MapLanes(d, x, [](auto v) { return std::cos(v); });
 }
 
-// e^y for y <= 0 (NaN lanes give garbage: callers mask them), in about half
-// the instructions of hn::Exp, which also handles positive and huge inputs:
-// y = n ln2 + r with |r| <= ln2 / 2 (Cody-Waite, ln2 in two parts),
+// e^y with y clamped to [-87, 88] (NaN lanes give garbage on x86, whose
+// min/max drop a NaN: callers mask them or let a NaN operand carry through),
+// in about half the instructions of hn::Exp, which also handles the whole
+// range: y = n ln2 + r with |r| <= ln2 / 2 (Cody-Waite, ln2 in two parts),
 // e^r by its Taylor polynomial of degree 7 (remainder below 7e-9 relative),
-// 2^n put into the exponent bits. From about -87.7 down, n is -127 and the
-// result is 0 (2^-127 would be subnormal, flushed in sessions anyway).
+// 2^n put into the exponent bits. n is rounded by adding 1.5 * 2^23, which
+// leaves it in the sum's low bits: a round and a conversion fewer, which made
+// SiLU 1.2x faster (in L1, AVX-512). The clamp keeps 2^n a normal float.
 template <class D>
-HWY_INLINE hn::Vec<D> ExpNonPositive(D d, hn::Vec<D> y) {
+HWY_INLINE hn::Vec<D> ExpClamped(D d, hn::Vec<D> y) {
   using V = hn::Vec<D>;
   const hn::RebindToSigned<D> di;
-  y = hn::Max(y, hn::Set(d, -88.0f));
-  const V n = hn::Round(hn::Mul(y, hn::Set(d, 1.44269504088896341f)));
-  V r = hn::MulAdd(n, hn::Set(d, -0.693145751953125f), y);  // ln2, high bits (exact product)
+  y = hn::Min(hn::Max(y, hn::Set(d, -87.0f)), hn::Set(d, 88.0f));
+  const V magic = hn::Set(d, 12582912.0f);  // 1.5 * 2^23
+  const V shifted = hn::MulAdd(y, hn::Set(d, 1.44269504088896341f), magic);
+  const V n = hn::Sub(shifted, magic);
+  V r = hn::MulAdd(n, hn::Set(d, -0.693145751953125f), y);        // ln2, high bits (exact product)
   r = hn::MulAdd(n, hn::Set(d, -1.428606820309417232e-06f), r);  // ln2, the rest
   V p = hn::Set(d, 1.0f / 5040.0f);
   p = hn::MulAdd(p, r, hn::Set(d, 1.0f / 720.0f));
@@ -95,13 +99,15 @@ HWY_INLINE hn::Vec<D> ExpNonPositive(D d, hn::Vec<D> y) {
   p = hn::MulAdd(p, r, hn::Set(d, 0.5f));
   p = hn::MulAdd(p, r, hn::Set(d, 1.0f));
   p = hn::MulAdd(p, r, hn::Set(d, 1.0f));
-  // n in [-127, 0]: the biased exponent n + 127 is 0 (the value 0) to 127.
-  const auto bits = hn::ShiftLeft<23>(hn::Add(hn::ConvertTo(di, n), hn::Set(di, 127)));
+  // n in [-126, 127]: the biased exponent n + 127 is 1 to 254.
+  const auto n_bits = hn::Sub(hn::BitCast(di, shifted), hn::BitCast(di, magic));
+  const auto bits = hn::ShiftLeft<23>(hn::Add(n_bits, hn::Set(di, 127)));
   return hn::Mul(p, hn::BitCast(d, bits));
 }
 
 // 1 / (1 + e^-x), built from e^-|x| (never overflows) so that it is accurate
-// for large negative x too: there it is e^x / (1 + e^x). Within 2.5 ulp of
+// for large negative x too: there it is e^x / (1 + e^x), down to x = -87
+// where e^x reaches the smallest normal floats. Within 2.5 ulp of
 // the exact value over [-30, 30] (measured against double); 1.3x faster than
 // with hn::Exp, which SiLU-heavy networks (EfficientNet) feel. A reciprocal
 // estimate with a Newton step instead of the division was no faster and
@@ -110,10 +116,23 @@ HWY_INLINE hn::Vec<D> ExpNonPositive(D d, hn::Vec<D> y) {
 template <class D>
 HWY_INLINE hn::Vec<D> Sigmoid(D d, hn::Vec<D> x) {
   const auto one = hn::Set(d, 1.0f);
-  const auto e = ExpNonPositive(d, hn::Neg(hn::Abs(x)));
+  const auto e = ExpClamped(d, hn::Neg(hn::Abs(x)));
   const auto r = hn::Div(one, hn::Add(one, e));
   const auto y = hn::IfThenElse(hn::Ge(x, hn::Zero(d)), r, hn::Mul(e, r));
   return hn::IfThenElse(hn::IsNaN(x), x, y);
+}
+
+// x * sigmoid(x) as x / (1 + e^-x), with no sign split. Where e^-x would
+// overflow (x < -88) the clamped e^88 keeps the quotient tiny, and below
+// x = -100 (true value under 4e-42) it is set to zero, or huge negative x
+// would leave x / e^88 far from it. A NaN x comes through the division.
+// Within 1.8 ulp over [-30, 30] (against double) and 1.5x faster than
+// x * Sigmoid(x) in L1 on AVX-512; EfficientNet-B0 spends a fifth of its
+// time in it.
+template <class D>
+HWY_INLINE hn::Vec<D> SiLU(D d, hn::Vec<D> x) {
+  const hn::Vec<D> quotient = hn::Div(x, hn::Add(hn::Set(d, 1.0f), ExpClamped(d, hn::Neg(x))));
+  return hn::IfThenZeroElse(hn::Lt(x, hn::Set(d, -100.0f)), quotient);
 }
 
 // erf(x) for float lanes, within 2 ulp of the exact value (measured in

@@ -36,7 +36,7 @@ HWY_INLINE V Apply(D d, V x, const UnaryParams& p) {
   if constexpr (kFn == UnaryFn::kRelu) return hn::IfThenZeroElse(hn::Lt(x, zero), x);
   if constexpr (kFn == UnaryFn::kLeakyRelu) return hn::IfThenElse(hn::Lt(x, zero), hn::Mul(x, hn::Set(d, p.alpha)), x);
   if constexpr (kFn == UnaryFn::kSigmoid) return sm::Sigmoid(d, x);
-  if constexpr (kFn == UnaryFn::kSiLU) return hn::Mul(x, sm::Sigmoid(d, x));
+  if constexpr (kFn == UnaryFn::kSiLU) return sm::SiLU(d, x);
   if constexpr (kFn == UnaryFn::kTanh) return hn::Tanh(d, x);
   if constexpr (kFn == UnaryFn::kHardSigmoid || kFn == UnaryFn::kHardSwish) {
     const float alpha = kFn == UnaryFn::kHardSwish ? 1.0f / 6.0f : p.alpha;

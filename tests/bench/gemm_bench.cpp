@@ -75,6 +75,9 @@ void Shapes(benchmark::internal::Benchmark* b) {
     b->Args({256, 196, 2304, threads, kPackedA});  // conv4_x 3x3, 14x14
     b->Args({49, 512, 4608, threads, kPackedB});   // conv5_x 3x3, 7x7, turned (pixels x channels)
     b->Args({1, 1000, 2048, threads, kPackedB});   // FC, batch 1
+    b->Args({1000, 169, 512, threads, kPackedA});  // SqueezeNet 1.1 classifier, 1x1 on 13x13
+    b->Args({49, 320, 1152, threads, kPackedB});   // EfficientNet-B0 1x1 on 7x7, turned
+    b->Args({49, 1280, 320, threads, kPackedB});   // EfficientNet-B0 head 1x1 on 7x7, turned
   }
 }
 

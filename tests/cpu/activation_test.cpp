@@ -2,7 +2,11 @@
 // output rows: in place, against the reference kernels of the standalone ops.
 #include "runtime/cpu/activation.hpp"
 
+#include <cmath>
+#include <vector>
+
 #include "tests/support/op_test_util.hpp"
+#include "tests/support/simd_targets.hpp"
 
 namespace mote::test {
 namespace {
@@ -54,6 +58,35 @@ TEST(FusedActivation, MatchesStandaloneOpsInPlace) {
       expect_tensors_near(data, reference_activation(act, x), 1e-5, 1e-6);
     }
   }
+}
+
+// SiLU is x / (1 + e^-x) with e^-x clamped to e^88 (simd_math-inl.h), and
+// Sigmoid's e^-|x| stops at e^-87: far from zero both must still be right to
+// within a float's smallest normal values, and NaN must come through, on
+// every SIMD target. The reference is computed here in double.
+TEST(FusedActivation, SiluAndSigmoidHoldFarFromZero) {
+  const std::vector<float> x = {-1e30f, -1000.0f, -100.0f, -88.5f, -87.0f, -50.0f, -20.0f, -1e-3f, -1e-30f, 0.0f,
+                                1e-30f, 1e-3f,    20.0f,   50.0f,  87.0f,  88.5f,  100.0f, 1e30f,  INFINITY};
+  for_each_simd_target([&] {
+    for (fb::ActivationKind kind : {fb::ActivationKind::SiLU, fb::ActivationKind::Sigmoid}) {
+      SCOPED_TRACE(fb::EnumNameActivationKind(kind));
+      fb::FusedActivationT act;
+      act.kind = kind;
+      std::vector<float> y = x;
+      y.push_back(NAN);
+      cpu::apply_fused_activation(&act, y.data(), static_cast<int64_t>(y.size()));
+      for (size_t i = 0; i < x.size(); ++i) {
+        const double v = x[i], sigmoid = 1.0 / (1.0 + std::exp(-v));
+        const double expected = kind == fb::ActivationKind::SiLU ? (std::isinf(v) ? v : v * sigmoid) : sigmoid;
+        if (std::isinf(expected)) {
+          EXPECT_EQ(y[i], expected);
+        } else {
+          EXPECT_NEAR(y[i], expected, 1e-6 * std::fabs(expected) + 1e-36) << "x = " << x[i];
+        }
+      }
+      EXPECT_TRUE(std::isnan(y.back()));
+    }
+  });
 }
 
 TEST(FusedActivation, NullIsANoOp) {

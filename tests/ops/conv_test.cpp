@@ -6,6 +6,7 @@
 #include "tests/ops/fused_activation_util.hpp"
 #include "tests/support/op_attrs.hpp"
 #include "tests/support/op_test_util.hpp"
+#include "tests/support/simd_targets.hpp"
 
 namespace mote::test {
 namespace {
@@ -90,42 +91,49 @@ TEST(ConvOps, ThreeDimensionalCpuMatchesReference) {
 }
 
 TEST(ConvOps, DepthwiseCpuMatchesReference) {
-  int checked = 0;
-  for (int64_t k : {3, 5}) {
-    for (int64_t stride : {1, 2}) {
-      for (int64_t dilation : {1, 2}) {
-        for (int64_t h : {1, 3, 13}) {
-          for (int64_t w : {1, 3, 13, 40, 127}) {
-            const int64_t p = k / 2 * dilation;
-            fb::ConvAttrsT a = conv_attrs({stride, stride}, {p, p, p, p}, {dilation, dilation}, 5);
-            checked += check_conv({2, 5, h, w}, {5, 1, k, k}, (h + w) % 2 == 1, a, nullptr,
-                                  static_cast<uint32_t>(k * 1000 + h * 10 + w));
-            // Asymmetric padding, different strides per dimension.
-            fb::ConvAttrsT b = conv_attrs({3, stride}, {0, p, p + 1, 0}, {1, dilation}, 5);
-            checked += check_conv({1, 5, h, w}, {5, 1, k, k}, true, b);
+  // Every SIMD target: the row path's last partial vectors load differently
+  // where masked loads may fault (AVX2, NEON) and where they may not (AVX-512).
+  for_each_simd_target([] {
+    int checked = 0;
+    for (int64_t k : {3, 5}) {
+      for (int64_t stride : {1, 2}) {
+        for (int64_t dilation : {1, 2}) {
+          for (int64_t h : {1, 3, 13}) {
+            for (int64_t w : {1, 3, 13, 40, 127}) {
+              const int64_t p = k / 2 * dilation;
+              fb::ConvAttrsT a = conv_attrs({stride, stride}, {p, p, p, p}, {dilation, dilation}, 5);
+              checked += check_conv({2, 5, h, w}, {5, 1, k, k}, (h + w) % 2 == 1, a, nullptr,
+                                    static_cast<uint32_t>(k * 1000 + h * 10 + w));
+              // Asymmetric padding, different strides per dimension.
+              fb::ConvAttrsT b = conv_attrs({3, stride}, {0, p, p + 1, 0}, {1, dilation}, 5);
+              checked += check_conv({1, 5, h, w}, {5, 1, k, k}, true, b);
+              // Asymmetric padding, equal strides (3x3 takes FixedPlane).
+              fb::ConvAttrsT c = conv_attrs({stride, stride}, {p + 1, p, p, p}, {dilation, dilation}, 5);
+              checked += check_conv({1, 5, h, w}, {5, 1, k, k}, false, c);
+            }
           }
         }
       }
     }
-  }
-  EXPECT_GT(checked, 150);
-  // Narrow planes go through channel blocks (runtime/cpu/conv_depthwise.cpp):
-  // several blocks and a partial last one, batches, both strides, 5x5,
-  // dilation, padding on one side only.
-  for (int64_t channels : {16, 37}) {
-    for (int64_t size : {7, 14, 15}) {
-      EXPECT_TRUE(check_conv({2, channels, size, size}, {channels, 1, 3, 3}, true,
-                             conv_attrs({1, 1}, {1, 1, 1, 1}, {}, channels)));
-      EXPECT_TRUE(check_conv({1, channels, size, size + 3}, {channels, 1, 5, 5}, channels % 2 == 0,
-                             conv_attrs({2, 2}, {2, 0, 1, 2}, {1, 2}, channels)));
+    EXPECT_GT(checked, 150);
+    // Narrow planes go through channel blocks (runtime/cpu/conv_depthwise.cpp):
+    // several blocks and a partial last one, batches, both strides, 5x5,
+    // dilation, padding on one side only.
+    for (int64_t channels : {16, 37}) {
+      for (int64_t size : {7, 14, 15}) {
+        EXPECT_TRUE(check_conv({2, channels, size, size}, {channels, 1, 3, 3}, true,
+                               conv_attrs({1, 1}, {1, 1, 1, 1}, {}, channels)));
+        EXPECT_TRUE(check_conv({1, channels, size, size + 3}, {channels, 1, 5, 5}, channels % 2 == 0,
+                               conv_attrs({2, 2}, {2, 0, 1, 2}, {1, 2}, channels)));
+      }
     }
-  }
-  // 1-D depthwise, and a width stride the depthwise path leaves to im2col.
-  for (int64_t length : odd_sizes()) {
-    EXPECT_TRUE(check_conv({1, 8, length}, {8, 1, 3}, true, conv_attrs({1}, {1, 1}, {}, 8)));
-    EXPECT_TRUE(check_conv({1, 8, length}, {8, 1, 5}, false, conv_attrs({2}, {2, 2}, {}, 8)));
-    EXPECT_TRUE(check_conv({1, 4, 9, length}, {4, 1, 3, 3}, true, conv_attrs({3, 3}, {1, 1, 1, 1}, {}, 4)));
-  }
+    // 1-D depthwise, and a width stride the depthwise path leaves to im2col.
+    for (int64_t length : odd_sizes()) {
+      EXPECT_TRUE(check_conv({1, 8, length}, {8, 1, 3}, true, conv_attrs({1}, {1, 1}, {}, 8)));
+      EXPECT_TRUE(check_conv({1, 8, length}, {8, 1, 5}, false, conv_attrs({2}, {2, 2}, {}, 8)));
+      EXPECT_TRUE(check_conv({1, 4, 9, length}, {4, 1, 3, 3}, true, conv_attrs({3, 3}, {1, 1, 1, 1}, {}, 4)));
+    }
+  });
 }
 
 TEST(ConvOps, AutoPadModesCpuMatchReference) {
