@@ -74,12 +74,21 @@ HWY_INLINE void StoreClamped(D d, V acc, V lo, V hi, float* HWY_RESTRICT out, in
   const V result = hn::Min(hn::Max(acc, lo), hi);
   if (first + lanes <= valid) {
     hn::StoreU(result, d, out + first);
-  } else {
-    // The partial last vector goes through the stack: no store past the row.
-    HWY_ALIGN float tail[hn::MaxLanes(d)];
-    hn::Store(result, d, tail);
-    std::copy(tail, tail + std::max<int64_t>(valid - first, 0), out + first);
+    return;
   }
+  // The partial last vector: nothing may be written past the row, which can
+  // be another thread's plane. x86 has masked stores (a 14-wide plane spent
+  // a tenth of its time copying its rows' ends out of a buffer); elsewhere
+  // Highway's BlendedStore would rewrite the lanes past the end, so the
+  // vector goes through the stack.
+  const int64_t count = std::max<int64_t>(valid - first, 0);
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR
+  hn::BlendedStore(result, hn::FirstN(d, static_cast<size_t>(count)), d, out + first);
+#else
+  HWY_ALIGN float tail[hn::MaxLanes(d)];
+  hn::Store(result, d, tail);
+  std::copy(tail, tail + count, out + first);
+#endif
 }
 
 // Computes a tile of kRows output rows x kCols vectors whose top-left input
@@ -153,6 +162,15 @@ void PlaneRows(const DepthwiseShape& s, const float* padded, int64_t padded_w, i
   int64_t oh = 0;
   for (; oh + kRows <= s.out_h; oh += kRows)
     Rows<kStride, kRows, kColumns>(d, s, padded, padded_w, odd_half, w, bias, y, oh);
+  // The rows left in fewer but still several chains: one row of one vector
+  // is a single chain of dependent multiply-adds (6 of a 14x14 plane's 14).
+  if constexpr (kRows >= 4) {
+    for (; oh + kRows / 2 <= s.out_h; oh += kRows / 2)
+      Rows<kStride, kRows / 2, kColumns>(d, s, padded, padded_w, odd_half, w, bias, y, oh);
+  }
+  if constexpr (kRows >= 8) {
+    for (; oh + 2 <= s.out_h; oh += 2) Rows<kStride, 2, kColumns>(d, s, padded, padded_w, odd_half, w, bias, y, oh);
+  }
   for (; oh < s.out_h; ++oh) Rows<kStride, 1, kColumns>(d, s, padded, padded_w, odd_half, w, bias, y, oh);
 }
 
@@ -234,7 +252,7 @@ HWY_INLINE void FixedRows(D d, const DepthwiseShape& s, const float* padded, int
 }
 
 // The plane in tiles of 8 accumulators: 4 rows x 2 vectors, or 8 rows x 1
-// where a row is one vector wide.
+// where a row is one vector wide; the rows left two and then one at a time.
 // Flattened: the unrolling lambdas must be inlined for the accumulators to
 // stay in registers.
 template <int kStride, int kK>
@@ -253,6 +271,8 @@ HWY_FLATTEN void FixedPlane(const DepthwiseShape& s, const float* padded, int64_
     for (; oh + 8 <= s.out_h; oh += 8)
       FixedRows<kStride, kK, 8, 1>(d, s, padded, padded_w, odd_half, weights, b, lo, hi, y, oh);
   }
+  for (; oh + 2 <= s.out_h; oh += 2)
+    FixedRows<kStride, kK, 2, 2>(d, s, padded, padded_w, odd_half, weights, b, lo, hi, y, oh);
   for (; oh < s.out_h; ++oh)
     FixedRows<kStride, kK, 1, 2>(d, s, padded, padded_w, odd_half, weights, b, lo, hi, y, oh);
 }
