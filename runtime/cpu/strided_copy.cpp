@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "runtime/cpu/thread_pool.hpp"
+#include "runtime/cpu/transpose_simd.hpp"
 
 namespace mote::cpu {
 namespace {
@@ -128,9 +129,13 @@ void transpose_strip(const unsigned char* src, unsigned char* dst, int64_t i0, i
     for (int64_t j = 0; j < width; ++j) {
       std::memcpy(tile + j * kT * kN, src + (i0 + (j0 + j) * cols.src) * kN, static_cast<size_t>(height * kN));
     }
-    for (int64_t i = 0; i < height; ++i) {
-      unsigned char* d = dst + ((i0 + i) * rows.dst + j0) * kN;
-      for (int64_t j = 0; j < width; ++j) std::memcpy(d + j * kN, tile + (j * kT + i) * kN, N);
+    if constexpr (N == 4) {
+      simd::transpose_4byte(tile, kT, width, height, dst + (i0 * rows.dst + j0) * kN, rows.dst);
+    } else {
+      for (int64_t i = 0; i < height; ++i) {
+        unsigned char* d = dst + ((i0 + i) * rows.dst + j0) * kN;
+        for (int64_t j = 0; j < width; ++j) std::memcpy(d + j * kN, tile + (j * kT + i) * kN, N);
+      }
     }
   }
 }

@@ -2,6 +2,7 @@
 #include <numeric>
 
 #include "tests/ops/data_movement_test_util.hpp"
+#include "tests/support/simd_targets.hpp"
 
 namespace mote::test {
 namespace {
@@ -40,14 +41,18 @@ TEST(TransposeOps, CpuMatchesReferenceOnOddSizes) {
   }
 }
 
-// Large enough for several tiles in both directions and for both threads.
+// Large enough for several tiles in both directions and for both threads;
+// on every SIMD target, as 4-byte tiles move in 4x4 vector blocks
+// (transpose_simd.cpp) with scalar edges.
 TEST(TransposeOps, LargeTiledTransposesMatchReference) {
-  uint32_t seed = 200;
-  for (DType dtype : copy_dtypes()) {
-    expect_cpu_matches_reference_exactly(transpose_op({1, 0}), {distinct_tensor(dtype, {301, 257}, seed++)});
-    expect_cpu_matches_reference_exactly(transpose_op({0, 2, 1}), {distinct_tensor(dtype, {5, 67, 129}, seed++)});
-    expect_cpu_matches_reference_exactly(transpose_op({2, 1, 0}), {distinct_tensor(dtype, {33, 3, 65}, seed++)});
-  }
+  for_each_simd_target([] {
+    uint32_t seed = 200;
+    for (DType dtype : copy_dtypes()) {
+      expect_cpu_matches_reference_exactly(transpose_op({1, 0}), {distinct_tensor(dtype, {301, 257}, seed++)});
+      expect_cpu_matches_reference_exactly(transpose_op({0, 2, 1}), {distinct_tensor(dtype, {5, 67, 129}, seed++)});
+      expect_cpu_matches_reference_exactly(transpose_op({2, 1, 0}), {distinct_tensor(dtype, {33, 3, 65}, seed++)});
+    }
+  });
   // NCHW -> NHWC and back, with size-1 axes that collapse away.
   Tensor nchw = distinct_tensor(DType::F32, {1, 64, 28, 29}, 7);
   expect_cpu_matches_reference_exactly(transpose_op({0, 2, 3, 1}), {nchw});
