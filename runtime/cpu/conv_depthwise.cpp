@@ -7,8 +7,8 @@
 // vector on narrow ones. (Tiles of four vectors along one row left a 14-wide
 // plane one dependent chain of multiply-adds: MobileNetV2's 14x14 layers
 // 0.151 -> 0.091 ms at 1 thread.) Aligned per-tap row copies measured no
-// faster on AVX-512. 3x3 kernels take FixedPlane, whose tiles
-// load each input row once for all the output rows that read it.
+// faster on AVX-512. 3x3 kernels take FixedPlane, whose tiles load each
+// input row once for all the output rows that read it.
 //
 // With a width stride of 2 each padded row is stored split by parity, its
 // even columns and then its odd ones, so that a tap reads consecutive floats

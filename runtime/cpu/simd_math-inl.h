@@ -127,8 +127,8 @@ HWY_INLINE hn::Vec<D> Sigmoid(D d, hn::Vec<D> x) {
 // x = -100 (true value under 4e-42) it is set to zero, or huge negative x
 // would leave x / e^88 far from it. A NaN x comes through the division.
 // Within 1.8 ulp over [-30, 30] (against double) and 1.5x faster than
-// x * Sigmoid(x) in L1 on AVX-512; EfficientNet-B0 spends a fifth of its
-// time in it.
+// x * Sigmoid(x) in L1 on AVX-512; EfficientNet-B0 spent a fifth of its time
+// in x * Sigmoid(x), 16 % in this (perf).
 template <class D>
 HWY_INLINE hn::Vec<D> SiLU(D d, hn::Vec<D> x) {
   const hn::Vec<D> quotient = hn::Div(x, hn::Add(hn::Set(d, 1.0f), ExpClamped(d, hn::Neg(x))));
