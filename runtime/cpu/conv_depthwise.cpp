@@ -288,7 +288,7 @@ bool TakesFixedPlane(const DepthwiseShape& s) {
 // memset: three library calls per row cost as much as a 3x3 convolution of
 // the row on 56x56 planes.
 
-// Zeroes p[0, n) in whole vectors (n rounded up).
+// Zeroes p[0, n) in whole vectors (n rounded up: callers pass whole ones).
 HWY_INLINE void ZeroVectors(D d, float* HWY_RESTRICT p, int64_t n) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   for (int64_t i = 0; i < n; i += lanes) hn::StoreU(hn::Zero(d), d, p + i);
@@ -314,15 +314,13 @@ HWY_INLINE V LoadFirst(D d, const float* HWY_RESTRICT src, int64_t count) {
 void PadRow(D d, const float* HWY_RESTRICT src, int64_t in_w, int64_t pad_left, int64_t padded_w,
             float* HWY_RESTRICT dst) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  ZeroVectors(d, dst, pad_left);
+  // The whole row first: zeroing only the margins in whole vectors would
+  // run past the row's end where pad_left is not a whole number of them.
+  ZeroVectors(d, dst, padded_w);
   float* data = dst + pad_left;
   int64_t c = 0;
   for (; c + lanes <= in_w; c += lanes) hn::StoreU(hn::LoadU(d, src + c), d, data + c);
-  if (c < in_w) {
-    hn::StoreU(LoadFirst(d, src + c, in_w - c), d, data + c);
-    c += lanes;
-  }
-  ZeroVectors(d, data + c, padded_w - pad_left - c);
+  if (c < in_w) hn::StoreU(LoadFirst(d, src + c, in_w - c), d, data + c);
 }
 
 // Writes input row `src` into a padded row split by parity: padded column
