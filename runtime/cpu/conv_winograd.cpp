@@ -21,11 +21,17 @@ constexpr int kPoints = kIn * kIn;    // GEMMs per block
 // rows. Each GEMM touches 1/36 of it.
 constexpr int64_t kBlockBytes = 8 << 20;
 // Below these the 36 GEMMs are too thin to beat im2col and one large GEMM.
-// Measured on ResNet-18 at 1 thread: its 14x14 layers (256 channels, 16
-// tiles) took 2.2 ms with Winograd against 1.9 ms with im2col; its 28x28
-// layers (49 tiles) 1.4 ms against 1.9 ms; its 56x56 layers 1.5 against 2.0.
+// Measured on ResNet-18 at 1 thread (2 vCPU AMD EPYC, AVX-512): its 14x14
+// layers (256 channels, 16 tiles) 2.45 ms direct against 1.40 ms Winograd,
+// and at 2 threads 1.22 against 0.75 ms; whole ResNet-50 77 -> 71 ms. Its 7x7
+// layers (512 channels, 4 tiles) do not pay: 2.5 ms direct against 4.6 ms,
+// the 36 transformed weight matrices (38 MB) streaming from memory for four
+// rows each. Turning the 14x14 products around (tiles along M, channels along
+// the vectors) measured no faster: a 16-column panel keeps eight accumulators
+// busy. (An earlier Xeon measurement, before the GEMM's later tuning, had the
+// 14x14 layers slower with Winograd, 2.2 against 1.9 ms.)
 constexpr int64_t kMinChannels = 16;
-constexpr int64_t kMinTiles = 40;
+constexpr int64_t kMinTiles = 16;
 
 // The weight transform G g (3 -> 6) along one line of a filter, `s` and `os`
 // apart; applied to the columns and then the rows. Once per model, scalar.

@@ -239,6 +239,8 @@ TEST(ConvOps, WinogradCpuMatchesReference) {
     EXPECT_TRUE(check_conv({2, 24, 17, 23}, {16, 24, 3, 3}, false, conv_attrs({1, 1}, pads)));
     EXPECT_TRUE(check_conv({1, 16, 21, 18}, {40, 16, 3, 3}, true, conv_attrs({1, 1}, pads)));
   }
+  // ResNet's 14x14 stage in miniature: 16 tiles, more channels out than in.
+  EXPECT_TRUE(check_conv({1, 48, 14, 14}, {80, 48, 3, 3}, true, conv_attrs({1, 1}, {1, 1, 1, 1})));
   for (const auto& act : all_fused_activations()) {
     EXPECT_TRUE(check_conv({1, 16, 19, 22}, {24, 16, 3, 3}, true, conv_attrs({1, 1}, {1, 1, 1, 1}), &act));
   }
