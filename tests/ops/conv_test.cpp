@@ -241,6 +241,8 @@ TEST(ConvOps, WinogradCpuMatchesReference) {
   }
   // ResNet's 14x14 stage in miniature: 16 tiles, more channels out than in.
   EXPECT_TRUE(check_conv({1, 48, 14, 14}, {80, 48, 3, 3}, true, conv_attrs({1, 1}, {1, 1, 1, 1})));
+  // 13 tiles a row: the output transform takes 4 tile rows at a time, then 2.
+  EXPECT_TRUE(check_conv({1, 16, 22, 50}, {24, 16, 3, 3}, true, conv_attrs({1, 1}, {1, 1, 1, 1})));
   for (const auto& act : all_fused_activations()) {
     EXPECT_TRUE(check_conv({1, 16, 19, 22}, {24, 16, 3, 3}, true, conv_attrs({1, 1}, {1, 1, 1, 1}), &act));
   }
