@@ -289,10 +289,15 @@ bool TakesFixedPlane(const DepthwiseShape& s) {
 // memset: three library calls per row cost as much as a 3x3 convolution of
 // the row on 56x56 planes.
 
-// Zeroes p[0, n) in whole vectors (n rounded up: callers pass whole ones).
-HWY_INLINE void ZeroVectors(D d, float* HWY_RESTRICT p, int64_t n) {
+// Zeroes [0, begin) and [end, n) of a row of n >= lanes floats in whole
+// vectors, none past the row: stores may spill into [begin, end), so the
+// data is written after. Zeroing whole rows instead compiled to a memset
+// call per row, 22 % of a 56x56 depthwise layer's time.
+HWY_INLINE void ZeroOutside(D d, float* HWY_RESTRICT row, int64_t n, int64_t begin, int64_t end) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  for (int64_t i = 0; i < n; i += lanes) hn::StoreU(hn::Zero(d), d, p + i);
+  const V zero = hn::Zero(d);
+  for (int64_t c = 0; c < begin; c += lanes) hn::StoreU(zero, d, row + std::min(c, n - lanes));
+  for (int64_t c = end; c < n; c += lanes) hn::StoreU(zero, d, row + std::min(c, n - lanes));
 }
 
 // src[0, count) for count <= lanes as one vector, zeros after. Where masked
@@ -315,9 +320,7 @@ HWY_INLINE V LoadFirst(D d, const float* HWY_RESTRICT src, int64_t count) {
 void PadRow(D d, const float* HWY_RESTRICT src, int64_t in_w, int64_t pad_left, int64_t padded_w,
             float* HWY_RESTRICT dst) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  // The whole row first: zeroing only the margins in whole vectors would
-  // run past the row's end where pad_left is not a whole number of them.
-  ZeroVectors(d, dst, padded_w);
+  ZeroOutside(d, dst, padded_w, pad_left, pad_left + in_w);
   float* data = dst + pad_left;
   int64_t c = 0;
   for (; c + lanes <= in_w; c += lanes) hn::StoreU(hn::LoadU(d, src + c), d, data + c);
@@ -331,7 +334,9 @@ void PadRow(D d, const float* HWY_RESTRICT src, int64_t in_w, int64_t pad_left, 
 void SplitRow(D d, const float* HWY_RESTRICT src, int64_t in_w, int64_t pad_left, int64_t odd_half,
               float* HWY_RESTRICT dst) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  ZeroVectors(d, dst, 2 * odd_half);
+  // Padded column j = pad_left + c sits at j / 2 in the half of j's parity.
+  ZeroOutside(d, dst, odd_half, (pad_left + 1) / 2, (pad_left + in_w + 1) / 2);
+  ZeroOutside(d, dst + odd_half, odd_half, pad_left / 2, (pad_left + in_w) / 2);
   // Even input columns land in the half of pad_left's parity, odd ones in the
   // other.
   const int64_t first = pad_left / 2;
