@@ -354,7 +354,9 @@ void ComputeTile(const TileJob& job) {
         b_block = job.pb + k0 * padded_cols + n0 * kc;
       } else if (b_in_place) {
         packed_from = n0 + (n1 - n0) / NR * NR;
-        if (packed_from < n1) PackBBlock(false, job.b, static_cast<size_t>(job.ldb), k0, kc, packed_from, n1, b_buffer);
+        if (packed_from < n1) {
+          PackBBlock(false, job.b, static_cast<size_t>(job.ldb), k0, kc, packed_from, n1, b_buffer);
+        }
       } else {
         PackBBlock(job.b_trans, job.b, static_cast<size_t>(job.ldb), k0, kc, n0, n1, b_buffer);
       }
