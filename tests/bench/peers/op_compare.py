@@ -53,28 +53,28 @@ def mote_times(bench, model, threads, repeat, warmup):
     return times
 
 
-def ort_times(onnx_path, threads, repeat, warmup):
-    """{node name: (op type, ms per run)} from onnxruntime's profiler."""
+def ort_times(onnx_path, threads, repeat, warmup, scratch):
+    """{node name: (op type, ms per run)} from onnxruntime's profiler, its
+    profile written under `scratch`."""
     import onnxruntime as ort
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
-    with tempfile.TemporaryDirectory(prefix="op_compare_") as folder:
-        options.enable_profiling = True
-        options.profile_file_prefix = os.path.join(folder, "ort")
-        session = ort.InferenceSession(onnx_path, options, providers=["CPUExecutionProvider"])
-        feed = {}
-        for tensor in session.get_inputs():
-            shape = [d if isinstance(d, int) else 1 for d in tensor.shape]
-            feed[tensor.name] = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
-        for _ in range(warmup):
-            session.run(None, feed)
-        # The profiler records every run; the warm-up runs are told apart by
-        # counting each node's events and keeping the last `repeat`.
-        for _ in range(repeat):
-            session.run(None, feed)
-        with open(session.end_profiling()) as f:
-            events = json.load(f)
+    options.enable_profiling = True
+    options.profile_file_prefix = os.path.join(scratch, "ort")
+    session = ort.InferenceSession(onnx_path, options, providers=["CPUExecutionProvider"])
+    feed = {}
+    for tensor in session.get_inputs():
+        shape = [d if isinstance(d, int) else 1 for d in tensor.shape]
+        feed[tensor.name] = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    for _ in range(warmup):
+        session.run(None, feed)
+    # The profiler records every run; the warm-up runs are told apart by
+    # keeping each node's last `repeat` events.
+    for _ in range(repeat):
+        session.run(None, feed)
+    with open(session.end_profiling()) as f:
+        events = json.load(f)
     per_node = collections.defaultdict(list)
     kinds = {}
     for event in events:
@@ -117,8 +117,12 @@ def main():
     args = parser.parse_args()
 
     mote = mote_times(args.mote_bench, args.mote, args.threads, args.repeat, args.warmup)
+    # onnxruntime writes a session file (.ses) into the TMPDIR it sees when
+    # imported: a folder of ours, removed at the end, as peer_bench.py does.
+    with tempfile.TemporaryDirectory(prefix="op_compare_") as scratch:
+        os.environ["TMPDIR"] = scratch
+        renamed = ort_times(args.onnx, args.threads, args.repeat, args.warmup, scratch)
     ort = {}
-    renamed = ort_times(args.onnx, args.threads, args.repeat, args.warmup)
     for ort_name, onnx_name in onnx_names(args.onnx, renamed).items():
         kind, ms = renamed[ort_name]
         ort[onnx_name] = (kind, ort.get(onnx_name, (kind, 0.0))[1] + ms)
