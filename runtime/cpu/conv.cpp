@@ -1,6 +1,7 @@
 // Optimised Conv. Five paths, chosen per call from the geometry:
-//  - Winograd F(4x4, 3x3) for 3x3 stride-1 layers with enough channels and
-//    pixels (conv_winograd), with its weights transformed at prepare;
+//  - Winograd F(4x4, 3x3), or F(2x2, 3x3) on small images, for 3x3 stride-1
+//    layers with enough channels and pixels (conv_winograd), with its weights
+//    transformed at prepare;
 //  - depthwise (group == C_in == C_out, 1-D or 2-D, width stride 1 or 2):
 //    SIMD over output columns, one channel plane per task (conv_depthwise);
 //  - pointwise (1x1 kernel, stride 1, no padding): the NCHW input already is
@@ -59,12 +60,12 @@ constexpr int64_t kMaxPixelsForGatheredPatches = 256;
 constexpr int64_t kMinChannelsForChannelsAlongVectors = 64;
 
 struct ConvState : KernelState {
-  const void* weights = nullptr;      // the constant W the packs were made from
-  std::vector<PackedMatrix> packed;   // per group: W_g as [M_g, C_g * kvol]
-  WinogradWeights winograd;           // instead of `packed` where Winograd pays
+  const void* weights = nullptr;     // the constant W the packs were made from
+  std::vector<PackedMatrix> packed;  // per group: W_g as [M_g, C_g * kvol]
+  WinogradWeights winograd;          // instead of `packed` where Winograd pays
 
   bool winograd_fits(const ConvGeometry& g) const {
-    return !winograd.empty() && winograd.points[0].rows() == g.out_channels &&
+    return !winograd.empty() && winograd.tile == winograd_tile(g) && winograd.points[0].rows() == g.out_channels &&
            winograd.points[0].cols() == g.in_channels;
   }
   bool packed_fits(const ConvGeometry& g) const {
@@ -99,8 +100,7 @@ bool is_pointwise(const ConvGeometry& g) {
 // 28x28 its strided layers got slower (1x1 stride 2: 0.085 -> 0.158 ms).
 bool channels_along_vectors(const ConvGeometry& g) {
   const int64_t max_pixels = is_pointwise(g) ? kMaxPixelsForChannelsAlongVectors : kMaxPixelsForGatheredPatches;
-  return g.out_pixels() <= max_pixels &&
-         g.out_channels_per_group() >= kMinChannelsForChannelsAlongVectors;
+  return g.out_pixels() <= max_pixels && g.out_channels_per_group() >= kMinChannelsForChannelsAlongVectors;
 }
 
 // W_g as the GEMM's left operand [M_g, C_g * kvol], or, where the product is
@@ -125,7 +125,7 @@ Status conv_prepare(KernelContext& ctx, std::unique_ptr<KernelState>& state) {
   if (use_depthwise(*g)) return {};  // reads W as it is
   auto s = std::make_unique<ConvState>();
   s->weights = ctx.in(1).raw();
-  if (winograd_pays(*g)) {
+  if (winograd_tile(*g) != 0) {
     s->winograd = winograd_pack_weights(*g, ctx.in(1).data<float>());
   } else {
     s->packed = pack_weights(*g, ctx.in(1).data<float>());
@@ -133,7 +133,6 @@ Status conv_prepare(KernelContext& ctx, std::unique_ptr<KernelState>& state) {
   state = std::move(s);
   return {};
 }
-
 
 // Depthwise. Wide planes: one task per (image, channel) plane, SIMD along
 // the rows. Narrow ones (prefers_channel_blocks): one task per block of
@@ -344,7 +343,7 @@ Status conv_run(KernelContext& ctx) {
   // changed since, so each path checks that its weights still fit.
   const auto* state = static_cast<const ConvState*>(ctx.state);
   if (state && state->weights != ctx.in(1).raw()) state = nullptr;
-  if (state && state->winograd_fits(g) && winograd_pays(g)) {
+  if (state && state->winograd_fits(g)) {
     winograd_conv(g, state->winograd, ctx.in(0).data<float>(), ctx.has_input(2) ? ctx.in(2).data<float>() : nullptr,
                   ctx.has_input(3) ? ctx.in(3).data<float>() : nullptr, ctx.op.fused.get(), ctx.out(0).data<float>(),
                   *ctx.pool);

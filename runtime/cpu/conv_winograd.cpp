@@ -13,12 +13,9 @@
 namespace mote::cpu {
 namespace {
 
-constexpr int kOut = 4;               // outputs per tile side
-constexpr int kIn = 6;                // inputs per tile side (kOut + 3 - 1)
-constexpr int kPoints = kIn * kIn;    // GEMMs per block
-// Cap on the per-block transform buffers (inputs and products of all 36
+// Cap on the per-block transform buffers (inputs and products of all the
 // points): bounds memory for large images, which are done in bands of tile
-// rows. Each GEMM touches 1/36 of it.
+// rows. Each GEMM touches one point's share of it.
 constexpr int64_t kBlockBytes = 8 << 20;
 // Below these the 36 GEMMs are too thin to beat im2col and one large GEMM.
 // Measured on ResNet-18 at 1 thread (2 vCPU AMD EPYC, AVX-512): its 14x14
@@ -32,20 +29,78 @@ constexpr int64_t kBlockBytes = 8 << 20;
 // 14x14 layers slower with Winograd, 2.2 against 1.9 ms.)
 constexpr int64_t kMinChannels = 16;
 constexpr int64_t kMinTiles = 16;
+// F(2x2, 3x3) for the images too small for 16 tiles of F(4x4, 3x3) (ResNet's
+// 7x7 stage: 4 tiles of 4x4, 16 of 2x2): 16 multiplications per channel pair
+// and tile against 36, so 2.25x fewer than direct instead of 4x, but each
+// transformed weight serves 16 tiles instead of 4, and the 16 point matrices
+// are 1.8x the 3x3 weights, not 4x. Measured alone (one Conv + Relu, pads 1,
+// 2 vCPU AMD EPYC), direct -> F(2x2) at 1 / 2 threads: 512 channels 7x7
+// 2.26 -> 1.45 / 1.18 -> 0.72 ms, 8x8 2.89 -> 1.46 / 1.40 -> 0.73 ms, 256
+// channels 7x7 0.61 -> 0.41 / 0.34 -> 0.22 ms, 12x12 1.73 -> 1.38 / 0.83 ->
+// 0.71 ms, 128 channels 10x10 0.35 -> 0.32 / 0.31 -> 0.26 ms, 16 channels 7x7
+// 0.013 -> 0.010 ms. Past 16 tiles (images over 8x8) fewer channels lost: 64
+// channels 10x10 0.11 -> 0.12 / 0.053 -> 0.076 ms, 16 channels 12x12 0.025 ->
+// 0.034 ms.
+constexpr int64_t kMinChannelsF2 = 16;
+constexpr int64_t kMaxTilesF2FewChannels = 16;
+constexpr int64_t kMinChannelsF2ManyTiles = 128;
+
+// Outputs per tile side, inputs per tile side and transform points.
+struct Variant {
+  int out, in, points;
+  explicit Variant(int tile) : out(tile), in(tile + 2), points((tile + 2) * (tile + 2)) {}
+};
+
+int64_t tile_count(const ConvGeometry& g, int tile) {
+  return ((g.out_size[1] + tile - 1) / tile) * ((g.out_size[2] + tile - 1) / tile);
+}
 
 // Tiles one output transform call covers at most, whole tile rows (at least
 // one): a few vectors' worth, so the rows it writes stay in L1.
 constexpr int64_t kOutputTilesPerPass = 64;
 
-// The weight transform G g (3 -> 6) along one line of a filter, `s` and `os`
-// apart; applied to the columns and then the rows. Once per model, scalar.
-inline void weight_1d(const float* g, int s, float* o, int os) {
-  o[0 * os] = g[0] / 4.0f;
-  o[1 * os] = -(g[0] + g[s] + g[2 * s]) / 6.0f;
-  o[2 * os] = -(g[0] - g[s] + g[2 * s]) / 6.0f;
-  o[3 * os] = g[0] / 24.0f + g[s] / 12.0f + g[2 * s] / 6.0f;
-  o[4 * os] = g[0] / 24.0f - g[s] / 12.0f + g[2 * s] / 6.0f;
-  o[5 * os] = g[2 * s];
+// The weight transforms G (rows of the transform domain, 3 taps each) of
+// F(4x4, 3x3) and F(2x2, 3x3); a filter g becomes G g G^T.
+constexpr float kG4[6][3] = {{1.0f / 4, 0, 0},
+                             {-1.0f / 6, -1.0f / 6, -1.0f / 6},
+                             {-1.0f / 6, 1.0f / 6, -1.0f / 6},
+                             {1.0f / 24, 1.0f / 12, 1.0f / 6},
+                             {1.0f / 24, -1.0f / 12, 1.0f / 6},
+                             {0, 0, 1}};
+constexpr float kG2[4][3] = {{1, 0, 0}, {0.5f, 0.5f, 0.5f}, {0.5f, -0.5f, 0.5f}, {0, 0, 1}};
+// Filters transformed together: their taps are first laid out tap by tap, so
+// the transform runs along the filters in vectors and writes each point's
+// row of U contiguously (ResNet-18's three 512-channel F(2x2) layers alone
+// took 40 ms at prepare one filter at a time).
+constexpr int64_t kWeightBlock = 128;
+
+// u[p * filters + f] = (G g_f G^T)[p] for `filters` 3x3 filters g_f, 9 floats
+// apart in w; G has `in` rows.
+void transform_weights(const float (*G)[3], int in, const float* w, int64_t filters, float* u) {
+  float taps[9][kWeightBlock], cols[6][3][kWeightBlock];
+  for (int64_t f0 = 0; f0 < filters; f0 += kWeightBlock) {
+    const int64_t n = std::min(kWeightBlock, filters - f0);
+    for (int64_t f = 0; f < n; ++f) {
+      for (int t = 0; t < 9; ++t) taps[t][f] = w[(f0 + f) * 9 + t];
+    }
+    // Down each filter column j: cols[i][j] = sum_a G[i][a] g[a][j].
+    for (int i = 0; i < in; ++i) {
+      for (int j = 0; j < 3; ++j) {
+        for (int64_t f = 0; f < n; ++f) {
+          cols[i][j][f] = G[i][0] * taps[j][f] + G[i][1] * taps[3 + j][f] + G[i][2] * taps[6 + j][f];
+        }
+      }
+    }
+    // Across each row i: point (i, l) = sum_j G[l][j] cols[i][j].
+    for (int i = 0; i < in; ++i) {
+      for (int l = 0; l < in; ++l) {
+        float* out = u + (i * in + l) * filters + f0;
+        for (int64_t f = 0; f < n; ++f) {
+          out[f] = G[l][0] * cols[i][0][f] + G[l][1] * cols[i][1][f] + G[l][2] * cols[i][2][f];
+        }
+      }
+    }
+  }
 }
 
 // One block: tile rows [row0, row1) of one image.
@@ -54,11 +109,12 @@ struct Block {
 };
 
 struct Layout {
+  Variant v;
   int64_t in_h, in_w, out_h, out_w, pad_top, pad_left, tiles_w, tiles_h;
 };
 
-// Zero-padded rows for the row transforms of the calling thread: six input
-// (or four output) rows plus the transform's scratch, kept between calls.
+// Zero-padded rows for the row transforms of the calling thread: up to six
+// input (or four output) rows plus the transform's scratch, kept between calls.
 float* row_buffer(size_t stride) {
   thread_local std::vector<float> buffer;
   if (buffer.size() < 12 * stride) buffer.assign(12 * stride, 0.0f);
@@ -69,18 +125,19 @@ float* row_buffer(size_t stride) {
 // the block, one tile row at a time.
 void transform_inputs(const Layout& l, const Block& b, const float* x, int64_t c0, int64_t c1, int64_t channels,
                       float* v) {
-  const size_t stride = simd::winograd_row_floats(static_cast<size_t>(l.tiles_w));
+  const int tile_in = l.v.in;
+  const size_t stride = simd::winograd_row_floats(static_cast<size_t>(l.tiles_w), l.v.out);
   float* rows = row_buffer(stride);
-  float* scratch = rows + 6 * stride;
+  float* scratch = rows + tile_in * stride;
   // Columns [pad_left, pad_left + in_w) of each row hold the image or zeros;
   // the rest stays zero from here on.
-  std::fill(rows, rows + 6 * stride, 0.0f);
+  std::fill(rows, rows + tile_in * stride, 0.0f);
   const size_t point_stride = static_cast<size_t>(channels * b.tiles);
   for (int64_t c = c0; c < c1; ++c) {
     const float* plane = x + c * l.in_h * l.in_w;
     for (int64_t ty = b.row0; ty < b.row1; ++ty) {
-      for (int64_t i = 0; i < kIn; ++i) {
-        const int64_t yy = ty * kOut - l.pad_top + i;
+      for (int64_t i = 0; i < tile_in; ++i) {
+        const int64_t yy = ty * l.v.out - l.pad_top + i;
         float* row = rows + static_cast<size_t>(i) * stride + l.pad_left;
         if (yy >= 0 && yy < l.in_h) {
           std::memcpy(row, plane + yy * l.in_w, sizeof(float) * static_cast<size_t>(l.in_w));
@@ -88,7 +145,7 @@ void transform_inputs(const Layout& l, const Block& b, const float* x, int64_t c
           std::fill(row, row + l.in_w, 0.0f);
         }
       }
-      simd::winograd_input_row(rows, stride, static_cast<size_t>(l.tiles_w), scratch,
+      simd::winograd_input_row(l.v.out, rows, stride, static_cast<size_t>(l.tiles_w), scratch,
                                v + c * b.tiles + (ty - b.row0) * l.tiles_w, point_stride);
     }
   }
@@ -105,8 +162,9 @@ void transform_inputs(const Layout& l, const Block& b, const float* x, int64_t c
 void transform_outputs(const Layout& l, const Block& b, const float* m, int64_t k0, int64_t k1, int64_t channels,
                        const float* bias, const float* residual, const fb::FusedActivationT* act, float* y) {
   const GemmEpilogue clamp = residual ? GemmEpilogue{} : fused::clamp_epilogue(act);
+  const int tile = l.v.out;
   const int64_t rows_per_pass = std::max<int64_t>(1, kOutputTilesPerPass / l.tiles_w);
-  const size_t stride = simd::winograd_row_floats(static_cast<size_t>(rows_per_pass * l.tiles_w));
+  const size_t stride = simd::winograd_row_floats(static_cast<size_t>(rows_per_pass * l.tiles_w), tile);
   float* rows = row_buffer(stride);
   const size_t point_stride = static_cast<size_t>(channels * b.tiles);
   for (int64_t k = k0; k < k1; ++k) {
@@ -114,22 +172,22 @@ void transform_outputs(const Layout& l, const Block& b, const float* m, int64_t 
     const float add = bias ? bias[k] : 0.0f;
     for (int64_t ty0 = b.row0; ty0 < b.row1; ty0 += rows_per_pass) {
       const int64_t ty1 = std::min(b.row1, ty0 + rows_per_pass);
-      simd::winograd_output_row(m + k * b.tiles + (ty0 - b.row0) * l.tiles_w, point_stride,
+      simd::winograd_output_row(tile, m + k * b.tiles + (ty0 - b.row0) * l.tiles_w, point_stride,
                                 static_cast<size_t>((ty1 - ty0) * l.tiles_w), add, clamp.clamp_min, clamp.clamp_max,
                                 rows, stride);
       for (int64_t ty = ty0; ty < ty1; ++ty) {
-        const float* tile_row = rows + (ty - ty0) * l.tiles_w * kOut;
-        const int64_t oy = ty * kOut, count = std::min<int64_t>(kOut, l.out_h - oy);
+        const float* tile_row = rows + (ty - ty0) * l.tiles_w * tile;
+        const int64_t oy = ty * tile, count = std::min<int64_t>(tile, l.out_h - oy);
         for (int64_t i = 0; i < count; ++i) {
           std::memcpy(plane + (oy + i) * l.out_w, tile_row + static_cast<size_t>(i) * stride,
                       sizeof(float) * static_cast<size_t>(l.out_w));
         }
       }
     }
-    const int64_t first = b.row0 * kOut, last = std::min(l.out_h, b.row1 * kOut);
+    const int64_t first = b.row0 * tile, last = std::min(l.out_h, b.row1 * tile);
     if (residual) {
-      fused::add_residual_and_activate(act, plane + first * l.out_w,
-                                       residual + (k * l.out_h + first) * l.out_w, (last - first) * l.out_w);
+      fused::add_residual_and_activate(act, plane + first * l.out_w, residual + (k * l.out_h + first) * l.out_w,
+                                       (last - first) * l.out_w);
     } else if (fused::needs_pass(act)) {
       apply_fused_activation(act, plane + first * l.out_w, (last - first) * l.out_w);
     }
@@ -138,55 +196,62 @@ void transform_outputs(const Layout& l, const Block& b, const float* m, int64_t 
 
 }  // namespace
 
-bool winograd_pays(const ConvGeometry& g) {
-  if (g.spatial_rank != 2 || g.group != 1 || g.kernel[1] != 3 || g.kernel[2] != 3) return false;
-  if (g.stride[1] != 1 || g.stride[2] != 1 || g.dilation[1] != 1 || g.dilation[2] != 1) return false;
-  if (g.in_channels < kMinChannels || g.out_channels < kMinChannels) return false;
-  const int64_t tiles = ((g.out_size[1] + kOut - 1) / kOut) * ((g.out_size[2] + kOut - 1) / kOut);
-  return tiles >= kMinTiles;
+int winograd_tile(const ConvGeometry& g) {
+  if (g.spatial_rank != 2 || g.group != 1 || g.kernel[1] != 3 || g.kernel[2] != 3) return 0;
+  if (g.stride[1] != 1 || g.stride[2] != 1 || g.dilation[1] != 1 || g.dilation[2] != 1) return 0;
+  const int64_t channels = std::min(g.in_channels, g.out_channels);
+  if (channels >= kMinChannels && tile_count(g, 4) >= kMinTiles) return 4;
+  const int64_t tiles2 = tile_count(g, 2);
+  if (tiles2 < kMinTiles || channels < kMinChannelsF2) return 0;
+  return tiles2 <= kMaxTilesF2FewChannels || channels >= kMinChannelsF2ManyTiles ? 2 : 0;
+  return 0;
 }
 
 WinogradWeights winograd_pack_weights(const ConvGeometry& g, const float* w) {
   const int64_t cout = g.out_channels, cin = g.in_channels;
-  // u[point][k][c]: the 6x6 transform G g G^T of each 3x3 filter.
-  std::vector<float> u(static_cast<size_t>(kPoints * cout * cin));
-  for (int64_t k = 0; k < cout; ++k) {
-    for (int64_t c = 0; c < cin; ++c) {
-      const float* filter = w + (k * cin + c) * 9;
-      float cols[kIn * 3], out[kPoints];
-      for (int j = 0; j < 3; ++j) weight_1d(filter + j, 3, cols + j, 3);
-      for (int i = 0; i < kIn; ++i) weight_1d(cols + i * 3, 1, out + i * kIn, 1);
-      for (int p = 0; p < kPoints; ++p) u[static_cast<size_t>((p * cout + k) * cin + c)] = out[p];
-    }
-  }
+  const Variant v(winograd_tile(g));
+  // u[point][k][c]: the transform G g G^T of each 3x3 filter.
+  std::vector<float> u(static_cast<size_t>(v.points * cout * cin));
+  transform_weights(v.out == 4 ? kG4 : kG2, v.in, w, cout * cin, u.data());
   WinogradWeights packed;
-  for (int p = 0; p < kPoints; ++p) packed.points.push_back(pack_a(false, cout, cin, u.data() + p * cout * cin, cin));
+  packed.tile = v.out;
+  for (int p = 0; p < v.points; ++p) {
+    packed.points.push_back(pack_a(false, cout, cin, u.data() + p * cout * cin, cin));
+  }
   return packed;
 }
 
 void winograd_conv(const ConvGeometry& g, const WinogradWeights& u, const float* x, const float* bias,
                    const float* residual, const fb::FusedActivationT* act, float* y, ThreadPool& pool) {
   const int64_t cin = g.in_channels, cout = g.out_channels;
-  Layout l{g.in_size[1], g.in_size[2], g.out_size[1], g.out_size[2], g.pad_begin[1], g.pad_begin[2], 0, 0};
-  l.tiles_w = (l.out_w + kOut - 1) / kOut;
-  l.tiles_h = (l.out_h + kOut - 1) / kOut;
-  const int64_t row_bytes = kPoints * (cin + cout) * l.tiles_w * int64_t{sizeof(float)};
+  Layout l{Variant(u.tile),
+           g.in_size[1],
+           g.in_size[2],
+           g.out_size[1],
+           g.out_size[2],
+           g.pad_begin[1],
+           g.pad_begin[2],
+           0,
+           0};
+  const int points = l.v.points;
+  l.tiles_w = (l.out_w + l.v.out - 1) / l.v.out;
+  l.tiles_h = (l.out_h + l.v.out - 1) / l.v.out;
+  const int64_t row_bytes = points * (cin + cout) * l.tiles_w * int64_t{sizeof(float)};
   const int64_t rows_per_block = std::clamp<int64_t>(kBlockBytes / row_bytes, 1, l.tiles_h);
   // The output transform reads up to a vector past the last tile.
-  float* v = thread_scratch(static_cast<size_t>(kPoints * (cin + cout) * rows_per_block * l.tiles_w) +
-                            simd::kWinogradLanes);
+  float* v =
+      thread_scratch(static_cast<size_t>(points * (cin + cout) * rows_per_block * l.tiles_w) + simd::kWinogradLanes);
   const int64_t in_image = cin * l.in_h * l.in_w, out_image = cout * l.out_h * l.out_w;
   for (int64_t n = 0; n < g.batch; ++n) {
     for (int64_t row0 = 0; row0 < l.tiles_h; row0 += rows_per_block) {
       Block b{row0, std::min(l.tiles_h, row0 + rows_per_block), 0};
       b.tiles = (b.row1 - b.row0) * l.tiles_w;
-      float* m = v + kPoints * cin * b.tiles;
+      float* m = v + points * cin * b.tiles;
       // Three phases, each spread over the pool: the GEMMs are independent
-      // across the 36 points, so each runs whole on one thread.
-      pool.parallel_for(cin, 1, [&](int64_t c0, int64_t c1) {
-        transform_inputs(l, b, x + n * in_image, c0, c1, cin, v);
-      });
-      pool.run(kPoints, [&](int64_t p) {
+      // across the points, so each runs whole on one thread.
+      pool.parallel_for(cin, 1,
+                        [&](int64_t c0, int64_t c1) { transform_inputs(l, b, x + n * in_image, c0, c1, cin, v); });
+      pool.run(points, [&](int64_t p) {
         sgemm(u.points[static_cast<size_t>(p)], false, b.tiles, 1.0f, v + p * cin * b.tiles, b.tiles, 0.0f,
               m + p * cout * b.tiles, b.tiles);
       });

@@ -66,13 +66,19 @@ HWY_INLINE void Load6(const float* p, size_t stride, V& v0, V& v1, V& v2, V& v3,
   v5 = hn::LoadU(d, p + 5 * stride);
 }
 
-void InputRow(const float* HWY_RESTRICT rows, size_t stride, size_t tiles, float* HWY_RESTRICT scratch,
-              float* HWY_RESTRICT out, size_t point_stride) {
+// Columns of a padded row that the loads across `tiles` tiles read, rounded
+// up to whole vectors: the pass down the columns covers them all.
+HWY_INLINE size_t ColumnsRead(size_t tiles, size_t tile) {
+  const size_t L = hn::Lanes(D());
+  return ((tiles + L - 1) / L * L * tile + tile + L - 1) / L * L;
+}
+
+void InputRow4(const float* HWY_RESTRICT rows, size_t stride, size_t tiles, float* HWY_RESTRICT scratch,
+               float* HWY_RESTRICT out, size_t point_stride) {
   const D d;
   const size_t L = hn::Lanes(d);
   // Down the columns, over every column the loads across tiles will read.
-  const size_t columns = ((tiles + L - 1) / L * L * 4 + 4 + L - 1) / L * L;
-  for (size_t x = 0; x < columns; x += L) {
+  for (size_t x = 0; x < ColumnsRead(tiles, 4); x += L) {
     V i0, i1, i2, i3, i4, i5, o0, o1, o2, o3, o4, o5;
     Load6(rows + x, stride, i0, i1, i2, i3, i4, i5);
     InputLine(i0, i1, i2, i3, i4, i5, o0, o1, o2, o3, o4, o5);
@@ -117,8 +123,8 @@ HWY_INLINE void OutputColumn(const float* across, size_t j, V add, V lo, V hi, V
   y3 = hn::Min(hn::Max(hn::Add(y3, add), lo), hi);
 }
 
-void OutputRow(const float* HWY_RESTRICT m, size_t point_stride, size_t tiles, float bias, float lo, float hi,
-               float* HWY_RESTRICT rows, size_t stride) {
+void OutputRow4(const float* HWY_RESTRICT m, size_t point_stride, size_t tiles, float bias, float lo, float hi,
+                float* HWY_RESTRICT rows, size_t stride) {
   const D d;
   const size_t L = hn::Lanes(d);
   const V add = hn::Set(d, bias), vlo = hn::Set(d, lo), vhi = hn::Set(d, hi);
@@ -148,6 +154,88 @@ void OutputRow(const float* HWY_RESTRICT m, size_t point_stride, size_t tiles, f
   }
 }
 
+// F(2x2, 3x3): B^T and A^T along one line of four points.
+HWY_INLINE void InputLine2(V d0, V d1, V d2, V d3, V& o0, V& o1, V& o2, V& o3) {
+  o0 = hn::Sub(d0, d2);
+  o1 = hn::Add(d1, d2);
+  o2 = hn::Sub(d2, d1);
+  o3 = hn::Sub(d1, d3);
+}
+
+HWY_INLINE void OutputLine2(V m0, V m1, V m2, V m3, V& o0, V& o1) {
+  o0 = hn::Add(hn::Add(m0, m1), m2);
+  o1 = hn::Sub(hn::Sub(m1, m2), m3);
+}
+
+HWY_INLINE void Load4(const float* p, size_t stride, V& v0, V& v1, V& v2, V& v3) {
+  const D d;
+  v0 = hn::LoadU(d, p);
+  v1 = hn::LoadU(d, p + stride);
+  v2 = hn::LoadU(d, p + 2 * stride);
+  v3 = hn::LoadU(d, p + 3 * stride);
+}
+
+void InputRow2(const float* HWY_RESTRICT rows, size_t stride, size_t tiles, float* HWY_RESTRICT scratch,
+               float* HWY_RESTRICT out, size_t point_stride) {
+  const D d;
+  const size_t L = hn::Lanes(d);
+  for (size_t x = 0; x < ColumnsRead(tiles, 2); x += L) {
+    V i0, i1, i2, i3, o0, o1, o2, o3;
+    Load4(rows + x, stride, i0, i1, i2, i3);
+    InputLine2(i0, i1, i2, i3, o0, o1, o2, o3);
+    float* o = scratch + x;
+    hn::StoreU(o0, d, o);
+    hn::StoreU(o1, d, o + stride);
+    hn::StoreU(o2, d, o + 2 * stride);
+    hn::StoreU(o3, d, o + 3 * stride);
+  }
+  // Across each tile: lane k of column j holds column 2 (t0 + k) + j.
+  for (size_t t0 = 0; t0 < tiles; t0 += L) {
+    const size_t count = tiles - t0;
+    for (size_t r = 0; r < 4; ++r) {
+      const float* line = scratch + r * stride + 2 * t0;
+      V c0, c1, c2, c3, o0, o1, o2, o3;
+      hn::LoadInterleaved2(d, line, c0, c1);
+      hn::LoadInterleaved2(d, line + 2, c2, c3);
+      InputLine2(c0, c1, c2, c3, o0, o1, o2, o3);
+      float* o = out + r * 4 * point_stride + t0;
+      StoreFirst(o0, count, o);
+      StoreFirst(o1, count, o + point_stride);
+      StoreFirst(o2, count, o + 2 * point_stride);
+      StoreFirst(o3, count, o + 3 * point_stride);
+    }
+  }
+}
+
+void OutputRow2(const float* HWY_RESTRICT m, size_t point_stride, size_t tiles, float bias, float lo, float hi,
+                float* HWY_RESTRICT rows, size_t stride) {
+  const D d;
+  const size_t L = hn::Lanes(d);
+  const V add = hn::Set(d, bias), vlo = hn::Set(d, lo), vhi = hn::Set(d, hi);
+  for (size_t t0 = 0; t0 < tiles; t0 += L) {
+    // a<r><j>: A^T across row r of the 4x4 points, column j of the outputs.
+    V a00, a01, a10, a11, a20, a21, a30, a31, m0, m1, m2, m3;
+    Load4(m + t0, point_stride, m0, m1, m2, m3);
+    OutputLine2(m0, m1, m2, m3, a00, a01);
+    Load4(m + 4 * point_stride + t0, point_stride, m0, m1, m2, m3);
+    OutputLine2(m0, m1, m2, m3, a10, a11);
+    Load4(m + 8 * point_stride + t0, point_stride, m0, m1, m2, m3);
+    OutputLine2(m0, m1, m2, m3, a20, a21);
+    Load4(m + 12 * point_stride + t0, point_stride, m0, m1, m2, m3);
+    OutputLine2(m0, m1, m2, m3, a30, a31);
+    // y<i><j>: output row i, column j of each tile.
+    V y00, y10, y01, y11;
+    OutputLine2(a00, a10, a20, a30, y00, y10);
+    OutputLine2(a01, a11, a21, a31, y01, y11);
+    y00 = hn::Min(hn::Max(hn::Add(y00, add), vlo), vhi);
+    y01 = hn::Min(hn::Max(hn::Add(y01, add), vlo), vhi);
+    y10 = hn::Min(hn::Max(hn::Add(y10, add), vlo), vhi);
+    y11 = hn::Min(hn::Max(hn::Add(y11, add), vlo), vhi);
+    hn::StoreInterleaved2(y00, y01, d, rows + 2 * t0);
+    hn::StoreInterleaved2(y10, y11, d, rows + stride + 2 * t0);
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace mote::cpu::simd
 HWY_AFTER_NAMESPACE();
@@ -155,17 +243,27 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace mote::cpu::simd {
 
-HWY_EXPORT(InputRow);
-HWY_EXPORT(OutputRow);
+HWY_EXPORT(InputRow4);
+HWY_EXPORT(OutputRow4);
+HWY_EXPORT(InputRow2);
+HWY_EXPORT(OutputRow2);
 
-void winograd_input_row(const float* rows, size_t stride, size_t tiles, float* scratch, float* out,
+void winograd_input_row(int tile, const float* rows, size_t stride, size_t tiles, float* scratch, float* out,
                         size_t point_stride) {
-  HWY_DYNAMIC_DISPATCH(InputRow)(rows, stride, tiles, scratch, out, point_stride);
+  if (tile == 4) {
+    HWY_DYNAMIC_DISPATCH(InputRow4)(rows, stride, tiles, scratch, out, point_stride);
+  } else {
+    HWY_DYNAMIC_DISPATCH(InputRow2)(rows, stride, tiles, scratch, out, point_stride);
+  }
 }
 
-void winograd_output_row(const float* m, size_t point_stride, size_t tiles, float bias, float lo, float hi,
+void winograd_output_row(int tile, const float* m, size_t point_stride, size_t tiles, float bias, float lo, float hi,
                          float* rows, size_t stride) {
-  HWY_DYNAMIC_DISPATCH(OutputRow)(m, point_stride, tiles, bias, lo, hi, rows, stride);
+  if (tile == 4) {
+    HWY_DYNAMIC_DISPATCH(OutputRow4)(m, point_stride, tiles, bias, lo, hi, rows, stride);
+  } else {
+    HWY_DYNAMIC_DISPATCH(OutputRow2)(m, point_stride, tiles, bias, lo, hi, rows, stride);
+  }
 }
 
 }  // namespace mote::cpu::simd

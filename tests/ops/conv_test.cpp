@@ -1,6 +1,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/cpu/conv_winograd.hpp"
 #include "runtime/cpu/thread_pool.hpp"
 #include "runtime/ops/conv_geometry.hpp"
 #include "tests/ops/fused_activation_util.hpp"
@@ -44,7 +45,7 @@ TEST(ConvOps, GeneralCpuMatchesReference) {
       {{3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1}, {}, 2), 4, 6},   // groups
       {{2, 3}, conv_attrs({1, 2}, {1, 0, 0, 2}, {2, 1}), 3, 2},  // rectangular everything
       {{5, 5}, conv_attrs({1, 1}, {2, 2, 2, 2}), 2, 3},
-      {{1, 1}, conv_attrs({2, 2}), 5, 7},                        // 1x1 with stride: im2col path
+      {{1, 1}, conv_attrs({2, 2}), 5, 7},  // 1x1 with stride: im2col path
       {{3, 3}, conv_attrs({3, 1}, {1, 1, 1, 1}, {1, 1}, 3), 6, 3},
   };
   int checked = 0;
@@ -84,8 +85,8 @@ TEST(ConvOps, OneDimensionalCpuMatchesReference) {
 }
 
 TEST(ConvOps, ThreeDimensionalCpuMatchesReference) {
-  EXPECT_TRUE(check_conv({1, 4, 5, 6, 7}, {6, 2, 3, 2, 3}, true,
-                         conv_attrs({1, 2, 1}, {1, 0, 1, 1, 1, 0}, {2, 1, 1}, 2)));
+  EXPECT_TRUE(
+      check_conv({1, 4, 5, 6, 7}, {6, 2, 3, 2, 3}, true, conv_attrs({1, 2, 1}, {1, 0, 1, 1, 1, 0}, {2, 1, 1}, 2)));
   EXPECT_TRUE(check_conv({2, 3, 3, 4, 13}, {2, 3, 1, 1, 1}, false, conv_attrs()));
   EXPECT_TRUE(check_conv({1, 2, 4, 4, 4}, {3, 2, 3, 3, 3}, true, conv_attrs({}, {}, {}, 1, fb::AutoPad::SameUpper)));
 }
@@ -167,7 +168,7 @@ TEST(ConvOps, FusedActivationsCpuMatchReference) {
 // input: kernels, strides, dilations and pads of every kind, groups,
 // batches, 1-D and 3-D, every fused activation.
 TEST(ConvOps, GatheredPatchesCpuMatchReference) {
-  EXPECT_TRUE(check_conv({1, 20, 7, 7}, {64, 20, 3, 3}, true, conv_attrs({1, 1}, {1, 1, 1, 1})));
+  EXPECT_TRUE(check_conv({1, 12, 7, 7}, {64, 12, 3, 3}, true, conv_attrs({1, 1}, {1, 1, 1, 1})));
   EXPECT_TRUE(check_conv({2, 24, 14, 15}, {128, 12, 3, 3}, true, conv_attrs({2, 2}, {2, 0, 1, 2}, {2, 1}, 2)));
   EXPECT_TRUE(check_conv({1, 9, 16, 16}, {70, 9, 5, 3}, false, conv_attrs({1, 2}, {2, 1, 2, 1})));
   EXPECT_TRUE(check_conv({1, 32, 14, 14}, {64, 32, 1, 1}, true, conv_attrs({2, 2})));
@@ -190,8 +191,9 @@ TEST(ConvOps, ResidualCpuMatchesReference) {
   const Case cases[] = {
       {{2, 8, 9, 10}, {12, 8, 1, 1}, conv_attrs()},
       {{1, 3, 17, 15}, {8, 3, 3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1})},
-      {{1, 32, 7, 7}, {64, 32, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1})},
+      {{1, 12, 7, 7}, {64, 12, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1})},
       {{2, 16, 20, 18}, {24, 16, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1})},
+      {{2, 16, 7, 7}, {24, 16, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1})},
       {{1, 20, 31, 30}, {20, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 20)},
       {{2, 20, 7, 7}, {20, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 20)},
       {{1, 4, 40}, {6, 4, 3}, conv_attrs({2}, {1, 1})},
@@ -220,8 +222,8 @@ TEST(ConvOps, ResidualCpuMatchesReference) {
 
 TEST(ConvOps, ResidualOfAnotherShapeIsRefused) {
   fb::OpT op = make_op(fb::OpType::Conv, conv_attrs());
-  Inputs inputs = {random_tensor(DType::F32, {1, 2, 4, 4}, 1), random_tensor(DType::F32, {3, 2, 1, 1}, 2), std::nullopt,
-                   random_tensor(DType::F32, {1, 3, 4, 1}, 3)};
+  Inputs inputs = {random_tensor(DType::F32, {1, 2, 4, 4}, 1), random_tensor(DType::F32, {3, 2, 1, 1}, 2),
+                   std::nullopt, random_tensor(DType::F32, {1, 3, 4, 1}, 3)};
   auto run = run_op(op, inputs, Impl::kCpu);
   ASSERT_FALSE(run.ok());
   EXPECT_NE(run.status().message().find("residual R has shape 1x3x4x1, expected the output's 1x3x4x4"),
@@ -248,6 +250,29 @@ TEST(ConvOps, WinogradCpuMatchesReference) {
   }
 }
 
+// F(2x2, 3x3) on images too small for 16 tiles of 4x4 (7x7 and 8x8, or more
+// tiles from 128 channels): partial edge tiles, padding on any side, other
+// channel counts in and out, batches, every fused activation. Each shape
+// checks first that it takes that path.
+TEST(ConvOps, WinogradF2CpuMatchesReference) {
+  const auto check_f2 = [](const Shape& x, const Shape& w, bool bias, const fb::ConvAttrsT& a,
+                           const fb::FusedActivationT* act = nullptr) {
+    auto g = resolve_conv(a, x, w);
+    ASSERT_TRUE(g.ok());
+    ASSERT_EQ(cpu::winograd_tile(*g), 2) << "X " << shape_to_string(x) << " W " << shape_to_string(w);
+    EXPECT_TRUE(check_conv(x, w, bias, a, act));
+  };
+  check_f2({1, 16, 7, 7}, {16, 16, 3, 3}, true, conv_attrs({1, 1}, {1, 1, 1, 1}));
+  check_f2({1, 16, 9, 9}, {24, 16, 3, 3}, false, conv_attrs({1, 1}, {0, 0, 0, 0}));
+  check_f2({1, 20, 6, 7}, {16, 20, 3, 3}, true, conv_attrs({1, 1}, {2, 0, 1, 2}));
+  check_f2({2, 24, 8, 8}, {40, 24, 3, 3}, true, conv_attrs({1, 1}, {1, 1, 1, 1}));
+  check_f2({1, 16, 4, 16}, {16, 16, 3, 3}, true, conv_attrs({1, 1}, {1, 1, 1, 1}));
+  check_f2({1, 128, 10, 11}, {128, 128, 3, 3}, true, conv_attrs({1, 1}, {1, 1, 1, 1}));
+  for (const auto& act : all_fused_activations()) {
+    check_f2({1, 16, 7, 7}, {24, 16, 3, 3}, true, conv_attrs({1, 1}, {1, 1, 1, 1}), &act);
+  }
+}
+
 // Wide enough for the Winograd transform buffers to be split into bands of
 // tile rows (slow under qemu: left out of the arm64 quick run).
 TEST(ConvOps, WinogradBandsCpuMatchesReference) {
@@ -264,7 +289,7 @@ TEST(ConvOps, ManyColumnTilesCpuMatchesReference) {
 // channels along the vectors, then a transpose): 1x1 and 3x3, strides,
 // groups, batches, edge rows of the GEMM, every fused activation.
 TEST(ConvOps, ChannelsAlongVectorsCpuMatchesReference) {
-  EXPECT_TRUE(check_conv({1, 32, 7, 7}, {64, 32, 3, 3}, true, conv_attrs({1, 1}, {1, 1, 1, 1})));
+  EXPECT_TRUE(check_conv({1, 12, 7, 7}, {64, 12, 3, 3}, true, conv_attrs({1, 1}, {1, 1, 1, 1})));
   EXPECT_TRUE(check_conv({2, 48, 5, 9}, {80, 48, 1, 1}, false, conv_attrs()));
   EXPECT_TRUE(check_conv({1, 40, 13, 11}, {72, 40, 3, 3}, true, conv_attrs({2, 2}, {1, 0, 1, 1})));
   EXPECT_TRUE(check_conv({2, 32, 6, 6}, {128, 16, 3, 3}, true, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 2)));
@@ -303,14 +328,15 @@ TEST(ConvOps, ReferenceMatchesNumpy) {
   Tensor x = Tensor::from_vector<float>({1, 4, 4, 5}, xv);
   Tensor w = Tensor::from_vector<float>({4, 2, 3, 2}, wv);
   Tensor b = Tensor::from_vector<float>({4}, {0.5f, -1.0f, 0.25f, 2.0f});
-  auto y = run_op(make_op(fb::OpType::Conv, conv_attrs({2, 1}, {1, 0, 2, 1}, {1, 2}, 2)), {x, w, b}, Impl::kReference);
+  auto y =
+      run_op(make_op(fb::OpType::Conv, conv_attrs({2, 1}, {1, 0, 2, 1}, {1, 2}, 2)), {x, w, b}, Impl::kReference);
   ASSERT_TRUE(y.ok()) << y.status().to_string();
   Tensor expected = Tensor::from_vector<float>(
       {1, 4, 3, 4},
-      {0.875f, 1.0f,   -0.625f, 0.625f,  1.0f,   0.625f,  1.125f,  1.875f, 1.375f, 0.875f,  0.375f,  0.25f,
-       -1.875f, -1.375f, -0.875f, -0.5f, -0.75f, -2.375f, -0.5f,   -1.25f, -1.625f, -1.125f, -0.625f, -1.0f,
-       0.375f, -0.125f, -0.625f, 1.375f, 1.125f, 0.25f,   0.25f,   -0.25f, 1.375f, -0.75f,  0.625f,  0.5f,
-       0.875f, 2.5f,    2.375f,  0.0f,   0.625f, 2.25f,   3.0f,    2.25f,  1.25f,  2.125f,  2.125f,  2.125f});
+      {0.875f,  1.0f,    -0.625f, 0.625f, 1.0f,   0.625f,  1.125f, 1.875f, 1.375f,  0.875f,  0.375f,  0.25f,
+       -1.875f, -1.375f, -0.875f, -0.5f,  -0.75f, -2.375f, -0.5f,  -1.25f, -1.625f, -1.125f, -0.625f, -1.0f,
+       0.375f,  -0.125f, -0.625f, 1.375f, 1.125f, 0.25f,   0.25f,  -0.25f, 1.375f,  -0.75f,  0.625f,  0.5f,
+       0.875f,  2.5f,    2.375f,  0.0f,   0.625f, 2.25f,   3.0f,   2.25f,  1.25f,   2.125f,  2.125f,  2.125f});
   expect_tensors_near((*y)[0], expected, 1e-6, 1e-6);
 }
 
