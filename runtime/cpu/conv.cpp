@@ -40,8 +40,8 @@ namespace mote::cpu {
 // registers its destructor only where control passes its declaration, so one
 // declared by the caller outside the pool's task leaked every worker's buffer
 // (CI's LeakSanitizer caught it).
-std::vector<float>& depthwise_scratch() {
-  thread_local std::vector<float> scratch;
+DepthwiseScratch& depthwise_scratch() {
+  thread_local DepthwiseScratch scratch;
   return scratch;
 }
 
@@ -174,7 +174,7 @@ void run_depthwise(KernelContext& ctx, const ConvGeometry& g) {
     const int64_t width = depthwise_block_channels();
     const int64_t blocks = (channels + width - 1) / width;
     ctx.pool->parallel_for(g.batch * blocks, 1, [&](int64_t begin, int64_t end) {
-      std::vector<float>& scratch = depthwise_scratch();
+      DepthwiseScratch& scratch = depthwise_scratch();
       for (int64_t task = begin; task < end; ++task) {
         const int64_t n = task / blocks, c0 = task % blocks * width, count = std::min(width, channels - c0);
         const int64_t plane = n * channels + c0;
@@ -187,7 +187,7 @@ void run_depthwise(KernelContext& ctx, const ConvGeometry& g) {
     return;
   }
   ctx.pool->parallel_for(g.batch * channels, 1, [&](int64_t begin, int64_t end) {
-    std::vector<float>& scratch = depthwise_scratch();
+    DepthwiseScratch& scratch = depthwise_scratch();
     for (int64_t plane = begin; plane < end; ++plane) {
       const int64_t c = plane % channels;
       float* out = y + plane * out_plane;

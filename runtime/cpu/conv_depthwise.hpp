@@ -7,6 +7,7 @@
 // dilation and padding.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -24,9 +25,19 @@ struct DepthwiseShape {
 };
 
 // The padded input of a depthwise task (and for channel blocks, its
-// transposed output), kept per thread between runs (conv.cpp); call it inside
-// the pool's task, never before it (conv.cpp says why).
-std::vector<float>& depthwise_scratch();
+// transposed output), kept per thread between runs (conv.cpp).
+struct DepthwiseScratch {
+  std::vector<float> buffer;
+  // The padded-plane geometry whose zero margins and padding rows `buffer`
+  // holds, left by the row path's last call (which writes data only inside
+  // them, and zeros past a row's end); all zero when nothing is known. The
+  // next call on the same geometry, on the same thread, skips zeroing them.
+  std::array<int64_t, 8> zeroed_for{};
+};
+
+// This thread's scratch; call it inside the pool's task, never before it
+// (conv.cpp says why).
+DepthwiseScratch& depthwise_scratch();
 
 // True when depthwise_plane handles this stride.
 inline bool depthwise_supports_stride(int64_t stride_w) { return stride_w == 1 || stride_w == 2; }
@@ -35,7 +46,7 @@ inline bool depthwise_supports_stride(int64_t stride_w) { return stride_w == 1 |
 // `scratch` holds the zero-padded input plane; it is resized as needed and can
 // be reused across calls on one thread.
 void depthwise_plane(const DepthwiseShape& s, const float* x, const float* w, float bias, float* y,
-                     std::vector<float>& scratch);
+                     DepthwiseScratch& scratch);
 
 // Whether depthwise_channel_block is the faster path for this shape.
 bool prefers_channel_blocks(const DepthwiseShape& s);
@@ -50,6 +61,6 @@ int64_t depthwise_block_channels();
 // (bias may be null), and written at y + c * out_plane.
 void depthwise_channel_block(const DepthwiseShape& s, const float* x, int64_t in_plane, int64_t channels,
                              const float* w, const float* bias, float* y, int64_t out_plane,
-                             std::vector<float>& scratch);
+                             DepthwiseScratch& scratch);
 
 }  // namespace mote::cpu

@@ -137,6 +137,31 @@ TEST(ConvOps, DepthwiseCpuMatchesReference) {
   });
 }
 
+// The row path leaves its zero margins in the thread's scratch for the next
+// plane of the same geometry: layers whose padded rows are as long but whose
+// data reaches further (wider, other padding), channel blocks (another
+// layout in the same buffer) and the other stride run in between, and each
+// must still match the reference.
+TEST(ConvOps, DepthwiseScratchReuseCpuMatchesReference) {
+  const auto dw = [](int64_t width, int64_t pad_left, int64_t stride, int64_t channels = 3) {
+    EXPECT_TRUE(check_conv({2, channels, 9, width}, {channels, 1, 3, 3}, true,
+                           conv_attrs({stride, stride}, {1, pad_left, 1, 1}, {}, channels)));
+  };
+  for (int round = 0; round < 2; ++round) {
+    dw(40, 1, 1);
+    dw(43, 0, 1);
+    dw(40, 1, 1);
+    dw(40, 2, 1);
+    dw(40, 1, 1);
+    dw(7, 1, 1, 16);  // channel blocks
+    dw(40, 1, 1);
+    dw(40, 1, 2);
+    dw(45, 0, 2);
+    dw(40, 1, 2);
+    dw(40, 1, 1);
+  }
+}
+
 TEST(ConvOps, AutoPadModesCpuMatchReference) {
   for (fb::AutoPad mode : {fb::AutoPad::NotSet, fb::AutoPad::SameUpper, fb::AutoPad::SameLower, fb::AutoPad::Valid}) {
     for (int64_t stride : {1, 2, 3}) {
