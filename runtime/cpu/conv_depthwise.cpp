@@ -34,6 +34,7 @@
 #include <utility>
 
 #include "hwy/highway.h"
+#include "runtime/cpu/simd_store-inl.h"
 #include "runtime/cpu/conv_depthwise.hpp"
 #include "runtime/cpu/transpose_simd.hpp"
 
@@ -78,18 +79,9 @@ HWY_INLINE void StoreClamped(D d, V acc, V lo, V hi, float* HWY_RESTRICT out, in
     return;
   }
   // The partial last vector: nothing may be written past the row, which can
-  // be another thread's plane. x86 has masked stores (a 14-wide plane spent
-  // a tenth of its time copying its rows' ends out of a buffer); elsewhere
-  // Highway's BlendedStore would rewrite the lanes past the end, so the
-  // vector goes through the stack.
-  const int64_t count = std::max<int64_t>(valid - first, 0);
-#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR
-  hn::BlendedStore(result, hn::FirstN(d, static_cast<size_t>(count)), d, out + first);
-#else
-  HWY_ALIGN float tail[hn::MaxLanes(d)];
-  hn::Store(result, d, tail);
-  std::copy(tail, tail + count, out + first);
-#endif
+  // be another thread's plane.
+  simd_store::HWY_NAMESPACE::StoreFirstN(d, result, static_cast<size_t>(std::max<int64_t>(valid - first, 0)),
+                                         out + first);
 }
 
 // Computes a tile of kRows output rows x kCols vectors whose top-left input

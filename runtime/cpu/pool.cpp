@@ -70,10 +70,16 @@ Status pool(KernelContext& ctx, bool is_max) {
         std::vector<float> scratch(static_cast<size_t>(scratch_size), identity);
         std::vector<float> scale(static_cast<size_t>(out_w));
         std::vector<const float*> rows;
-        for (int64_t task = begin; task < end; ++task) {
-          const int64_t plane = task / rows_per_plane;
-          const int64_t od = task % rows_per_plane / out_h;
-          const int64_t oh = task % out_h;
+        // Task t is output row oh of depth od of plane p, t = (p * out_d + od) * out_h + oh.
+        int64_t plane = begin / rows_per_plane, od = begin % rows_per_plane / out_h, oh = begin % out_h;
+        for (int64_t task = begin; task < end; ++task, ++oh) {
+          if (oh == out_h) {
+            oh = 0;
+            if (++od == out_d) {
+              od = 0;
+              ++plane;
+            }
+          }
           const float* plane_in = in + plane * in_d * in_h * in_w;
           rows.clear();
           for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {

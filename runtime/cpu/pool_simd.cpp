@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "hwy/highway.h"
+#include "runtime/cpu/simd_store-inl.h"
 #include "runtime/cpu/pool_simd.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -129,17 +130,15 @@ void WindowRowT(const float* HWY_RESTRICT in, size_t out_n, size_t kernel, size_
     }
     if (x < out_n) {
       // A row shorter than a vector (13 outputs of SqueezeNet's last pool):
-      // one vector through the stack, reading into `in`'s slack.
-      HWY_ALIGN float lanes[hn::MaxLanes(d)];
-      HWY_ALIGN float scales[hn::MaxLanes(d)];
+      // one vector, reading into `in`'s slack, its first out_n lanes stored.
       V acc = WindowVector<kMax>(d, in, 0, kernel, stride, dilation);
       if (!kMax) {
+        HWY_ALIGN float scales[hn::MaxLanes(d)];
         std::fill(scales, scales + N, 0.0f);
         std::copy(scale, scale + out_n, scales);
         acc = hn::Mul(acc, hn::Load(d, scales));
       }
-      hn::Store(acc, d, lanes);
-      std::copy(lanes, lanes + out_n, out);
+      simd_store::HWY_NAMESPACE::StoreFirstN(d, acc, out_n, out);
       return;
     }
   }

@@ -5,9 +5,9 @@
 #include "hwy/foreach_target.h"  // must come before highway.h
 
 #include <cstddef>
-#include <cstring>
 
 #include "hwy/highway.h"
+#include "runtime/cpu/simd_store-inl.h"
 #include "runtime/cpu/winograd_simd.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -43,16 +43,8 @@ HWY_INLINE void OutputLine(V m0, V m1, V m2, V m3, V m4, V m5, V& o0, V& o1, V& 
   o3 = hn::Add(hn::MulAdd(hn::Set(d, 8.0f), e, b), m5);
 }
 
-// Stores v's first `count` lanes (all when count >= Lanes).
 HWY_INLINE void StoreFirst(V v, size_t count, float* HWY_RESTRICT out) {
-  const D d;
-  if (count >= hn::Lanes(d)) {
-    hn::StoreU(v, d, out);
-    return;
-  }
-  HWY_ALIGN float lanes[kWinogradLanes];
-  hn::Store(v, d, lanes);
-  std::memcpy(out, lanes, count * sizeof(float));
+  simd_store::HWY_NAMESPACE::StoreFirstN(D(), v, count, out);
 }
 
 // Six vectors `stride` floats apart.
