@@ -23,9 +23,13 @@ constexpr std::align_val_t kAlignment{64};  // a cache line; >= any vector we us
 
 // Below this many multiply-adds a plain loop beats packing (3x5x7 is 105).
 constexpr int64_t kTinyMacs = 512;
-// A thread is only worth waking for this much work: about 25 us of one core,
-// well above the cost of handing a job to a spinning worker.
-constexpr int64_t kMinFlopsPerThread = int64_t{1} << 22;
+// A thread is only worth waking for this much work: about 10 us of one core,
+// still well above the cost of handing a job to a spinning worker (the pool's
+// workers spin between a model's ops). At 2^22 (25 us) the 1x1 layers of
+// small images ran on one core: at 2 threads (2 vCPU AMD EPYC, best of 4
+// rounds) ShuffleNetV2 3.04 -> 2.46 ms, MobileNetV3-Small 1.54 -> 1.26 ms,
+// SqueezeNet 3.71 -> 3.48 ms with 2^20; 2^19 and 2^18 measured the same.
+constexpr int64_t kMinFlopsPerThread = int64_t{1} << 20;
 // Same for the memory-bound matrix-vector path, in multiply-adds.
 constexpr int64_t kMinGemvMacsPerThread = int64_t{1} << 17;
 // Bound on the scratch memory for A packed on the fly (16 MiB).
