@@ -34,8 +34,8 @@
 #include <utility>
 
 #include "hwy/highway.h"
-#include "runtime/cpu/simd_store-inl.h"
 #include "runtime/cpu/conv_depthwise.hpp"
+#include "runtime/cpu/simd_store-inl.h"
 #include "runtime/cpu/transpose_simd.hpp"
 
 HWY_BEFORE_NAMESPACE();

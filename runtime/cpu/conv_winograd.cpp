@@ -1,6 +1,7 @@
 #include "runtime/cpu/conv_winograd.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cstring>
 #include <vector>
 
@@ -17,7 +18,7 @@ namespace {
 // points): bounds memory for large images, which are done in bands of tile
 // rows. Each GEMM touches one point's share of it.
 constexpr int64_t kBlockBytes = 8 << 20;
-// Below these the 36 GEMMs are too thin to beat im2col and one large GEMM.
+// Below these the point GEMMs are too thin to beat im2col and one large GEMM.
 // Measured on ResNet-18 at 1 thread (2 vCPU AMD EPYC, AVX-512): its 14x14
 // layers (256 channels, 16 tiles) 2.45 ms direct against 1.40 ms Winograd,
 // and at 2 threads 1.22 against 0.75 ms; whole ResNet-50 77 -> 71 ms. Its 7x7
@@ -41,14 +42,20 @@ constexpr int64_t kMinTiles = 16;
 // 0.013 -> 0.010 ms. Past 16 tiles (images over 8x8) fewer channels lost: 64
 // channels 10x10 0.11 -> 0.12 / 0.053 -> 0.076 ms, 16 channels 12x12 0.025 ->
 // 0.034 ms.
+// With fewer channels only 16 tiles were measured (7x7 and 8x8), so that is
+// all F(2x2) takes there; and only images of at least 2x2 tiles, not a row or
+// two of them (a 1-row output would transform 4 input rows for 1).
 constexpr int64_t kMinChannelsF2 = 16;
 constexpr int64_t kMaxTilesF2FewChannels = 16;
 constexpr int64_t kMinChannelsF2ManyTiles = 128;
+constexpr int64_t kMinSideF2 = 4;
 
 // Outputs per tile side, inputs per tile side and transform points.
 struct Variant {
   int out, in, points;
-  explicit Variant(int tile) : out(tile), in(tile + 2), points((tile + 2) * (tile + 2)) {}
+  explicit Variant(int tile) : out(tile), in(tile + 2), points((tile + 2) * (tile + 2)) {
+    assert(tile == 2 || tile == 4);
+  }
 };
 
 int64_t tile_count(const ConvGeometry& g, int tile) {
@@ -126,7 +133,7 @@ float* row_buffer(size_t stride) {
 void transform_inputs(const Layout& l, const Block& b, const float* x, int64_t c0, int64_t c1, int64_t channels,
                       float* v) {
   const int tile_in = l.v.in;
-  const size_t stride = simd::winograd_row_floats(static_cast<size_t>(l.tiles_w), l.v.out);
+  const size_t stride = simd::winograd_row_floats(l.v.out, static_cast<size_t>(l.tiles_w));
   float* rows = row_buffer(stride);
   float* scratch = rows + tile_in * stride;
   // Columns [pad_left, pad_left + in_w) of each row hold the image or zeros;
@@ -164,7 +171,7 @@ void transform_outputs(const Layout& l, const Block& b, const float* m, int64_t 
   const GemmEpilogue clamp = residual ? GemmEpilogue{} : fused::clamp_epilogue(act);
   const int tile = l.v.out;
   const int64_t rows_per_pass = std::max<int64_t>(1, kOutputTilesPerPass / l.tiles_w);
-  const size_t stride = simd::winograd_row_floats(static_cast<size_t>(rows_per_pass * l.tiles_w), tile);
+  const size_t stride = simd::winograd_row_floats(tile, static_cast<size_t>(rows_per_pass * l.tiles_w));
   float* rows = row_buffer(stride);
   const size_t point_stride = static_cast<size_t>(channels * b.tiles);
   for (int64_t k = k0; k < k1; ++k) {
@@ -203,8 +210,8 @@ int winograd_tile(const ConvGeometry& g) {
   if (channels >= kMinChannels && tile_count(g, 4) >= kMinTiles) return 4;
   const int64_t tiles2 = tile_count(g, 2);
   if (tiles2 < kMinTiles || channels < kMinChannelsF2) return 0;
+  if (g.out_size[1] < kMinSideF2 || g.out_size[2] < kMinSideF2) return 0;
   return tiles2 <= kMaxTilesF2FewChannels || channels >= kMinChannelsF2ManyTiles ? 2 : 0;
-  return 0;
 }
 
 WinogradWeights winograd_pack_weights(const ConvGeometry& g, const float* w) {

@@ -23,9 +23,9 @@ constexpr std::align_val_t kAlignment{64};  // a cache line; >= any vector we us
 
 // Below this many multiply-adds a plain loop beats packing (3x5x7 is 105).
 constexpr int64_t kTinyMacs = 512;
-// A thread is only worth waking for this much work: about 10 us of one core,
-// still well above the cost of handing a job to a spinning worker (the pool's
-// workers spin between a model's ops). At 2^22 (25 us) the 1x1 layers of
+// A thread is only worth waking for this much work: about 10 us of one core
+// at 100 GFLOP/s, still well above the cost of handing a job to a spinning
+// worker (the pool's workers spin between a model's ops). At 2^22 the 1x1 layers of
 // small images ran on one core: at 2 threads (2 vCPU AMD EPYC, best of 4
 // rounds) ShuffleNetV2 3.04 -> 2.46 ms, MobileNetV3-Small 1.54 -> 1.26 ms,
 // SqueezeNet 3.71 -> 3.48 ms with 2^20; 2^19 and 2^18 measured the same.
@@ -256,8 +256,7 @@ Split plan_split(int64_t M, int64_t N, const KernelShape& s, int64_t threads, bo
       const int64_t tasks = gm * gn;
       const int64_t rounds = (tasks + threads - 1) / threads;
       const double rows = static_cast<double>((mp + gm - 1) / gm * s.mr);
-      const double cols = static_cast<double>(
-          std::min(round_up(N, s.lanes), (units + gn - 1) / gn * unit));
+      const double cols = static_cast<double>(std::min(round_up(N, s.lanes), (units + gn - 1) / gn * unit));
       const double cost = static_cast<double>(rounds) * rows * cols +
                           (shared_b ? kSharedBRows * static_cast<double>(round_up(N, s.lanes)) : 0.0);
       if (best_cost < 0 || cost < best_cost || (cost == best_cost && tasks < best_tasks)) {
@@ -318,8 +317,7 @@ void packed_product(const Problem& p, ThreadPool* pool) {
     const Split split = plan_split(mm, N, s, threads, own_b);
     const int64_t a_floats = own_a ? round_up(mm * K, 16) : 0;
     const int64_t b_floats = split.shared_b ? round_up(N, s.lanes) * K : 0;
-    float* ws = (a_floats + b_floats > 0) ? scratch(static_cast<size_t>(a_floats + b_floats))
-                                          : nullptr;
+    float* ws = (a_floats + b_floats > 0) ? scratch(static_cast<size_t>(a_floats + b_floats)) : nullptr;
     float* ws_a = ws;
     float* ws_b = ws ? ws + a_floats : nullptr;
 
@@ -333,12 +331,10 @@ void packed_product(const Problem& p, ThreadPool* pool) {
         chunk.row_offsets += m0;
         pack_a_indexed(chunk, mm, K, mp * t / a_parts, mp * (t + 1) / a_parts, s, ws_a);
       } else if (t < a_parts) {
-        gemm_detail::pack_a(p.a.trans, a_src, p.a.ld, mm, K, mp * t / a_parts,
-                            mp * (t + 1) / a_parts, ws_a);
+        gemm_detail::pack_a(p.a.trans, a_src, p.a.ld, mm, K, mp * t / a_parts, mp * (t + 1) / a_parts, ws_a);
       } else {
         t -= a_parts;
-        gemm_detail::pack_b(p.b.trans, p.b.data, p.b.ld, K, N, np * t / b_parts,
-                            np * (t + 1) / b_parts, ws_b);
+        gemm_detail::pack_b(p.b.trans, p.b.data, p.b.ld, K, N, np * t / b_parts, np * (t + 1) / b_parts, ws_b);
       }
     });
 
@@ -422,10 +418,8 @@ PackedMatrix pack_a(bool trans_a, int64_t M, int64_t K, const float* A, int64_t 
   if (M < 0 || K < 0) fail("pack_a: negative dimension");
   if (M > 0 && K > 0) check_ld("lda", lda, trans_a ? M : K);
   const KernelShape s = kernel_shape();
-  PackedMatrix m = PackedMatrixAccess::make(PackedMatrix::Role::kA, M, K,
-                                            static_cast<size_t>(M * K));
-  gemm_detail::pack_a(trans_a, A, lda, M, K, 0, (M + s.mr - 1) / s.mr,
-                      PackedMatrixAccess::mutable_data(m));
+  PackedMatrix m = PackedMatrixAccess::make(PackedMatrix::Role::kA, M, K, static_cast<size_t>(M * K));
+  gemm_detail::pack_a(trans_a, A, lda, M, K, 0, (M + s.mr - 1) / s.mr, PackedMatrixAccess::mutable_data(m));
   return m;
 }
 
@@ -433,56 +427,53 @@ PackedMatrix pack_b(bool trans_b, int64_t K, int64_t N, const float* B, int64_t 
   if (N < 0 || K < 0) fail("pack_b: negative dimension");
   if (N > 0 && K > 0) check_ld("ldb", ldb, trans_b ? K : N);
   const KernelShape s = kernel_shape();
-  PackedMatrix m = PackedMatrixAccess::make(PackedMatrix::Role::kB, K, N,
-                                            static_cast<size_t>(round_up(N, s.lanes) * K));
-  gemm_detail::pack_b(trans_b, B, ldb, K, N, 0, (N + s.nr - 1) / s.nr,
-                      PackedMatrixAccess::mutable_data(m));
+  PackedMatrix m =
+      PackedMatrixAccess::make(PackedMatrix::Role::kB, K, N, static_cast<size_t>(round_up(N, s.lanes) * K));
+  gemm_detail::pack_b(trans_b, B, ldb, K, N, 0, (N + s.nr - 1) / s.nr, PackedMatrixAccess::mutable_data(m));
   return m;
 }
 
-void sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
-           const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C,
-           int64_t ldc, const GemmEpilogue& epilogue, ThreadPool* pool) {
-  Problem p{M, N, K, alpha, beta, C, ldc, epilogue, {nullptr, trans_a, A, lda},
-            {nullptr, trans_b, B, ldb}};
-  run(p, pool);
-}
-
-void sgemm(const PackedMatrix& A, bool trans_b, int64_t N, float alpha, const float* B,
-           int64_t ldb, float beta, float* C, int64_t ldc, const GemmEpilogue& epilogue,
+void sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
+           const float* B, int64_t ldb, float beta, float* C, int64_t ldc, const GemmEpilogue& epilogue,
            ThreadPool* pool) {
-  check_packed(A, PackedMatrix::Role::kA, "A");
-  Problem p{A.rows(), N, A.cols(), alpha, beta, C, ldc, epilogue, {&A, false, nullptr, 0},
-            {nullptr, trans_b, B, ldb}};
+  Problem p{M, N, K, alpha, beta, C, ldc, epilogue, {nullptr, trans_a, A, lda}, {nullptr, trans_b, B, ldb}};
   run(p, pool);
 }
 
-void sgemm(bool trans_a, int64_t M, float alpha, const float* A, int64_t lda,
-           const PackedMatrix& B, float beta, float* C, int64_t ldc,
+void sgemm(const PackedMatrix& A, bool trans_b, int64_t N, float alpha, const float* B, int64_t ldb, float beta,
+           float* C, int64_t ldc, const GemmEpilogue& epilogue, ThreadPool* pool) {
+  check_packed(A, PackedMatrix::Role::kA, "A");
+  Problem p{
+      A.rows(), N, A.cols(), alpha, beta, C, ldc, epilogue, {&A, false, nullptr, 0}, {nullptr, trans_b, B, ldb}};
+  run(p, pool);
+}
+
+void sgemm(bool trans_a, int64_t M, float alpha, const float* A, int64_t lda, const PackedMatrix& B, float beta,
+           float* C, int64_t ldc, const GemmEpilogue& epilogue, ThreadPool* pool) {
+  check_packed(B, PackedMatrix::Role::kB, "B");
+  Problem p{
+      M, B.cols(), B.rows(), alpha, beta, C, ldc, epilogue, {nullptr, trans_a, A, lda}, {&B, false, nullptr, 0}};
+  run(p, pool);
+}
+
+void sgemm(const IndexedMatrix& A, int64_t M, float alpha, const PackedMatrix& B, float beta, float* C, int64_t ldc,
            const GemmEpilogue& epilogue, ThreadPool* pool) {
   check_packed(B, PackedMatrix::Role::kB, "B");
-  Problem p{M, B.cols(), B.rows(), alpha, beta, C, ldc, epilogue, {nullptr, trans_a, A, lda},
-            {&B, false, nullptr, 0}};
-  run(p, pool);
-}
-
-void sgemm(const IndexedMatrix& A, int64_t M, float alpha, const PackedMatrix& B, float beta, float* C,
-           int64_t ldc, const GemmEpilogue& epilogue, ThreadPool* pool) {
-  check_packed(B, PackedMatrix::Role::kB, "B");
-  if (M > 0 && B.rows() > 0 && (!A.data || !A.row_offsets || !A.col_offsets)) fail("indexed A lacks its data or offsets");
+  if (M > 0 && B.rows() > 0 && (!A.data || !A.row_offsets || !A.col_offsets))
+    fail("indexed A lacks its data or offsets");
   Operand a;
   a.indexed = &A;
   Problem p{M, B.cols(), B.rows(), alpha, beta, C, ldc, epilogue, a, {&B, false, nullptr, 0}};
   run(p, pool);
 }
 
-void sgemm(const PackedMatrix& A, const PackedMatrix& B, float alpha, float beta, float* C,
-           int64_t ldc, const GemmEpilogue& epilogue, ThreadPool* pool) {
+void sgemm(const PackedMatrix& A, const PackedMatrix& B, float alpha, float beta, float* C, int64_t ldc,
+           const GemmEpilogue& epilogue, ThreadPool* pool) {
   check_packed(A, PackedMatrix::Role::kA, "A");
   check_packed(B, PackedMatrix::Role::kB, "B");
   if (A.cols() != B.rows()) fail("inner dimensions of the packed A and B differ");
-  Problem p{A.rows(), B.cols(), A.cols(), alpha, beta, C, ldc, epilogue, {&A, false, nullptr, 0},
-            {&B, false, nullptr, 0}};
+  Problem p{
+      A.rows(), B.cols(), A.cols(), alpha, beta, C, ldc, epilogue, {&A, false, nullptr, 0}, {&B, false, nullptr, 0}};
   run(p, pool);
 }
 

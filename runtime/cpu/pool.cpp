@@ -100,7 +100,7 @@ Status pool(KernelContext& ctx, bool is_max) {
             }
           }
           simd::window_row(is_max, scratch.data(), out_w, g.kernel[2], g.stride[2], g.dilation[2], scale.data(),
-                           out + (plane * rows_per_plane + od * out_h + oh) * out_w);
+                           out + task * out_w);
         }
       });
   return {};

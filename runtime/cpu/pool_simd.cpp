@@ -10,8 +10,8 @@
 #include <limits>
 
 #include "hwy/highway.h"
-#include "runtime/cpu/simd_store-inl.h"
 #include "runtime/cpu/pool_simd.hpp"
+#include "runtime/cpu/simd_store-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace mote::cpu::simd {

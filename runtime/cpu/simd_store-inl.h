@@ -22,9 +22,12 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 // Stores v's first `count` lanes at out (all of them when count >= Lanes).
-// x86 has masked stores (a 14-wide depthwise plane spent a tenth of its time
-// copying its rows' ends out of a buffer); elsewhere Highway's BlendedStore
-// would rewrite the lanes past the end, so the vector goes through the stack.
+// On x86, Highway 1.0's BlendedStore writes only the selected lanes: a masked
+// store from AVX2 on, lane by lane below it (a 14-wide depthwise plane spent a
+// tenth of its time copying its rows' ends out of a buffer). On NEON it loads,
+// blends and stores the whole vector, rewriting the lanes past the end, and
+// other targets are not checked, so they go through the stack. (Highway 1.2
+// has StoreN for this; Debian 12 ships 1.0.3.)
 template <class D>
 HWY_INLINE void StoreFirstN(D d, hn::Vec<D> v, size_t count, hn::TFromD<D>* HWY_RESTRICT out) {
   if (count >= hn::Lanes(d)) {

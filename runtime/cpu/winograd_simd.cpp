@@ -4,6 +4,7 @@
 #define HWY_TARGET_INCLUDE "runtime/cpu/winograd_simd.cpp"
 #include "hwy/foreach_target.h"  // must come before highway.h
 
+#include <cassert>
 #include <cstddef>
 
 #include "hwy/highway.h"
@@ -43,6 +44,8 @@ HWY_INLINE void OutputLine(V m0, V m1, V m2, V m3, V m4, V m5, V& o0, V& o1, V& 
   o3 = hn::Add(hn::MulAdd(hn::Set(d, 8.0f), e, b), m5);
 }
 
+// Stores v's first `count` lanes (all when count >= Lanes): the last vector
+// of tiles must not reach the next channel's, which another thread writes.
 HWY_INLINE void StoreFirst(V v, size_t count, float* HWY_RESTRICT out) {
   simd_store::HWY_NAMESPACE::StoreFirstN(D(), v, count, out);
 }
@@ -242,6 +245,7 @@ HWY_EXPORT(OutputRow2);
 
 void winograd_input_row(int tile, const float* rows, size_t stride, size_t tiles, float* scratch, float* out,
                         size_t point_stride) {
+  assert(tile == 2 || tile == 4);
   if (tile == 4) {
     HWY_DYNAMIC_DISPATCH(InputRow4)(rows, stride, tiles, scratch, out, point_stride);
   } else {
@@ -251,6 +255,7 @@ void winograd_input_row(int tile, const float* rows, size_t stride, size_t tiles
 
 void winograd_output_row(int tile, const float* m, size_t point_stride, size_t tiles, float bias, float lo, float hi,
                          float* rows, size_t stride) {
+  assert(tile == 2 || tile == 4);
   if (tile == 4) {
     HWY_DYNAMIC_DISPATCH(OutputRow4)(m, point_stride, tiles, bias, lo, hi, rows, stride);
   } else {

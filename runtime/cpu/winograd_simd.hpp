@@ -16,7 +16,7 @@ constexpr size_t kWinogradLanes = 16;
 
 // Floats a padded row must hold for `tiles` tiles of `tile` outputs a side:
 // the widest de-interleaving load of the last vector of tiles reads that far.
-inline size_t winograd_row_floats(size_t tiles, int tile) {
+inline size_t winograd_row_floats(int tile, size_t tiles) {
   const size_t t = static_cast<size_t>(tile);
   return (tiles + kWinogradLanes - 1) / kWinogradLanes * kWinogradLanes * t + t + kWinogradLanes;
 }

@@ -1,6 +1,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/cpu/conv_depthwise.hpp"
 #include "runtime/cpu/conv_winograd.hpp"
 #include "runtime/cpu/thread_pool.hpp"
 #include "runtime/ops/conv_geometry.hpp"
@@ -139,27 +140,29 @@ TEST(ConvOps, DepthwiseCpuMatchesReference) {
 
 // The row path leaves its zero margins in the thread's scratch for the next
 // plane of the same geometry: layers whose padded rows are as long but whose
-// data reaches further (wider, other padding), channel blocks (another
-// layout in the same buffer) and the other stride run in between, and each
-// must still match the reference.
+// data reaches further (wider, other padding; a sweep of widths, so that some
+// share the padded length whatever the vector width), channel blocks
+// (another layout in the same buffer) and the other stride run in between,
+// and each must still match the reference.
 TEST(ConvOps, DepthwiseScratchReuseCpuMatchesReference) {
-  const auto dw = [](int64_t width, int64_t pad_left, int64_t stride, int64_t channels = 3) {
-    EXPECT_TRUE(check_conv({2, channels, 9, width}, {channels, 1, 3, 3}, true,
-                           conv_attrs({stride, stride}, {1, pad_left, 1, 1}, {}, channels)));
-  };
-  for (int round = 0; round < 2; ++round) {
-    dw(40, 1, 1);
-    dw(43, 0, 1);
-    dw(40, 1, 1);
-    dw(40, 2, 1);
-    dw(40, 1, 1);
-    dw(7, 1, 1, 16);  // channel blocks
-    dw(40, 1, 1);
-    dw(40, 1, 2);
-    dw(45, 0, 2);
-    dw(40, 1, 2);
-    dw(40, 1, 1);
-  }
+  for_each_simd_target([] {
+    const auto dw = [](int64_t width, int64_t pad_left, int64_t stride, int64_t channels = 3) {
+      EXPECT_TRUE(check_conv({2, channels, 9, width}, {channels, 1, 3, 3}, true,
+                             conv_attrs({stride, stride}, {1, pad_left, 1, 1}, {}, channels)));
+    };
+    // Output width lanes / 2 at most: the channel-block path.
+    const int64_t narrow = std::max<int64_t>(1, cpu::depthwise_block_channels() / 2);
+    for (int64_t stride : {1, 2}) {
+      for (int64_t width = 33; width <= 48; width += 3) {
+        for (int64_t pad_left : {0, 1, 2}) {
+          dw(width, pad_left, stride);
+          dw(40, 1, stride);
+        }
+      }
+      dw(narrow, 1, 1, 16);
+      dw(40, 1, stride);
+    }
+  });
 }
 
 TEST(ConvOps, AutoPadModesCpuMatchReference) {
@@ -287,8 +290,11 @@ TEST(ConvOps, WinogradF2CpuMatchesReference) {
     ASSERT_EQ(cpu::winograd_tile(*g), 2) << "X " << shape_to_string(x) << " W " << shape_to_string(w);
     EXPECT_TRUE(check_conv(x, w, bias, a, act));
   };
-  check_f2({1, 16, 7, 7}, {16, 16, 3, 3}, true, conv_attrs({1, 1}, {1, 1, 1, 1}));
-  check_f2({1, 16, 9, 9}, {24, 16, 3, 3}, false, conv_attrs({1, 1}, {0, 0, 0, 0}));
+  // Every SIMD target: partial vectors of tiles store differently per target.
+  for_each_simd_target([&] {
+    check_f2({1, 16, 7, 7}, {16, 16, 3, 3}, true, conv_attrs({1, 1}, {1, 1, 1, 1}));
+    check_f2({1, 16, 9, 9}, {24, 16, 3, 3}, false, conv_attrs({1, 1}, {0, 0, 0, 0}));
+  });
   check_f2({1, 20, 6, 7}, {16, 20, 3, 3}, true, conv_attrs({1, 1}, {2, 0, 1, 2}));
   check_f2({2, 24, 8, 8}, {40, 24, 3, 3}, true, conv_attrs({1, 1}, {1, 1, 1, 1}));
   check_f2({1, 16, 4, 16}, {16, 16, 3, 3}, true, conv_attrs({1, 1}, {1, 1, 1, 1}));
