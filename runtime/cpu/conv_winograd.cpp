@@ -58,8 +58,11 @@ struct Variant {
   }
 };
 
+// Tiles of `tile` outputs along `size` outputs, the last one partial.
+int64_t tiles_along(int64_t size, int tile) { return (size + tile - 1) / tile; }
+
 int64_t tile_count(const ConvGeometry& g, int tile) {
-  return ((g.out_size[1] + tile - 1) / tile) * ((g.out_size[2] + tile - 1) / tile);
+  return tiles_along(g.out_size[1], tile) * tiles_along(g.out_size[2], tile);
 }
 
 // Tiles one output transform call covers at most, whole tile rows (at least
@@ -231,18 +234,16 @@ WinogradWeights winograd_pack_weights(const ConvGeometry& g, const float* w) {
 void winograd_conv(const ConvGeometry& g, const WinogradWeights& u, const float* x, const float* bias,
                    const float* residual, const fb::FusedActivationT* act, float* y, ThreadPool& pool) {
   const int64_t cin = g.in_channels, cout = g.out_channels;
-  Layout l{Variant(u.tile),
-           g.in_size[1],
-           g.in_size[2],
-           g.out_size[1],
-           g.out_size[2],
-           g.pad_begin[1],
-           g.pad_begin[2],
-           0,
-           0};
+  const Layout l{Variant(u.tile),
+                 g.in_size[1],
+                 g.in_size[2],
+                 g.out_size[1],
+                 g.out_size[2],
+                 g.pad_begin[1],
+                 g.pad_begin[2],
+                 tiles_along(g.out_size[2], u.tile),
+                 tiles_along(g.out_size[1], u.tile)};
   const int points = l.v.points;
-  l.tiles_w = (l.out_w + l.v.out - 1) / l.v.out;
-  l.tiles_h = (l.out_h + l.v.out - 1) / l.v.out;
   const int64_t row_bytes = points * (cin + cout) * l.tiles_w * int64_t{sizeof(float)};
   const int64_t rows_per_block = std::clamp<int64_t>(kBlockBytes / row_bytes, 1, l.tiles_h);
   // The output transform reads up to a vector past the last tile.

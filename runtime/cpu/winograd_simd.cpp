@@ -44,6 +44,9 @@ HWY_INLINE void OutputLine(V m0, V m1, V m2, V m3, V m4, V m5, V& o0, V& o1, V& 
   o3 = hn::Add(hn::MulAdd(hn::Set(d, 8.0f), e, b), m5);
 }
 
+// clamp(y + add, lo, hi): the bias and fused clamp of an output vector.
+HWY_INLINE V BiasClamp(V y, V add, V lo, V hi) { return hn::Min(hn::Max(hn::Add(y, add), lo), hi); }
+
 // Stores v's first `count` lanes (all when count >= Lanes): the last vector
 // of tiles must not reach the next channel's, which another thread writes.
 HWY_INLINE void StoreFirst(V v, size_t count, float* HWY_RESTRICT out) {
@@ -112,10 +115,10 @@ HWY_INLINE void OutputColumn(const float* across, size_t j, V add, V lo, V hi, V
   V m0, m1, m2, m3, m4, m5;
   Load6(across + j * L, 4 * L, m0, m1, m2, m3, m4, m5);
   OutputLine(m0, m1, m2, m3, m4, m5, y0, y1, y2, y3);
-  y0 = hn::Min(hn::Max(hn::Add(y0, add), lo), hi);
-  y1 = hn::Min(hn::Max(hn::Add(y1, add), lo), hi);
-  y2 = hn::Min(hn::Max(hn::Add(y2, add), lo), hi);
-  y3 = hn::Min(hn::Max(hn::Add(y3, add), lo), hi);
+  y0 = BiasClamp(y0, add, lo, hi);
+  y1 = BiasClamp(y1, add, lo, hi);
+  y2 = BiasClamp(y2, add, lo, hi);
+  y3 = BiasClamp(y3, add, lo, hi);
 }
 
 void OutputRow4(const float* HWY_RESTRICT m, size_t point_stride, size_t tiles, float bias, float lo, float hi,
@@ -222,12 +225,8 @@ void OutputRow2(const float* HWY_RESTRICT m, size_t point_stride, size_t tiles, 
     V y00, y10, y01, y11;
     OutputLine2(a00, a10, a20, a30, y00, y10);
     OutputLine2(a01, a11, a21, a31, y01, y11);
-    y00 = hn::Min(hn::Max(hn::Add(y00, add), vlo), vhi);
-    y01 = hn::Min(hn::Max(hn::Add(y01, add), vlo), vhi);
-    y10 = hn::Min(hn::Max(hn::Add(y10, add), vlo), vhi);
-    y11 = hn::Min(hn::Max(hn::Add(y11, add), vlo), vhi);
-    hn::StoreInterleaved2(y00, y01, d, rows + 2 * t0);
-    hn::StoreInterleaved2(y10, y11, d, rows + stride + 2 * t0);
+    hn::StoreInterleaved2(BiasClamp(y00, add, vlo, vhi), BiasClamp(y01, add, vlo, vhi), d, rows + 2 * t0);
+    hn::StoreInterleaved2(BiasClamp(y10, add, vlo, vhi), BiasClamp(y11, add, vlo, vhi), d, rows + stride + 2 * t0);
   }
 }
 
