@@ -89,7 +89,8 @@ HWY_INLINE void StoreRow(D32 d, V32 sum, int32_t bias, float multiplier, const Q
   if (residual) {
     const V32 r = rq.residual_dtype == DType::I8 ? LoadResidual<int8_t>(d, residual, count)
                                                  : LoadResidual<uint8_t>(d, residual, count);
-    v = hn::MulAdd(hn::ConvertTo(df, hn::Sub(r, hn::Set(d, rq.residual_zero))), hn::Set(df, rq.residual_multiplier), v);
+    v = hn::MulAdd(hn::ConvertTo(df, hn::Sub(r, hn::Set(d, rq.residual_zero))), hn::Set(df, rq.residual_multiplier),
+                   v);
   }
   v = hn::Min(hn::Max(v, hn::Set(df, rq.lo)), hn::Set(df, rq.hi));
   const auto q = hn::DemoteTo(dt, hn::Add(hn::NearestInt(v), hn::Set(d, rq.zero)));
@@ -184,11 +185,15 @@ void QgemmT(const int32_t* packed_a, int64_t rows, int64_t pairs, const int32_t*
 // Lanes of columns [n, n + count) of depth group k: `kRows` rows of T
 // (four uint8 or two uint16) packed lowest row first.
 template <int kRows, class T>
-void InterleaveScalar(const T* rows, int64_t width, int64_t n, int64_t count, int64_t k, int64_t groups, int64_t step,
+void InterleaveScalar(const QgemmGroupRows& src, int64_t n, int64_t count, int64_t k, int64_t groups, int64_t step,
                       int32_t* b) {
   for (int64_t c = n; c < n + count; ++c) {
     uint32_t lane = 0;
-    for (int i = 0; i < kRows; ++i) lane |= static_cast<uint32_t>(rows[i * width + c]) << (8 * sizeof(T) * i);
+    for (int i = 0; i < kRows; ++i) {
+      const bool padded = src.pad_masks[i] && src.pad_masks[i][c];
+      const T v = padded ? static_cast<T>(src.pad) : static_cast<const T*>(src.rows[i])[c];
+      lane |= static_cast<uint32_t>(v) << (8 * sizeof(T) * i);
+    }
     b[qgemm_b_index(c, k, groups, step)] = static_cast<int32_t>(lane);
   }
 }
@@ -204,45 +209,67 @@ void InterleaveScalar(const T* rows, int64_t width, int64_t n, int64_t count, in
 #define MOTE_QGEMM_ZIP_INTERLEAVE 1
 #endif
 
-void InterleaveB(QgemmFormat f, const void* rows, int64_t width, int64_t k, int64_t groups, int32_t* b) {
+#if MOTE_QGEMM_ZIP_INTERLEAVE
+// Row i's 128 bits at column n, its masked columns replaced by `pad`.
+template <class D>
+HWY_INLINE hn::Vec<D> LoadGroupRow(D d, const QgemmGroupRows& src, int i, hn::Vec<D> pad, int64_t n) {
+  using T = hn::TFromD<D>;
+  const auto v = hn::LoadU(d, static_cast<const T*>(src.rows[i]) + n);
+  if (!src.pad_masks[i]) return v;
+  // One mask byte per column, widened to the row's lane size.
+  const hn::Rebind<uint8_t, D> d8;
+  const auto bytes = hn::LoadU(d8, src.pad_masks[i] + n);
+  if constexpr (sizeof(T) == 1) {
+    return hn::IfThenElse(hn::Ne(bytes, hn::Zero(d8)), pad, v);
+  } else {
+    const hn::RebindToUnsigned<D> du;
+    return hn::IfThenElse(hn::RebindMask(d, hn::Ne(hn::PromoteTo(du, bytes), hn::Zero(du))), pad, v);
+  }
+}
+#endif
+
+void InterleaveB(QgemmFormat f, const QgemmGroupRows& src, int64_t width, int64_t k, int64_t groups, int32_t* b) {
   const int64_t step = QgemmColumnStep();
   int64_t n = 0;
   if (f == QgemmFormat::kQuads) {
-    const auto* r = static_cast<const uint8_t*>(rows);
 #if MOTE_QGEMM_ZIP_INTERLEAVE
     {
       const hn::FixedTag<uint8_t, 16> d8;
       const hn::Repartition<uint16_t, decltype(d8)> d16;
       const hn::Repartition<uint32_t, decltype(d8)> du32;
       const hn::Repartition<int32_t, decltype(d8)> di32;
+      const auto pad = hn::Set(d8, static_cast<uint8_t>(src.pad));
       for (; n + 16 <= width; n += 16) {
-        const auto r0 = hn::LoadU(d8, r + n), r1 = hn::LoadU(d8, r + width + n);
-        const auto r2 = hn::LoadU(d8, r + 2 * width + n), r3 = hn::LoadU(d8, r + 3 * width + n);
+        const auto r0 = LoadGroupRow(d8, src, 0, pad, n), r1 = LoadGroupRow(d8, src, 1, pad, n);
+        const auto r2 = LoadGroupRow(d8, src, 2, pad, n), r3 = LoadGroupRow(d8, src, 3, pad, n);
         const auto lo01 = hn::ZipLower(d16, r0, r1), hi01 = hn::ZipUpper(d16, r0, r1);
         const auto lo23 = hn::ZipLower(d16, r2, r3), hi23 = hn::ZipUpper(d16, r2, r3);
         hn::StoreU(hn::BitCast(di32, hn::ZipLower(du32, lo01, lo23)), di32, b + qgemm_b_index(n, k, groups, step));
-        hn::StoreU(hn::BitCast(di32, hn::ZipUpper(du32, lo01, lo23)), di32, b + qgemm_b_index(n + 4, k, groups, step));
-        hn::StoreU(hn::BitCast(di32, hn::ZipLower(du32, hi01, hi23)), di32, b + qgemm_b_index(n + 8, k, groups, step));
-        hn::StoreU(hn::BitCast(di32, hn::ZipUpper(du32, hi01, hi23)), di32, b + qgemm_b_index(n + 12, k, groups, step));
+        hn::StoreU(hn::BitCast(di32, hn::ZipUpper(du32, lo01, lo23)), di32,
+                   b + qgemm_b_index(n + 4, k, groups, step));
+        hn::StoreU(hn::BitCast(di32, hn::ZipLower(du32, hi01, hi23)), di32,
+                   b + qgemm_b_index(n + 8, k, groups, step));
+        hn::StoreU(hn::BitCast(di32, hn::ZipUpper(du32, hi01, hi23)), di32,
+                   b + qgemm_b_index(n + 12, k, groups, step));
       }
     }
 #endif
-    InterleaveScalar<4>(r, width, n, width - n, k, groups, step, b);
+    InterleaveScalar<4, uint8_t>(src, n, width - n, k, groups, step, b);
   } else {
-    const auto* r = static_cast<const uint16_t*>(rows);
 #if MOTE_QGEMM_ZIP_INTERLEAVE
     {
       const hn::FixedTag<uint16_t, 8> d16;
       const hn::Repartition<uint32_t, decltype(d16)> du32;
       const hn::Repartition<int32_t, decltype(d16)> di32;
+      const auto pad = hn::Set(d16, static_cast<uint16_t>(src.pad));
       for (; n + 8 <= width; n += 8) {
-        const auto r0 = hn::LoadU(d16, r + n), r1 = hn::LoadU(d16, r + width + n);
+        const auto r0 = LoadGroupRow(d16, src, 0, pad, n), r1 = LoadGroupRow(d16, src, 1, pad, n);
         hn::StoreU(hn::BitCast(di32, hn::ZipLower(du32, r0, r1)), di32, b + qgemm_b_index(n, k, groups, step));
         hn::StoreU(hn::BitCast(di32, hn::ZipUpper(du32, r0, r1)), di32, b + qgemm_b_index(n + 4, k, groups, step));
       }
     }
 #endif
-    InterleaveScalar<2>(r, width, n, width - n, k, groups, step, b);
+    InterleaveScalar<2, uint16_t>(src, n, width - n, k, groups, step, b);
   }
 }
 #undef MOTE_QGEMM_ZIP_INTERLEAVE
@@ -261,7 +288,8 @@ void QgemmFormatted(const int32_t* packed_a, int64_t rows, int64_t groups, const
 void Qgemm(QgemmFormat f, const int32_t* packed_a, int64_t rows, int64_t groups, const int32_t* b, int64_t cols,
            const QRequantize& rq, void* y, int64_t ldy) {
 #if HWY_TARGET == HWY_AVX3_DL
-  if (f == QgemmFormat::kQuads) return QgemmFormatted<QgemmFormat::kQuads>(packed_a, rows, groups, b, cols, rq, y, ldy);
+  if (f == QgemmFormat::kQuads)
+    return QgemmFormatted<QgemmFormat::kQuads>(packed_a, rows, groups, b, cols, rq, y, ldy);
 #endif
   (void)f;
   QgemmFormatted<QgemmFormat::kPairs>(packed_a, rows, groups, b, cols, rq, y, ldy);
@@ -288,8 +316,9 @@ void qgemm(QgemmFormat f, const int32_t* packed_a, int64_t rows, int64_t groups,
   HWY_DYNAMIC_DISPATCH(Qgemm)(f, packed_a, rows, groups, b, cols, rq, y, ldy);
 }
 
-void qgemm_interleave_b(QgemmFormat f, const void* rows, int64_t width, int64_t k, int64_t groups, int32_t* b) {
-  HWY_DYNAMIC_DISPATCH(InterleaveB)(f, rows, width, k, groups, b);
+void qgemm_interleave_b(QgemmFormat f, const QgemmGroupRows& src, int64_t width, int64_t k, int64_t groups,
+                        int32_t* b) {
+  HWY_DYNAMIC_DISPATCH(InterleaveB)(f, src, width, k, groups, b);
 }
 
 namespace {

@@ -50,11 +50,23 @@ inline int64_t qgemm_b_index(int64_t n, int64_t k, int64_t groups, int64_t step)
   return (n / step) * groups * step + k * step + n % step;
 }
 
-// Writes depth group k of B: the group's rows, each `width` columns long
-// (uint8 for kQuads, int16 for kPairs; row i at rows + i * width; width a
-// multiple of qgemm_column_step()), interleaved into int32 lanes at
-// b[qgemm_b_index(n, k, groups, step)].
-void qgemm_interleave_b(QgemmFormat f, const void* rows, int64_t width, int64_t k, int64_t groups, int32_t* b);
+// The rows of one depth group of B, for qgemm_interleave_b: lane i of
+// column n is rows[i][n], or `pad` where pad_masks[i] is set and
+// pad_masks[i][n] is nonzero. rows hold uint8 (kQuads) or int16 (kPairs);
+// a row may be a slice of a larger plane (the stride-1 convolution reads
+// each tap's row in place from a shifted input plane, its masks marking the
+// columns whose tap falls in the horizontal padding).
+struct QgemmGroupRows {
+  const void* rows[4] = {};
+  const uint8_t* pad_masks[4] = {};
+  int32_t pad = 0;  // uint8 or int16 value, as the rows hold
+};
+
+// Writes depth group k of B for columns [0, width) of `src` (width a
+// multiple of qgemm_column_step(); every row and mask readable that far),
+// interleaved into int32 lanes at b[qgemm_b_index(n, k, groups, step)].
+void qgemm_interleave_b(QgemmFormat f, const QgemmGroupRows& src, int64_t width, int64_t k, int64_t groups,
+                        int32_t* b);
 
 // How each int32 sum of row r becomes an output element:
 //   v = (sum + bias[r]) * multiplier[r]
@@ -64,7 +76,7 @@ void qgemm_interleave_b(QgemmFormat f, const void* rows, int64_t width, int64_t 
 // lo and hi are in output quanta relative to zero (so a plain u8 output with
 // zero z has lo = -z, hi = 255 - z; a fused Relu or Clip narrows them).
 struct QRequantize {
-  const int32_t* bias = nullptr;  // one per row, or null
+  const int32_t* bias = nullptr;      // one per row, or null
   const float* multiplier = nullptr;  // one per row
   float lo = 0.0f, hi = 0.0f;
   int32_t zero = 0;

@@ -1,18 +1,16 @@
 // Optimised QLinearConv: per image, group and tile of output pixels, the
-// input patches are gathered (im2col) in the int8 GEMM's format (qgemm.hpp:
-// int16 pairs less the zero point, or with VNNI bytes as stored) and
-// multiplied by the packed weights; the GEMM requantises as it stores.
+// input patches are laid out in the int8 GEMM's format (qgemm.hpp: int16
+// pairs less the zero point, or with VNNI bytes as stored; gathered or read
+// in place from a shifted copy, qconv_patches.hpp) and multiplied by the
+// packed weights; the GEMM requantises as it stores.
 // Depthwise convolutions take their own stencil kernel (qdepthwise.hpp).
 // Weights, multipliers and bias are prepared once when they are constants.
 #include <algorithm>
-#include <cmath>
-#include <cstring>
-#include <limits>
 #include <memory>
-#include <type_traits>
 #include <vector>
 
 #include "runtime/core/kernel.hpp"
+#include "runtime/cpu/qconv_patches.hpp"
 #include "runtime/cpu/qdepthwise.hpp"
 #include "runtime/cpu/qgemm.hpp"
 #include "runtime/cpu/thread_pool.hpp"
@@ -27,55 +25,6 @@ namespace {
 // of weights passes over it.
 constexpr int64_t kTileBytes = 512 * 1024;
 
-// floor(a / b) and ceil(a / b) for b > 0 and any a.
-int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
-
-// Where row k of the patch matrix (input channel c and tap kd, kh, kw)
-// reads, worked out at prepare so that the gathering loops divide nothing.
-struct PatchTap {
-  int64_t plane = 0;          // c * in_pixels
-  int64_t depth_offset = 0;   // kd * dilation - pad, before adding od * stride
-  int64_t height_offset = 0;  // kh * dilation - pad
-  int64_t width_offset = 0;   // kw * dilation - pad
-  int64_t ow_lo = 0, ow_hi = 0;  // output columns whose tap lies inside the row
-};
-
-std::vector<PatchTap> patch_taps(const ConvGeometry& g) {
-  const int64_t out_w = g.out_size[2], sw = g.stride[2];
-  // The width columns depend only on kw: worked out once per kw.
-  std::vector<PatchTap> columns(static_cast<size_t>(g.kernel[2]));
-  for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
-    PatchTap& t = columns[static_cast<size_t>(kw)];
-    t.width_offset = kw * g.dilation[2] - g.pad_begin[2];
-    // iw = ow * sw + width_offset in [0, in_w).
-    t.ow_lo = std::max<int64_t>(0, ceil_div(-t.width_offset, sw));
-    t.ow_hi = std::min(out_w, floor_div(g.in_size[2] - 1 - t.width_offset, sw) + 1);
-  }
-  std::vector<PatchTap> taps;
-  taps.reserve(static_cast<size_t>(g.in_channels_per_group() * g.kernel_volume()));
-  for (int64_t c = 0; c < g.in_channels_per_group(); ++c) {
-    for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
-      for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
-        for (PatchTap t : columns) {
-          t.plane = c * g.in_pixels();
-          t.depth_offset = kd * g.dilation[0] - g.pad_begin[0];
-          t.height_offset = kh * g.dilation[1] - g.pad_begin[1];
-          taps.push_back(t);
-        }
-      }
-    }
-  }
-  return taps;
-}
-
-// Whether taps made for geometry `a` serve `b`: the same kernel, strides
-// and channels come from the weights and attributes, so only the sizes and
-// pads (which follow the input's size) can differ.
-bool same_patches(const ConvGeometry& a, const ConvGeometry& b) {
-  return a.in_size == b.in_size && a.out_size == b.out_size && a.pad_begin == b.pad_begin;
-}
-
 struct QConvState : KernelState {
   QgemmFormat format = QgemmFormat::kPairs;
   std::vector<std::vector<int32_t>> packed;  // per group
@@ -85,9 +34,8 @@ struct QConvState : KernelState {
   int32_t x_zero = 0;
   // kQuads: B holds x + x_offset as uint8 (128 for i8 x, else 0).
   int32_t x_offset = 0;
-  // The patch gather's table, for the geometry prepare saw.
-  ConvGeometry geometry;
-  std::vector<PatchTap> taps;
+  // Where B's rows come from, for the geometry prepare saw.
+  PatchPlan patches;
   // Set instead of the GEMM's state for a depthwise convolution.
   std::unique_ptr<QDepthwiseWeights> depthwise;
 };
@@ -171,20 +119,19 @@ Result<std::unique_ptr<QConvState>> build_state(const KernelContext& ctx, const 
     s->depthwise = std::move(d);
     return s;
   }
-  const bool fits_int8 =
-      std::all_of(shifted.begin(), shifted.end(), [](int16_t v) { return v >= -128 && v <= 127; });
+  const bool fits_int8 = std::all_of(shifted.begin(), shifted.end(), [](int16_t v) { return v >= -128 && v <= 127; });
   s->format = fits_int8 ? qgemm_format() : QgemmFormat::kPairs;
   const bool quads = s->format == QgemmFormat::kQuads;
   s->x_offset = quads && ctx.in(kQcX).dtype() == DType::I8 ? 128 : 0;
-  s->geometry = g;
-  s->taps = patch_taps(g);
+  s->patches = plan_patches(g, qgemm_column_step());
   // The group's weights as the format packs them: int8 for kQuads, int16
   // (shifted as it is) for kPairs.
   std::vector<int8_t> rows(quads ? static_cast<size_t>(mg * depth) : 0);
   for (int64_t grp = 0; grp < g.group; ++grp) {
     const int16_t* group_rows = shifted.data() + grp * mg * depth;
     if (quads) {
-      std::transform(group_rows, group_rows + mg * depth, rows.begin(), [](int16_t v) { return static_cast<int8_t>(v); });
+      std::transform(group_rows, group_rows + mg * depth, rows.begin(),
+                     [](int16_t v) { return static_cast<int8_t>(v); });
       s->packed.push_back(qgemm_pack_a(s->format, mg, depth, rows.data()));
     } else {
       s->packed.push_back(qgemm_pack_a(s->format, mg, depth, group_rows));
@@ -222,79 +169,6 @@ Status qlinear_conv_prepare(KernelContext& ctx, std::unique_ptr<KernelState>& st
   return {};
 }
 
-// The output position (depth, row, column) of a tile's first column.
-struct OutputPosition {
-  int64_t od = 0, oh = 0, ow = 0;
-};
-
-// One row of the patch matrix for output pixels [n0, n0 + cols) (n0 at
-// `start`), each input value plus `add`; taps in the padding hold `pad` (the
-// zero point, in the format's terms). Walks output rows so that each row is
-// one run of loads.
-template <class T, class O>
-void patch_row(const ConvGeometry& g, const PatchTap& tap, const T* x, int32_t add, O pad, OutputPosition start,
-               int64_t cols, O* __restrict row) {
-  const T* plane = x + tap.plane;
-  const int64_t out_w = g.out_size[2], sw = g.stride[2];
-  std::fill(row, row + cols, pad);
-  int64_t od = start.od, oh = start.oh, ow = start.ow;
-  for (int64_t j = 0; j < cols;) {
-    const int64_t run = std::min(out_w - ow, cols - j);
-    const int64_t id = od * g.stride[0] + tap.depth_offset, ih = oh * g.stride[1] + tap.height_offset;
-    if (id >= 0 && id < g.in_size[0] && ih >= 0 && ih < g.in_size[1]) {
-      const T* src = plane + (id * g.in_size[1] + ih) * g.in_size[2] + tap.width_offset;
-      O* dst = row + j - ow;
-      const int64_t lo = std::max(ow, tap.ow_lo), hi = std::min(ow + run, tap.ow_hi);
-      // Strides 1 and 2 as constants: the compiler vectorises both. A plain
-      // copy (uint8 activations, VNNI) goes to memcpy, faster on rows of a
-      // few dozen bytes than a vector loop with its scalar ends.
-      if (sw == 1 && std::is_same_v<T, O> && add == 0) {
-        if (hi > lo) std::memcpy(dst + lo, src + lo, static_cast<size_t>(hi - lo) * sizeof(O));
-      } else if (sw == 1) {
-        for (int64_t o = lo; o < hi; ++o) dst[o] = static_cast<O>(int32_t{src[o]} + add);
-      } else if (sw == 2) {
-        for (int64_t o = lo; o < hi; ++o) dst[o] = static_cast<O>(int32_t{src[2 * o]} + add);
-      } else {
-        for (int64_t o = lo; o < hi; ++o) dst[o] = static_cast<O>(int32_t{src[o * sw]} + add);
-      }
-    }
-    j += run;
-    ow = 0;
-    if (++oh == g.out_size[1]) {
-      oh = 0;
-      ++od;
-    }
-  }
-}
-
-// Columns [n0, n0 + cols) and depth groups [k0, k1) of one image's group of
-// patches as qgemm's B: the rows of each lane group (2 int16 or 4 uint8, type O), gathered into
-// `rows` (scratch for one group at a panel-rounded width), then interleaved
-// into int32 lanes in panels (qgemm_interleave_b).
-template <class T, class O>
-void gather_patches(const ConvGeometry& g, const std::vector<PatchTap>& taps, QgemmFormat format, const T* x,
-                    int32_t add, O pad, int64_t n0, int64_t cols, int64_t k0, int64_t k1, int64_t groups,
-                    int64_t step, O* rows, int32_t* __restrict b) {
-  constexpr int64_t kGroup = 4 / sizeof(O);
-  const int64_t depth = static_cast<int64_t>(taps.size());
-  const int64_t width = (cols + step - 1) / step * step;
-  const int64_t out_w = g.out_size[2], out_hw = g.out_size[1] * out_w;
-  const OutputPosition start{n0 / out_hw, n0 / out_w % g.out_size[1], n0 % out_w};
-  for (int64_t k = k0; k < k1; ++k) {
-    for (int64_t i = 0; i < kGroup; ++i) {
-      O* row = rows + i * width;
-      // Depth past the end meets zero weights: any value will do.
-      if (k * kGroup + i < depth) {
-        patch_row(g, taps[static_cast<size_t>(k * kGroup + i)], x, add, pad, start, cols, row);
-      } else {
-        std::fill(row, row + cols, O{0});
-      }
-      std::fill(row + cols, row + width, O{0});
-    }
-    qgemm_interleave_b(format, rows, width, k, groups, b);
-  }
-}
-
 // The prepared requantisation with this run's residual tensor, if any.
 QRequantize with_residual(const KernelContext& ctx, QRequantize rq) {
   if (ctx.has_input(kQcResidual)) {
@@ -306,15 +180,25 @@ QRequantize with_residual(const KernelContext& ctx, QRequantize rq) {
 
 // One run's layout of the work: tiles of output pixels, each gathered once
 // into B and multiplied by row parts of the weights.
-template <class TX>
 class QConvRun {
  public:
-  QConvRun(KernelContext& ctx, const ConvGeometry& g, const QConvState& s, const std::vector<PatchTap>& taps)
-      : g_(g), s_(s), x_(ctx.in(kQcX).data<TX>()), y_(static_cast<char*>(ctx.out(0).raw())),
+  // `source` is the input, or its shifted copy when the plan says so.
+  QConvRun(KernelContext& ctx, const ConvGeometry& g, const QConvState& s, const PatchPlan& patches,
+           const PatchValues& values, const void* source)
+      : g_(g),
+        s_(s),
+        patches_(patches),
+        values_(values),
+        source_(source),
+        x_dtype_(ctx.in(kQcX).dtype()),
+        y_(static_cast<char*>(ctx.out(0).raw())),
         requantize_(with_residual(ctx, s.requantize)),
-        y_size_(dtype_size(s.requantize.dtype)), mg_(g.out_channels_per_group()), cg_(g.in_channels_per_group()),
-        groups_(qgemm_groups(s.format, cg_ * g.kernel_volume())), pixels_(g.out_pixels()),
-        step_(qgemm_column_step()), taps_(taps) {
+        y_size_(dtype_size(s.requantize.dtype)),
+        mg_(g.out_channels_per_group()),
+        cg_(g.in_channels_per_group()),
+        groups_(qgemm_groups(s.format, cg_ * g.kernel_volume())),
+        pixels_(g.out_pixels()),
+        step_(qgemm_column_step()) {
     const int64_t padded_pixels = (pixels_ + step_ - 1) / step_ * step_;
     width_ = std::min(padded_pixels, std::max(step_, kTileBytes / (groups_ * 4) / step_ * step_));
     tiles_ = (pixels_ + width_ - 1) / width_;
@@ -330,15 +214,8 @@ class QConvRun {
   // `rows` is rows_floats() of scratch.
   void gather(int64_t n, int64_t grp, int64_t tile, int64_t k0, int64_t k1, float* rows, int32_t* b) const {
     const int64_t n0 = tile * width_, cols = std::min(width_, pixels_ - n0);
-    const TX* xg = x_ + (n * g_.in_channels + grp * cg_) * g_.in_pixels();
-    if (s_.format == QgemmFormat::kQuads) {
-      const auto pad = static_cast<uint8_t>(s_.x_zero + s_.x_offset);
-      gather_patches(g_, taps_, s_.format, xg, s_.x_offset, pad, n0, cols, k0, k1, groups_, step_,
-                     reinterpret_cast<uint8_t*>(rows), b);
-    } else {
-      gather_patches(g_, taps_, s_.format, xg, -s_.x_zero, int16_t{0}, n0, cols, k0, k1, groups_, step_,
-                     reinterpret_cast<int16_t*>(rows), b);
-    }
+    gather_b(patches_, values_, source_, x_dtype_, n * g_.in_channels + grp * cg_, n0, cols, k0, k1, groups_, rows,
+             b);
   }
 
   // Output channels [row0, row0 + rows) of the group over the tile in b.
@@ -358,20 +235,35 @@ class QConvRun {
  private:
   const ConvGeometry& g_;
   const QConvState& s_;
-  const TX* x_;
+  const PatchPlan& patches_;
+  PatchValues values_;
+  const void* source_;
+  DType x_dtype_;
   char* y_;
   QRequantize requantize_;  // the state's, with this run's residual
   size_t y_size_;
   int64_t mg_, cg_, groups_, pixels_, step_, width_ = 0, tiles_ = 0;
-  const std::vector<PatchTap>& taps_;
 };
 
-template <class TX>
-void run_typed(KernelContext& ctx, const ConvGeometry& g, const QConvState& s) {
-  // The table from prepare, unless the input's size changed since.
-  std::vector<PatchTap> local;
-  if (!same_patches(s.geometry, g)) local = patch_taps(g);
-  const QConvRun<TX> run(ctx, g, s, local.empty() ? s.taps : local);
+void run_gemm(KernelContext& ctx, const ConvGeometry& g, const QConvState& s) {
+  // The plan from prepare, unless the input's size changed since.
+  PatchPlan local;
+  const bool prepared = plan_serves(s.patches, g, qgemm_column_step());
+  if (!prepared) local = plan_patches(g, qgemm_column_step());
+  const PatchPlan& patches = prepared ? s.patches : local;
+  // kQuads multiplies x + x_offset as uint8; kPairs x - x_zero as int16.
+  PatchValues values{s.format, -s.x_zero, 0};
+  if (s.format == QgemmFormat::kQuads) values = {s.format, s.x_offset, s.x_zero + s.x_offset};
+  const void* source = ctx.in(kQcX).raw();
+  if (patches.shifted) {
+    // The calling thread's, kept between runs; the tasks take their scratch
+    // from thread_scratch.
+    thread_local std::vector<uint8_t> copy;
+    copy.resize(shifted_copy_bytes(patches, values));
+    copy_shifted_planes(patches, values, source, ctx.in(kQcX).dtype(), copy.data(), *ctx.pool);
+    source = copy.data();
+  }
+  const QConvRun run(ctx, g, s, patches, values, source);
   const int64_t threads = ctx.pool->size(), images = g.batch * g.group, tiles = run.tiles();
   if (threads == 1 || images * tiles >= 2 * threads) {
     // Enough tiles for the threads: each task gathers its tile and
@@ -431,10 +323,8 @@ Status qlinear_conv_run(KernelContext& ctx) {
   }
   if (s->depthwise) {
     qdepthwise_run(ctx, *g, *s->depthwise, with_residual(ctx, s->depthwise->requantize));
-  } else if (ctx.in(kQcX).dtype() == DType::I8) {
-    run_typed<int8_t>(ctx, *g, *s);
   } else {
-    run_typed<uint8_t>(ctx, *g, *s);
+    run_gemm(ctx, *g, *s);
   }
   return {};
 }

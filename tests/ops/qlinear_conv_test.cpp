@@ -166,6 +166,40 @@ TEST(QLinearConvOps, OneDimensionalAndWideCpuMatchesReference) {
   EXPECT_TRUE(check_qlinear_conv({1, 256, 30, 30}, {8, 256, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}), QuantCase{}));
 }
 
+// Stride 1 with the output the input's size: the patches are read in place
+// from shifted planes (qconv_patches.hpp), masked where a shift crosses the
+// image's left or right edge. Asymmetric pads, 1-D, kernels wider or taller
+// than the image, dilation, and widths that end in partial vectors.
+TEST(QLinearConvOps, ShiftedPlanesCpuMatchesReference) {
+  struct Variant {
+    Shape x, w;
+    fb::ConvAttrsT attrs;
+  };
+  const std::vector<Variant> variants = {
+      {{1, 6, 9, 13}, {5, 6, 3, 3}, conv_attrs({1, 1}, {0, 0, 2, 2})},           // pads all after
+      {{1, 6, 9, 13}, {5, 6, 3, 3}, conv_attrs({1, 1}, {2, 2, 0, 0})},           // pads all before
+      {{2, 5, 3, 2}, {7, 5, 7, 7}, conv_attrs({1, 1}, {3, 3, 3, 3})},            // kernel beyond the image
+      {{1, 4, 11, 10}, {6, 4, 3, 3}, conv_attrs({1, 1}, {3, 3, 3, 3}, {3, 3})},  // dilated
+      {{1, 3, 8, 17}, {4, 3, 1, 5}, conv_attrs({1, 1}, {0, 2, 0, 2})},           // one row of taps
+      {{1, 3, 17, 8}, {4, 3, 5, 1}, conv_attrs({1, 1}, {2, 0, 2, 0})},           // one column of taps
+      {{1, 9, 100}, {5, 9, 5}, conv_attrs({1}, {2, 2})},                         // 1-D
+      {{1, 6, 6, 6}, {8, 3, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 2)},     // groups
+  };
+  const std::vector<QuantCase> cases = {
+      {DType::U8, DType::I8, DType::U8, true, true},
+      {DType::I8, DType::I8, DType::I8, false, false},
+      {DType::U8, DType::U8, DType::I8, false, true},  // weights past int8 once less their zero point: int16 pairs
+  };
+  int checked = 0;
+  for (size_t v = 0; v < variants.size(); ++v) {
+    for (size_t c = 0; c < cases.size(); ++c) {
+      checked += check_qlinear_conv(variants[v].x, variants[v].w, variants[v].attrs, cases[c], nullptr,
+                                    static_cast<uint32_t>(31 * v + c));
+    }
+  }
+  EXPECT_EQ(checked, static_cast<int>(variants.size() * cases.size()));
+}
+
 // The fused residual (Mote's inputs 9-11) on the GEMM path (3x3 and 1x1,
 // widths that end in partial vectors, one and two threads) and the
 // depthwise one, with each fused clamp.
