@@ -131,12 +131,14 @@ Tensor scalar_f32(float v) { return Tensor::from_vector<float>({1}, {v}); }
 Tensor scalar_u8(uint8_t v) { return Tensor::from_vector<uint8_t>({1}, {v}); }
 
 // The op's QLinearConv inputs 3-5 and 8 from its float W and B, given the
-// input's scale: per output channel symmetric int8 weights, int32 bias.
+// input's scale: per output channel symmetric int8 weights of `bits` bits
+// (+-127 or +-63), int32 bias.
 struct QuantizedWeights {
   int w, w_scale, w_zero, bias = -1;
 };
 
-QuantizedWeights quantize_weights(Graph& graph, const fb::OpT& conv, float x_scale) {
+QuantizedWeights quantize_weights(Graph& graph, const fb::OpT& conv, float x_scale, int bits) {
+  const float peak_q = static_cast<float>((1 << (bits - 1)) - 1);
   const Value& wv = graph.values[static_cast<size_t>(conv.inputs[1])];
   const Tensor& w = *wv.data;
   const std::string base = wv.name;
@@ -147,10 +149,10 @@ QuantizedWeights quantize_weights(Graph& graph, const fb::OpT& conv, float x_sca
     const float* row = w.data<float>() + r * per;
     float peak = 0;
     for (int64_t k = 0; k < per; ++k) peak = std::max(peak, std::fabs(row[k]));
-    const float s = peak > 0 ? peak / 127.0f : 1.0f;
+    const float s = peak > 0 ? peak / peak_q : 1.0f;
     scales[static_cast<size_t>(r)] = s;
     for (int64_t k = 0; k < per; ++k) {
-      wq.data<int8_t>()[r * per + k] = static_cast<int8_t>(std::clamp(std::nearbyint(row[k] / s), -127.0f, 127.0f));
+      wq.data<int8_t>()[r * per + k] = static_cast<int8_t>(std::clamp(std::nearbyint(row[k] / s), -peak_q, peak_q));
     }
   }
   QuantizedWeights q;
@@ -231,7 +233,7 @@ void rewrite(Graph& graph, const std::vector<bool>& candidate, std::map<int, Obs
       return q;
     };
     const Quantized xq = quantized_input(x, "_quantize");
-    const QuantizedWeights w = quantize_weights(graph, conv, xp.scale);
+    const QuantizedWeights w = quantize_weights(graph, conv, xp.scale, options.weight_bits);
     const int y_scale = graph.add_derived_constant(y_name + "_scale", scalar_f32(yp.scale));
     const int y_zero = graph.add_derived_constant(y_name + "_zero_point", scalar_u8(yp.zero));
     const int yq = graph.add_derived_value(y_name + "_uint8");
@@ -357,6 +359,9 @@ Status measure(Graph& graph, Runner& float_runner, const Rewrite& rw, const Quan
 
 Result<QuantizeReport> quantize_int8(Graph& graph, const QuantizeOptions& options, PassLog& log) {
   if (options.samples.empty()) return invalid_argument("--quantize int8 needs calibration inputs");
+  if (options.weight_bits != 7 && options.weight_bits != 8) {
+    return invalid_argument("--weight-bits must be 7 or 8, got " + std::to_string(options.weight_bits));
+  }
   if (!graph.subgraphs.empty()) {
     return unsupported("--quantize int8: graphs with control flow (If, Loop, Scan) are not quantised yet");
   }
@@ -405,6 +410,7 @@ Result<QuantizeReport> quantize_graph(Graph& graph, const QuantizeRequest& reque
   MOTE_ASSIGN_OR_RETURN(options.samples, load_calibration(graph, request.calibrate));
   options.method = request.method;
   options.percentile = request.percentile;
+  options.weight_bits = request.weight_bits;
   options.progress = request.progress;
   return quantize_int8(graph, options, log);
 }

@@ -1,7 +1,9 @@
 // Post-training int8 quantisation (mote-convert --quantize int8): runs the
 // float graph on calibration inputs to learn each activation's range, then
 // turns every Conv it can into a QLinearConv:
-//   - weights per output channel, symmetric int8 (zero point 0, +-127);
+//   - weights per output channel, symmetric int8 (zero point 0, +-127, or
+//     +-63 with weight_bits 7: x86 CPUs without VNNI multiply those as byte
+//     pairs, exactly, about twice as fast as 8-bit ones; see qgemm.hpp);
 //   - activations per tensor, asymmetric uint8, the range from the
 //     calibration data (min/max, or a percentile of |x| to cut outliers);
 //   - the bias int32 in units of x_scale * w_scale.
@@ -38,6 +40,8 @@ struct QuantizeOptions {
   RangeMethod method = RangeMethod::kMinMax;
   // kPercentile: the range covers this percentage of the values seen.
   double percentile = 99.99;
+  // Bits of the weights' range, sign included: 8 (+-127) or 7 (+-63).
+  int weight_bits = 8;
   // Progress lines ("calibrating 12/32") on stderr.
   bool progress = false;
 };
@@ -75,6 +79,7 @@ struct QuantizeRequest {
   std::string calibrate;
   RangeMethod method = RangeMethod::kMinMax;
   double percentile = 99.99;
+  int weight_bits = 8;
   bool progress = false;
 };
 

@@ -89,6 +89,39 @@ TEST(QuantizeInt8, ConsecutiveConvsPassUint8) {
   expect_close_to_float(b, c, 0.05);
 }
 
+// --weight-bits 7: every QLinearConv's weights within +-63 (what the byte-pair
+// kernel of x86 CPUs without VNNI multiplies exactly), reaching it in every
+// row, and the outputs still close to float's.
+TEST(QuantizeInt8, SevenBitWeightsStayWithinSixtyThree) {
+  OnnxBuilder b = conv_chain(false);
+  Options o = quantized();
+  o.quantize->weight_bits = 7;
+  Converted c = convert(b, o);
+  ASSERT_TRUE(c.model);
+  const fb::GraphT& g = c.model->graph();
+  int convs = 0;
+  for (const auto& op : g.ops) {
+    if (op->type != fb::OpType::QLinearConv) continue;
+    ++convs;
+    const int w = op->inputs[3];
+    const fb::TensorT& t = *g.tensors[static_cast<size_t>(w)];
+    ASSERT_EQ(t.dtype, DType::I8);
+    const auto* data = static_cast<const int8_t*>(c.model->tensor_data(w));
+    ASSERT_NE(data, nullptr);
+    const int64_t rows = t.shape[0], per = shape_numel(t.shape) / rows;
+    for (int64_t r = 0; r < rows; ++r) {
+      int peak = 0;
+      for (int64_t k = 0; k < per; ++k) peak = std::max(peak, std::abs(int{data[r * per + k]}));
+      EXPECT_EQ(peak, 63) << t.name << " row " << r;
+    }
+  }
+  EXPECT_EQ(convs, 2);
+  expect_close_to_float(b, c, 0.05);
+  o.quantize->weight_bits = 6;
+  const Status bad = try_convert(b, o);
+  EXPECT_NE(bad.message().find("--weight-bits must be 7 or 8, got 6"), std::string::npos) << bad.to_string();
+}
+
 TEST(QuantizeInt8, FloatReaderOfAQuantizedOutputGetsItDequantized) {
   OnnxBuilder b = conv_chain(true);
   Converted c = convert(b, quantized());

@@ -30,13 +30,22 @@ using D32 = hn::ScalableTag<int32_t>;
 using DF = hn::Repartition<float, D32>;
 using V32 = hn::Vec<D32>;
 
+// How far A's values may reach for kQuads on this target (qgemm_format):
+// VNNI takes any int8; x86 without it multiplies byte pairs (pmaddubsw, into
+// int16 that saturates) and widens them (pmaddwd), exact while two products
+// of up to 255 * 64 fit int16; elsewhere int16 pairs only.
 #if HWY_TARGET == HWY_AVX3_DL
-constexpr bool kHasQuads = true;
+#define MOTE_QGEMM_QUADS 2
+constexpr int32_t kQuadsLimit = 128;
+#elif HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_SSSE3
+#define MOTE_QGEMM_QUADS 1
+constexpr int32_t kQuadsLimit = 64;
 #else
-constexpr bool kHasQuads = false;
+#define MOTE_QGEMM_QUADS 0
+constexpr int32_t kQuadsLimit = 0;
 #endif
 
-QgemmFormat QgemmFormatOfTarget() { return kHasQuads ? QgemmFormat::kQuads : QgemmFormat::kPairs; }
+int32_t QgemmQuadsLimit() { return kQuadsLimit; }
 
 #if HWY_TARGET == HWY_SCALAR
 // One lane holds no pair of int16: plain loops.
@@ -108,11 +117,22 @@ HWY_INLINE void StoreRow(D32 d, V32 sum, int32_t bias, float multiplier, const Q
 // ReorderWidenMulAccumulate may use (odd products on some targets).
 template <QgemmFormat kFormat>
 HWY_INLINE V32 MulAdd(D32 d, V32 a, V32 b, V32 sum, V32& t) {
-#if HWY_TARGET == HWY_AVX3_DL
+#if MOTE_QGEMM_QUADS
   if constexpr (kFormat == QgemmFormat::kQuads) {
     (void)d;
     (void)t;
+#if HWY_TARGET == HWY_AVX3_DL
     return V32{_mm512_dpbusd_epi32(sum.raw, b.raw, a.raw)};
+#elif HWY_TARGET == HWY_AVX3
+    const __m512i pairs = _mm512_maddubs_epi16(b.raw, a.raw);
+    return V32{_mm512_add_epi32(sum.raw, _mm512_madd_epi16(pairs, _mm512_set1_epi16(1)))};
+#elif HWY_TARGET == HWY_AVX2
+    const __m256i pairs = _mm256_maddubs_epi16(b.raw, a.raw);
+    return V32{_mm256_add_epi32(sum.raw, _mm256_madd_epi16(pairs, _mm256_set1_epi16(1)))};
+#else
+    const __m128i pairs = _mm_maddubs_epi16(b.raw, a.raw);
+    return V32{_mm_add_epi32(sum.raw, _mm_madd_epi16(pairs, _mm_set1_epi16(1)))};
+#endif
   }
 #endif
   const hn::Repartition<int16_t, D32> d16;
@@ -284,16 +304,18 @@ void QgemmFormatted(const int32_t* packed_a, int64_t rows, int64_t groups, const
   }
 }
 
-// `f` is this target's format (the caller checked qgemm_format()).
+// `f` is one of this target's formats (the caller asked qgemm_format()).
 void Qgemm(QgemmFormat f, const int32_t* packed_a, int64_t rows, int64_t groups, const int32_t* b, int64_t cols,
            const QRequantize& rq, void* y, int64_t ldy) {
-#if HWY_TARGET == HWY_AVX3_DL
+#if MOTE_QGEMM_QUADS
   if (f == QgemmFormat::kQuads)
     return QgemmFormatted<QgemmFormat::kQuads>(packed_a, rows, groups, b, cols, rq, y, ldy);
 #endif
   (void)f;
   QgemmFormatted<QgemmFormat::kPairs>(packed_a, rows, groups, b, cols, rq, y, ldy);
 }
+
+#undef MOTE_QGEMM_QUADS
 
 }  // namespace HWY_NAMESPACE
 }  // namespace mote::cpu
@@ -303,13 +325,16 @@ HWY_AFTER_NAMESPACE();
 namespace mote::cpu {
 
 HWY_EXPORT(QgemmColumnStep);
-HWY_EXPORT(QgemmFormatOfTarget);
+HWY_EXPORT(QgemmQuadsLimit);
 HWY_EXPORT(Qgemm);
 HWY_EXPORT(InterleaveB);
 
 int64_t qgemm_column_step() { return HWY_DYNAMIC_DISPATCH(QgemmColumnStep)(); }
 
-QgemmFormat qgemm_format() { return HWY_DYNAMIC_DISPATCH(QgemmFormatOfTarget)(); }
+QgemmFormat qgemm_format(int32_t a_min, int32_t a_max) {
+  const int32_t limit = HWY_DYNAMIC_DISPATCH(QgemmQuadsLimit)();
+  return limit > 0 && a_min >= -limit && a_max < limit ? QgemmFormat::kQuads : QgemmFormat::kPairs;
+}
 
 void qgemm(QgemmFormat f, const int32_t* packed_a, int64_t rows, int64_t groups, const int32_t* b, int64_t cols,
            const QRequantize& rq, void* y, int64_t ldy) {

@@ -1,14 +1,18 @@
 // The int8 GEMM behind the quantised kernels: Y = requantise(A B + bias),
 // A the weights, B the activations. Depth is packed into int32 lanes in one
-// of two formats, whichever the CPU multiplies faster (qgemm_format()):
+// of two formats, chosen per weight matrix by qgemm_format():
 //   - kPairs: two int16 per lane, both operands less their zero points; one
 //     multiply-add instruction (pmaddwd on x86, smlal on arm64: Highway's
 //     ReorderWidenMulAccumulate) does two products per lane. Any int8 data.
 //   - kQuads: four bytes per lane, A signed, B unsigned as stored (u8, or
-//     i8 + 128): VNNI's vpdpbusd does four products per lane and the sum in
-//     one instruction, twice the products of pmaddwd and four times an f32
-//     FMA. The zero point of B is taken out through the bias (bias -
-//     zero * row sum of A); A's values less their zero point must fit int8.
+//     i8 + 128). With VNNI, vpdpbusd does four products per lane and the
+//     sum in one instruction, twice the products of pmaddwd; A's values less
+//     their zero point must fit int8. Other x86 CPUs (AVX2, SSSE3) multiply
+//     byte pairs into int16 (pmaddubsw) and add pairs of those (pmaddwd):
+//     twice the products per instruction pair of kPairs' pmaddwd and half
+//     its bytes, exact while A fits [-64, 63] (two products of 255 * 64 fit
+//     int16; mote-convert --weight-bits 7 makes such weights). The zero
+//     point of B is taken out through the bias (bias - zero * row sum of A).
 // Sums are exact int32.
 //
 // Layouts (a lane holds `group` consecutive depth values, the first in the
@@ -33,8 +37,10 @@ inline constexpr int64_t kQgemmPanelRows = 4;
 
 enum class QgemmFormat { kPairs, kQuads };
 
-// kQuads where the instruction set this CPU runs has VNNI, else kPairs.
-QgemmFormat qgemm_format();
+// The format for an A whose values (less their zero points) lie in
+// [a_min, a_max], on the instruction set this CPU runs: kQuads where it
+// multiplies such bytes exactly (above), else kPairs.
+QgemmFormat qgemm_format(int32_t a_min, int32_t a_max);
 
 inline int64_t qgemm_group(QgemmFormat f) { return f == QgemmFormat::kQuads ? 4 : 2; }
 inline int64_t qgemm_groups(QgemmFormat f, int64_t depth) { return (depth + qgemm_group(f) - 1) / qgemm_group(f); }
@@ -105,7 +111,7 @@ inline QRequantize residual_at(QRequantize rq, int64_t offset) {
 }
 
 // y[r * ldy + n] for r < rows, n < cols (y of `dtype`, i8 or u8). `f` must
-// be qgemm_format() (the format A and B were packed in).
+// be qgemm_format() of A's range (the format A and B were packed in).
 void qgemm(QgemmFormat f, const int32_t* packed_a, int64_t rows, int64_t groups, const int32_t* b, int64_t cols,
            const QRequantize& rq, void* y, int64_t ldy);
 

@@ -27,6 +27,7 @@ constexpr int64_t kTileBytes = 512 * 1024;
 
 struct QConvState : KernelState {
   QgemmFormat format = QgemmFormat::kPairs;
+  int32_t weight_min = 0, weight_max = 0;    // the weights less their zero points: what chose the format
   std::vector<std::vector<int32_t>> packed;  // per group
   std::vector<float> multiplier;             // x_scale * w_scale[m] / y_scale
   std::vector<int32_t> bias;                 // empty when zero everywhere
@@ -119,8 +120,10 @@ Result<std::unique_ptr<QConvState>> build_state(const KernelContext& ctx, const 
     s->depthwise = std::move(d);
     return s;
   }
-  const bool fits_int8 = std::all_of(shifted.begin(), shifted.end(), [](int16_t v) { return v >= -128 && v <= 127; });
-  s->format = fits_int8 ? qgemm_format() : QgemmFormat::kPairs;
+  const auto [lowest, highest] = std::minmax_element(shifted.begin(), shifted.end());
+  s->weight_min = shifted.empty() ? 0 : *lowest;
+  s->weight_max = shifted.empty() ? 0 : *highest;
+  s->format = qgemm_format(s->weight_min, s->weight_max);
   const bool quads = s->format == QgemmFormat::kQuads;
   s->x_offset = quads && ctx.in(kQcX).dtype() == DType::I8 ? 128 : 0;
   s->patches = plan_patches(g, qgemm_column_step());
@@ -314,7 +317,7 @@ Status qlinear_conv_run(KernelContext& ctx) {
   const QConvState* s = static_cast<const QConvState*>(ctx.state);
   // Packed at prepare for another instruction set (MOTE_SIMD_TARGET changed
   // since): pack again for this one.
-  if (s && !s->depthwise && s->format == QgemmFormat::kQuads && qgemm_format() != QgemmFormat::kQuads) s = nullptr;
+  if (s && !s->depthwise && s->format != qgemm_format(s->weight_min, s->weight_max)) s = nullptr;
   if (!s) {
     auto built = build_state(ctx, *g);
     if (!built.ok()) return built.status();

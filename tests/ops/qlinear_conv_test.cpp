@@ -11,6 +11,7 @@
 #include "tests/ops/fused_activation_util.hpp"
 #include "tests/support/op_attrs.hpp"
 #include "tests/support/op_test_util.hpp"
+#include "tests/support/simd_targets.hpp"
 
 namespace mote::test {
 namespace {
@@ -21,6 +22,9 @@ struct QuantCase {
   bool bias = true;
   // A fused residual (inputs 9-11) of this type, or none (F32).
   DType residual = DType::F32;
+  // i8 weights in [-64, 63] with zero points 0 (mote-convert --weight-bits
+  // 7): the byte-pair kernel of x86 CPUs without VNNI (qgemm.hpp).
+  bool seven_bit_weights = false;
 };
 
 Tensor scalar_of(DType dtype, double value) {
@@ -49,14 +53,17 @@ bool check_qlinear_conv(const Shape& x, const Shape& w, const fb::ConvAttrsT& a,
   const int64_t depth = shape_numel(w) / m;
   // Scales that keep the outputs spread over the type's range: the sum of
   // `depth` products of values up to 128 has a spread of about 128^2 sqrt(depth).
-  const double y_scale = 0.01 * 0.02 * 128.0 * 128.0 * std::sqrt(static_cast<double>(depth)) / 64.0;
+  const double w_peak = q.seven_bit_weights ? 64.0 : 128.0;
+  const double y_scale = 0.01 * 0.02 * 128.0 * w_peak * std::sqrt(static_cast<double>(depth)) / 64.0;
   Tensor w_scale = q.per_channel ? random_tensor(DType::F32, {m}, seed + 3, 0.01, 0.03) : scalar_of(DType::F32, 0.02);
   Tensor w_zero = q.per_channel ? random_tensor(q.w_type, {m}, seed + 4, low(q.w_type) / 8, high(q.w_type) / 8)
                                 : scalar_of(q.w_type, q.w_type == DType::I8 ? 0 : 128);
+  if (q.seven_bit_weights) w_zero = q.per_channel ? Tensor::zeros(DType::I8, {m}) : scalar_of(DType::I8, 0);
+  const double w_low = q.seven_bit_weights ? -64 : low(q.w_type), w_high = q.seven_bit_weights ? 64 : high(q.w_type);
   Inputs inputs = {random_tensor(q.x_type, x, seed, low(q.x_type), high(q.x_type)),
                    scalar_of(DType::F32, 0.01),
                    scalar_of(q.x_type, q.x_type == DType::I8 ? 3 : 120),
-                   random_tensor(q.w_type, w, seed + 1, low(q.w_type), high(q.w_type)),
+                   random_tensor(q.w_type, w, seed + 1, w_low, w_high),
                    w_scale,
                    w_zero,
                    scalar_of(DType::F32, y_scale),
@@ -75,7 +82,8 @@ bool check_qlinear_conv(const Shape& x, const Shape& w, const fb::ConvAttrsT& a,
   SCOPED_TRACE("X " + shape_to_string(x) + " " + dtype_name(q.x_type) + ", W " + shape_to_string(w) + " " +
                dtype_name(q.w_type) + ", Y " + dtype_name(q.y_type) + (q.per_channel ? ", per channel" : "") +
                (act ? ", fused " + fused_name(*act) : "") +
-               (q.residual != DType::F32 ? std::string(", residual ") + dtype_name(q.residual) : ""));
+               (q.residual != DType::F32 ? std::string(", residual ") + dtype_name(q.residual) : "") +
+               (q.seven_bit_weights ? ", 7-bit weights" : ""));
   auto expected = run_op(op, inputs, Impl::kReference);
   EXPECT_TRUE(expected.ok()) << expected.status().to_string();
   if (!expected.ok()) return true;
@@ -132,6 +140,8 @@ TEST(QLinearConvOps, GeneralCpuMatchesReference) {
       {DType::I8, DType::I8, DType::I8, false, false},
       {DType::U8, DType::U8, DType::I8, false, true},
       {DType::I8, DType::U8, DType::U8, true, false},
+      {DType::U8, DType::I8, DType::U8, true, true, DType::F32, true},
+      {DType::I8, DType::I8, DType::I8, false, false, DType::F32, true},
   };
   int checked = 0;
   for (size_t v = 0; v < variants.size(); ++v) {
@@ -169,7 +179,8 @@ TEST(QLinearConvOps, OneDimensionalAndWideCpuMatchesReference) {
 // Stride 1 with the output the input's size: the patches are read in place
 // from shifted planes (qconv_patches.hpp), masked where a shift crosses the
 // image's left or right edge. Asymmetric pads, 1-D, kernels wider or taller
-// than the image, dilation, and widths that end in partial vectors.
+// than the image, dilation, and widths that end in partial vectors; 8-bit
+// and 7-bit weights (x86's byte-pair kernel).
 TEST(QLinearConvOps, ShiftedPlanesCpuMatchesReference) {
   struct Variant {
     Shape x, w;
@@ -189,15 +200,21 @@ TEST(QLinearConvOps, ShiftedPlanesCpuMatchesReference) {
       {DType::U8, DType::I8, DType::U8, true, true},
       {DType::I8, DType::I8, DType::I8, false, false},
       {DType::U8, DType::U8, DType::I8, false, true},  // weights past int8 once less their zero point: int16 pairs
+      {DType::U8, DType::I8, DType::U8, true, true, DType::F32, true},
+      {DType::I8, DType::I8, DType::U8, false, false, DType::F32, true},
   };
-  int checked = 0;
-  for (size_t v = 0; v < variants.size(); ++v) {
-    for (size_t c = 0; c < cases.size(); ++c) {
-      checked += check_qlinear_conv(variants[v].x, variants[v].w, variants[v].attrs, cases[c], nullptr,
-                                    static_cast<uint32_t>(31 * v + c));
+  // Every target: the masked interleave and the byte-pair kernel differ by
+  // instruction set, and a VNNI machine would pick neither.
+  for_each_simd_target([&] {
+    int checked = 0;
+    for (size_t v = 0; v < variants.size(); ++v) {
+      for (size_t c = 0; c < cases.size(); ++c) {
+        checked += check_qlinear_conv(variants[v].x, variants[v].w, variants[v].attrs, cases[c], nullptr,
+                                      static_cast<uint32_t>(31 * v + c));
+      }
     }
-  }
-  EXPECT_EQ(checked, static_cast<int>(variants.size() * cases.size()));
+    EXPECT_EQ(checked, static_cast<int>(variants.size() * cases.size()));
+  });
 }
 
 // The fused residual (Mote's inputs 9-11) on the GEMM path (3x3 and 1x1,
@@ -210,6 +227,7 @@ TEST(QLinearConvOps, ResidualCpuMatchesReference) {
       {DType::U8, DType::I8, DType::U8, true, true, DType::U8},
       {DType::I8, DType::I8, DType::I8, false, false, DType::I8},
       {DType::U8, DType::U8, DType::I8, true, true, DType::U8},
+      {DType::U8, DType::I8, DType::U8, true, true, DType::U8, true},
   };
   int checked = 0;
   for (const QuantCase& q : cases) {
@@ -223,7 +241,7 @@ TEST(QLinearConvOps, ResidualCpuMatchesReference) {
   // Few pixels and many channels: the path that splits one tile's rows
   // between the threads.
   checked += check_qlinear_conv({1, 128, 4, 4}, {96, 128, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}), cases[0], &relu);
-  EXPECT_EQ(checked, 37);
+  EXPECT_EQ(checked, 49);
 }
 
 // The reference's residual against the definition written out here: a 1x1

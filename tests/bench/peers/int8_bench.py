@@ -3,7 +3,8 @@
 onnx, onnxruntime and numpy; docs/quantization.md shows the table).
 
 For each ONNX model: Mote fp32 (mote-convert), Mote int8 (mote-convert
---quantize int8), onnxruntime fp32, and onnxruntime int8 (its own
+--quantize int8, with 8-bit and with 7-bit weights: --weight-bits 7 is
+what x86 CPUs without VNNI multiply fast), onnxruntime fp32, and onnxruntime int8 (its own
 quantize_static: QDQ, per-channel weights, the same kind of calibration
 data), timed interleaved in rounds at each thread count in one process.
 Calibration is 16 uniform random inputs for both runtimes unless --calibrate
@@ -61,17 +62,20 @@ def main():
     libmote = os.path.join(args.build, "runtime", "libmote.so")
     convert = os.path.join(args.build, "converters", "mote-convert")
     print(f"Mote {runtimes.Mote.version_of(libmote)}, onnxruntime {ort.__version__}")
-    print("| model | threads | Mote fp32 ms | Mote int8 ms | Mote int8 speed-up | onnxruntime fp32 ms | "
-          "onnxruntime int8 ms | Mote int8 / onnxruntime int8 |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("| model | threads | Mote fp32 ms | Mote int8 ms | Mote int8 speed-up | Mote int8, 7-bit weights ms | "
+          "its speed-up | onnxruntime fp32 ms | onnxruntime int8 ms | Mote int8 / onnxruntime int8 | "
+          "Mote int8 7-bit / onnxruntime int8 |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as work:
         for model in args.models:
             name = os.path.splitext(os.path.basename(model))[0]
             f32 = os.path.join(work, name + ".mote")
             i8 = os.path.join(work, name + "_int8.mote")
             subprocess.run([convert, model, f32], check=True, capture_output=True)
-            subprocess.run([convert, model, i8, "--quantize", "int8", "--calibrate", args.calibrate or "random"],
-                           check=True, capture_output=True)
+            i8w7 = os.path.join(work, name + "_int8_w7.mote")
+            for out, bits in ((i8, "8"), (i8w7, "7")):
+                subprocess.run([convert, model, out, "--quantize", "int8", "--calibrate", args.calibrate or "random",
+                                "--weight-bits", bits], check=True, capture_output=True)
             input_name, samples = calibration(model, args.calibrate)
             ort_i8 = os.path.join(work, name + "_ort_int8.onnx")
             quantize_static(model, ort_i8, Samples(input_name, samples), quant_format=QuantFormat.QDQ,
@@ -81,14 +85,16 @@ def main():
                 sessions = {
                     "mote_f32": runtimes.Mote(libmote, f32, threads),
                     "mote_i8": runtimes.Mote(libmote, i8, threads),
+                    "mote_i8w7": runtimes.Mote(libmote, i8w7, threads),
                     "ort_f32": runtimes.OnnxRuntime(model, threads),
                     "ort_i8": runtimes.OnnxRuntime(ort_i8, threads),
                 }
                 ms = {k: statistics.median(v) for k, v in
                       time_interleaved(sessions, x, args.rounds, args.runs, warmup=3).items()}
                 print(f"| {name} | {threads} | {ms['mote_f32']:.2f} | {ms['mote_i8']:.2f} | "
-                      f"{ms['mote_f32'] / ms['mote_i8']:.2f}x | {ms['ort_f32']:.2f} | {ms['ort_i8']:.2f} | "
-                      f"{ms['mote_i8'] / ms['ort_i8']:.2f} |", flush=True)
+                      f"{ms['mote_f32'] / ms['mote_i8']:.2f}x | {ms['mote_i8w7']:.2f} | "
+                      f"{ms['mote_f32'] / ms['mote_i8w7']:.2f}x | {ms['ort_f32']:.2f} | {ms['ort_i8']:.2f} | "
+                      f"{ms['mote_i8'] / ms['ort_i8']:.2f} | {ms['mote_i8w7'] / ms['ort_i8']:.2f} |", flush=True)
 
 
 if __name__ == "__main__":
