@@ -21,15 +21,33 @@ namespace hn = hwy::HWY_NAMESPACE;
 using D = hn::ScalableTag<float>;
 using V = hn::Vec<D>;
 
+// The max or sum of a vector's taps. A max is NaN where any tap is: plain
+// Max leaves that to the instruction set (x86's returns one operand), so
+// the NaNs are tracked in a mask beside it, two cheap operations a tap where
+// choosing between Max and a NaN-propagating Add after each tap took five
+// (on AVX2, whose comparisons give vectors, not mask registers: SqueezeNet's
+// 3x3 stride-2 pools were compute-bound on it).
 template <bool kMax>
-HWY_INLINE V Fold(V acc, V x) {
-  if constexpr (kMax) {
-    // a + b is NaN when either is: NaN wins whatever the instruction set's max does.
-    return hn::IfThenElse(hn::Or(hn::IsNaN(acc), hn::IsNaN(x)), hn::Add(acc, x), hn::Max(acc, x));
-  } else {
-    return hn::Add(acc, x);
+class Taps {
+ public:
+  HWY_INLINE explicit Taps(V first) : acc_(first), nan_(hn::IsNaN(first)) {}
+  HWY_INLINE void Add(V x) {
+    if constexpr (kMax) {
+      acc_ = hn::Max(acc_, x);
+      nan_ = hn::Or(nan_, hn::IsNaN(x));
+    } else {
+      acc_ = hn::Add(acc_, x);
+    }
   }
-}
+  HWY_INLINE V Result(D d) const {
+    if constexpr (!kMax) return acc_;
+    return hn::IfThenElse(nan_, hn::Set(d, std::numeric_limits<float>::quiet_NaN()), acc_);
+  }
+
+ private:
+  V acc_;
+  hn::Mask<D> nan_;
+};
 
 template <bool kMax>
 inline float FoldScalar(float acc, float x) {
@@ -48,18 +66,18 @@ void CombineRowsT(const float* const* rows, size_t count, size_t n, float* HWY_R
   }
   size_t i = 0;
   for (; i + N <= n; i += N) {
-    V acc = hn::LoadU(d, rows[0] + i);
-    for (size_t r = 1; r < count; ++r) acc = Fold<kMax>(acc, hn::LoadU(d, rows[r] + i));
-    hn::StoreU(acc, d, out + i);
+    Taps<kMax> acc(hn::LoadU(d, rows[0] + i));
+    for (size_t r = 1; r < count; ++r) acc.Add(hn::LoadU(d, rows[r] + i));
+    hn::StoreU(acc.Result(d), d, out + i);
   }
   if (i < n && n >= N) {
     // The tail as one more vector ending at n, overlapping the last one
     // (recomputing equal values): rows of 111 or 55 floats would otherwise
     // spend as long in scalar tails as in vectors.
     i = n - N;
-    V acc = hn::LoadU(d, rows[0] + i);
-    for (size_t r = 1; r < count; ++r) acc = Fold<kMax>(acc, hn::LoadU(d, rows[r] + i));
-    hn::StoreU(acc, d, out + i);
+    Taps<kMax> acc(hn::LoadU(d, rows[0] + i));
+    for (size_t r = 1; r < count; ++r) acc.Add(hn::LoadU(d, rows[r] + i));
+    hn::StoreU(acc.Result(d), d, out + i);
     return;
   }
   for (; i < n; ++i) {
@@ -81,31 +99,31 @@ void CombineRows(bool is_max, const float* const* rows, int64_t count, int64_t n
 template <bool kMax>
 HWY_INLINE V WindowVector(D d, const float* in, size_t x, size_t kernel, size_t stride, size_t dilation) {
   if (stride == 1) {
-    V acc = hn::LoadU(d, in + x);
-    for (size_t k = 1; k < kernel; ++k) acc = Fold<kMax>(acc, hn::LoadU(d, in + x + k * dilation));
-    return acc;
+    Taps<kMax> acc(hn::LoadU(d, in + x));
+    for (size_t k = 1; k < kernel; ++k) acc.Add(hn::LoadU(d, in + x + k * dilation));
+    return acc.Result(d);
   }
   // Stride 2: a de-interleaving load yields the even elements (this tap) and
   // the odd ones, which are the next tap when taps are adjacent.
   const float* base = in + 2 * x;
   V even, odd;
   hn::LoadInterleaved2(d, base, even, odd);
-  V acc = even;
+  Taps<kMax> acc(even);
   size_t k = 1;
   if (dilation == 1) {
-    if (kernel > 1) acc = Fold<kMax>(acc, odd);
+    if (kernel > 1) acc.Add(odd);
     for (k = 2; k < kernel; k += 2) {
       hn::LoadInterleaved2(d, base + k, even, odd);
-      acc = Fold<kMax>(acc, even);
-      if (k + 1 < kernel) acc = Fold<kMax>(acc, odd);
+      acc.Add(even);
+      if (k + 1 < kernel) acc.Add(odd);
     }
-    return acc;
+    return acc.Result(d);
   }
   for (; k < kernel; ++k) {
     hn::LoadInterleaved2(d, base + k * dilation, even, odd);
-    acc = Fold<kMax>(acc, even);
+    acc.Add(even);
   }
-  return acc;
+  return acc.Result(d);
 }
 
 template <bool kMax>
