@@ -520,13 +520,21 @@ void depthwise_plane(const DepthwiseShape& s, const float* x, const float* w, fl
 
 int64_t depthwise_block_channels() { return static_cast<int64_t>(HWY_DYNAMIC_DISPATCH(DepthwiseLanes)()); }
 
-// A row that fills at most half a vector wastes the other half in the row
-// path (a 7-wide row fills 7 of 16 lanes on AVX-512). Measured at 1 thread
-// (AVX-512), row path -> blocks: MobileNetV2's 7x7 layers 0.12 -> 0.07 ms,
-// EfficientNet-B0's 7x7 5x5 layers 0.30 -> 0.16 ms; at 14x14 the two tie
-// (0.091 / 0.089 ms) and from 28x28 on the transposes cost more than the
-// lanes save (0.089 -> 0.182 ms).
-bool prefers_channel_blocks(const DepthwiseShape& s) { return s.out_w * 2 <= depthwise_block_channels(); }
+// Narrow rows waste lanes and per-row work in the row path (a 7-wide row
+// fills 7 of 16 lanes on AVX-512). Measured at 1 thread, row path -> blocks:
+//   AVX-512: MobileNetV2's 7x7 layers 0.12 -> 0.07 ms, EfficientNet-B0's 7x7
+//     5x5 layers 0.30 -> 0.16 ms; at 14x14 the two tie (0.091 / 0.089 ms);
+//   AVX2 (8 lanes; best of 800 runs): 960 channels 7x7 0.144 -> 0.085 ms,
+//     576 channels 14x14 stride 2 0.196 -> 0.092 ms, 384 channels 14x14
+//     0.147 -> 0.101 ms, 192 channels 28x28 stride 2 0.148 -> 0.080 ms;
+//   both: from 28 columns on the transposes cost more than the lanes save
+//     (AVX-512 0.089 -> 0.182 ms; AVX2 192 channels 28x28 0.143 -> 0.185).
+// Hence up to 14 columns on vectors of 8 lanes or more; narrower vectors
+// (NEON, SSE4) keep the half-vector rule until measured.
+bool prefers_channel_blocks(const DepthwiseShape& s) {
+  const int64_t lanes = depthwise_block_channels();
+  return lanes >= 8 ? s.out_w <= 14 : s.out_w * 2 <= lanes;
+}
 
 void depthwise_channel_block(const DepthwiseShape& s, const float* x, int64_t in_plane, int64_t channels,
                              const float* w, const float* bias, float* y, int64_t out_plane,
