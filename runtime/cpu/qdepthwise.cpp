@@ -1,7 +1,5 @@
 #include "runtime/cpu/qdepthwise.hpp"
 
-#include <algorithm>
-#include <cmath>
 #include <limits>
 
 #include "runtime/cpu/conv_depthwise.hpp"
@@ -46,29 +44,6 @@ void plane_sums(const ConvGeometry& g, const float* x, const float* taps, float*
   }
 }
 
-// y = saturate(round_half_even((sum + bias) * multiplier) + zero), clamped to
-// rq's range first. Adding 1.5 * 2^23 rounds half to even in the default
-// mode without a libm call (|v| < 2^22 after the clamp), so the loop
-// vectorises.
-// A fused residual (rq.residual, at y's offsets) adds its term before the
-// clamp, in a loop of its own so that the plain one stays branch-free.
-template <class TY>
-void requantize(const float* sums, int64_t n, int32_t bias, float multiplier, const QRequantize& rq, TY* y) {
-  constexpr float kRound = 12582912.0f;
-  auto store = [&](int64_t i, float v) {
-    v = std::min(std::max(v, rq.lo), rq.hi);
-    v = (v + kRound) - kRound;
-    y[i] = static_cast<TY>(static_cast<int32_t>(v) + rq.zero);
-  };
-  if (rq.residual) {
-    for (int64_t i = 0; i < n; ++i) {
-      store(i, static_cast<float>(static_cast<int32_t>(sums[i]) + bias) * multiplier + residual_term(rq, i));
-    }
-  } else {
-    for (int64_t i = 0; i < n; ++i) store(i, static_cast<float>(static_cast<int32_t>(sums[i]) + bias) * multiplier);
-  }
-}
-
 template <class TX, class TY>
 void run_typed(KernelContext& ctx, const ConvGeometry& g, const QDepthwiseWeights& w, const QRequantize& rq) {
   const TX* x = ctx.in(kQcX).data<TX>();
@@ -89,8 +64,8 @@ void run_typed(KernelContext& ctx, const ConvGeometry& g, const QDepthwiseWeight
         widened = source;
       }
       plane_sums(g, plane, w.taps.data() + m * kvol, sums);
-      requantize(sums, out_plane, w.bias[static_cast<size_t>(m)], w.multiplier[static_cast<size_t>(m)],
-                 residual_at(rq, task * out_plane), y + task * out_plane);
+      qgemm_requantize_row(sums, out_plane, w.bias[static_cast<size_t>(m)], w.multiplier[static_cast<size_t>(m)],
+                           residual_at(rq, task * out_plane), y + task * out_plane);
     }
   });
 }

@@ -6,8 +6,9 @@
 // (conv_depthwise.hpp, Highway) with the integer weights less theirs: every
 // product and partial sum is an integer below 2^24 (255 * 255 * 25 taps <
 // 2^21), so the float sums are the exact int32 ones. The int32 bias is added
-// after, and the sum requantised as qgemm does (qgemm.hpp: float multiplier,
-// round half to even, the fused clamp), so both paths give the same outputs.
+// after, and the sum requantised by qgemm's own store (qgemm_requantize_row:
+// float multiplier, round half to even, the fused clamp), so both paths give
+// the same outputs.
 // Widths with strides other than 1 and 2 take a plain int32 loop.
 #pragma once
 

@@ -70,6 +70,15 @@ void QgemmT(const int32_t* packed_a, int64_t rows, int64_t pairs, const int32_t*
     }
   }
 }
+
+template <class T>
+void RequantizeRowT(const float* sums, int64_t n, int32_t bias, float multiplier, const QRequantize& rq, T* y) {
+  for (int64_t i = 0; i < n; ++i) {
+    const int32_t sum = static_cast<int32_t>(sums[i]) + bias;
+    const float v = std::min(std::max(static_cast<float>(sum) * multiplier + residual_term(rq, i), rq.lo), rq.hi);
+    y[i] = static_cast<T>(static_cast<int32_t>(std::nearbyint(v)) + rq.zero);
+  }
+}
 #else
 int64_t QgemmColumnStep() { return 2 * static_cast<int64_t>(hn::Lanes(D32())); }
 
@@ -200,7 +209,36 @@ void QgemmT(const int32_t* packed_a, int64_t rows, int64_t pairs, const int32_t*
   }
 }
 
+// Sums held exactly in floats (the depthwise kernel's), a vector at a time
+// through the GEMM's own store; the last partial vector through a buffer,
+// since `sums` may end right after n.
+template <class T>
+void RequantizeRowT(const float* sums, int64_t n, int32_t bias, float multiplier, const QRequantize& rq, T* y) {
+  const D32 d;
+  const DF df;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const auto* residual = static_cast<const uint8_t*>(rq.residual);
+  for (int64_t i = 0; i < n; i += lanes) {
+    hn::Vec<DF> v;
+    if (n - i >= lanes) {
+      v = hn::LoadU(df, sums + i);
+    } else {
+      HWY_ALIGN float tail[hn::MaxLanes(df)] = {};
+      std::memcpy(tail, sums + i, static_cast<size_t>(n - i) * sizeof(float));
+      v = hn::Load(df, tail);
+    }
+    StoreRow(d, hn::ConvertTo(d, v), bias, multiplier, rq, residual ? residual + i : nullptr, y + i, n - i);
+  }
+}
 #endif  // HWY_TARGET == HWY_SCALAR
+
+void RequantizeRow(const float* sums, int64_t n, int32_t bias, float multiplier, const QRequantize& rq, void* y) {
+  if (rq.dtype == DType::I8) {
+    RequantizeRowT(sums, n, bias, multiplier, rq, static_cast<int8_t*>(y));
+  } else {
+    RequantizeRowT(sums, n, bias, multiplier, rq, static_cast<uint8_t*>(y));
+  }
+}
 
 // Lanes of columns [n, n + count) of depth group k: `kRows` rows of T
 // (four uint8 or two uint16) packed lowest row first.
@@ -328,6 +366,7 @@ HWY_EXPORT(QgemmColumnStep);
 HWY_EXPORT(QgemmQuadsLimit);
 HWY_EXPORT(Qgemm);
 HWY_EXPORT(InterleaveB);
+HWY_EXPORT(RequantizeRow);
 
 int64_t qgemm_column_step() { return HWY_DYNAMIC_DISPATCH(QgemmColumnStep)(); }
 
@@ -339,6 +378,11 @@ QgemmFormat qgemm_format(int32_t a_min, int32_t a_max) {
 void qgemm(QgemmFormat f, const int32_t* packed_a, int64_t rows, int64_t groups, const int32_t* b, int64_t cols,
            const QRequantize& rq, void* y, int64_t ldy) {
   HWY_DYNAMIC_DISPATCH(Qgemm)(f, packed_a, rows, groups, b, cols, rq, y, ldy);
+}
+
+void qgemm_requantize_row(const float* sums, int64_t n, int32_t bias, float multiplier, const QRequantize& rq,
+                          void* y) {
+  HWY_DYNAMIC_DISPATCH(RequantizeRow)(sums, n, bias, multiplier, rq, y);
 }
 
 void qgemm_interleave_b(QgemmFormat f, const QgemmGroupRows& src, int64_t width, int64_t k, int64_t groups,

@@ -110,6 +110,12 @@ inline QRequantize residual_at(QRequantize rq, int64_t offset) {
   return rq;
 }
 
+// The same requantisation for n sums of one row held exactly in floats
+// (the depthwise kernel's; each an integer below 2^24), with the row's bias
+// and multiplier: y[i] for i < n, rq.residual (if any) at y's offsets.
+void qgemm_requantize_row(const float* sums, int64_t n, int32_t bias, float multiplier, const QRequantize& rq,
+                          void* y);
+
 // y[r * ldy + n] for r < rows, n < cols (y of `dtype`, i8 or u8). `f` must
 // be qgemm_format() of A's range (the format A and B were packed in).
 void qgemm(QgemmFormat f, const int32_t* packed_a, int64_t rows, int64_t groups, const int32_t* b, int64_t cols,
