@@ -233,7 +233,11 @@ void rewrite(Graph& graph, const std::vector<bool>& candidate, std::map<int, Obs
       return q;
     };
     const Quantized xq = quantized_input(x, "_quantize");
-    const QuantizedWeights w = quantize_weights(graph, conv, xp.scale, options.weight_bits);
+    // Depthwise layers keep 8 bits: their int8 kernel computes in f32
+    // (qdepthwise.hpp), so fewer bits would cost precision for nothing.
+    const Tensor& wt = *graph.values[static_cast<size_t>(conv.inputs[1])].data;
+    const bool depthwise = attrs<fb::ConvAttrsT>(conv).group > 1 && wt.dim(1) == 1;
+    const QuantizedWeights w = quantize_weights(graph, conv, xp.scale, depthwise ? 8 : options.weight_bits);
     const int y_scale = graph.add_derived_constant(y_name + "_scale", scalar_f32(yp.scale));
     const int y_zero = graph.add_derived_constant(y_name + "_zero_point", scalar_u8(yp.zero));
     const int yq = graph.add_derived_value(y_name + "_uint8");

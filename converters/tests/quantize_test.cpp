@@ -117,6 +117,28 @@ TEST(QuantizeInt8, SevenBitWeightsStayWithinSixtyThree) {
   }
   EXPECT_EQ(convs, 2);
   expect_close_to_float(b, c, 0.05);
+  // A depthwise Conv keeps 8 bits (its int8 kernel computes in f32).
+  OnnxBuilder dw(13);
+  dw.input("x", DType::F32, {1, 4, 8, 8}).output("y");
+  dw.initializer("w", random_f32({4, 1, 3, 3}, 5));
+  onnx::NodeProto& node = dw.node("Conv", {"x", "w"}, {"y"});
+  set_attr(node, "pads", std::vector<int64_t>{1, 1, 1, 1});
+  set_attr(node, "group", int64_t{4});
+  Converted d = convert(dw, o);
+  ASSERT_TRUE(d.model);
+  int depthwise = 0;
+  for (const auto& op : d.model->graph().ops) {
+    if (op->type != fb::OpType::QLinearConv) continue;
+    ++depthwise;
+    const auto* data = static_cast<const int8_t*>(d.model->tensor_data(op->inputs[3]));
+    ASSERT_NE(data, nullptr);
+    for (int r = 0; r < 4; ++r) {
+      int peak = 0;
+      for (int k = 0; k < 9; ++k) peak = std::max(peak, std::abs(int{data[r * 9 + k]}));
+      EXPECT_EQ(peak, 127) << "depthwise row " << r;
+    }
+  }
+  EXPECT_EQ(depthwise, 1);
   o.quantize->weight_bits = 6;
   const Status bad = try_convert(b, o);
   EXPECT_NE(bad.message().find("--weight-bits must be 7 or 8, got 6"), std::string::npos) << bad.to_string();

@@ -121,8 +121,9 @@ int main(int argc, char** argv) {
   app.add_option("--atol", atol, "--check absolute tolerance (default 1e-4, 1e-2 with --fp16)");
   std::string quantize, calibrate, calibration_method = "minmax";
   double percentile = 99.99;
-  app.add_option("--quantize", quantize, "int8: post-training quantisation of the ops that have int8 kernels (Conv)")
-      ->check(CLI::IsMember({"int8"}));
+  CLI::Option* quantize_option =
+      app.add_option("--quantize", quantize, "int8: post-training quantisation of the ops that have int8 kernels (Conv)")
+          ->check(CLI::IsMember({"int8"}));
   app.add_option("--calibrate", calibrate,
                  "DIR of .npy input samples for --quantize (DIR/<input>/*.npy for several inputs; at least " +
                      std::to_string(kMinCalibrationSamples) + "), or 'random' for a smoke test");
@@ -134,8 +135,9 @@ int main(int argc, char** argv) {
   int weight_bits = 8;
   app.add_option("--weight-bits", weight_bits,
                  "8 (default): weights in +-127; 7: in +-63, one bit less precise, which x86 CPUs without VNNI "
-                 "(AVX2) multiply about twice as fast, exactly")
-      ->check(CLI::IsMember({7, 8}));
+                 "(AVX2) multiply faster, exactly; depthwise layers keep 8")
+      ->check(CLI::IsMember({7, 8}))
+      ->needs(quantize_option);
   app.add_flag("--no-optimize", no_optimize, "skip constant folding, BatchNormalization folding and fusion");
   app.add_flag("--list-ops", list_ops, "list the ONNX op types and TFLite operators this build converts and exit");
   app.add_flag("-v,--verbose", verbose, "print every fold and fusion, and progress on any model");

@@ -21,33 +21,30 @@ namespace hn = hwy::HWY_NAMESPACE;
 using D = hn::ScalableTag<float>;
 using V = hn::Vec<D>;
 
-// The max or sum of a vector's taps. A max is NaN where any tap is: plain
-// Max leaves that to the instruction set (x86's returns one operand), so
-// the NaNs are tracked in a mask beside it, two cheap operations a tap where
-// choosing between Max and a NaN-propagating Add after each tap took five
-// (on AVX2, whose comparisons give vectors, not mask registers: SqueezeNet's
-// 3x3 stride-2 pools were compute-bound on it).
+// The max or sum of a vector's taps, folded into `acc`. A max is NaN where
+// any tap is: plain Max leaves that to the instruction set (x86's returns
+// one operand), so the NaNs are tracked in a mask beside it, two cheap
+// operations a tap where choosing between Max and a NaN-propagating Add
+// after each tap took five (on AVX2, whose comparisons give vectors, not
+// mask registers: SqueezeNet's 3x3 stride-2 pools were compute-bound on
+// it). Free functions over locals, not a class: SVE's vectors and masks
+// are sizeless and cannot be members.
 template <bool kMax>
-class Taps {
- public:
-  HWY_INLINE explicit Taps(V first) : acc_(first), nan_(hn::IsNaN(first)) {}
-  HWY_INLINE void Add(V x) {
-    if constexpr (kMax) {
-      acc_ = hn::Max(acc_, x);
-      nan_ = hn::Or(nan_, hn::IsNaN(x));
-    } else {
-      acc_ = hn::Add(acc_, x);
-    }
+HWY_INLINE void AddTap(V& acc, hn::Mask<D>& nan, V x) {
+  if constexpr (kMax) {
+    acc = hn::Max(acc, x);
+    nan = hn::Or(nan, hn::IsNaN(x));
+  } else {
+    (void)nan;
+    acc = hn::Add(acc, x);
   }
-  HWY_INLINE V Result(D d) const {
-    if constexpr (!kMax) return acc_;
-    return hn::IfThenElse(nan_, hn::Set(d, std::numeric_limits<float>::quiet_NaN()), acc_);
-  }
+}
 
- private:
-  V acc_;
-  hn::Mask<D> nan_;
-};
+template <bool kMax>
+HWY_INLINE V TapsResult(D d, V acc, hn::Mask<D> nan) {
+  if constexpr (!kMax) return acc;
+  return hn::IfThenElse(nan, hn::Set(d, std::numeric_limits<float>::quiet_NaN()), acc);
+}
 
 template <bool kMax>
 inline float FoldScalar(float acc, float x) {
@@ -66,18 +63,20 @@ void CombineRowsT(const float* const* rows, size_t count, size_t n, float* HWY_R
   }
   size_t i = 0;
   for (; i + N <= n; i += N) {
-    Taps<kMax> acc(hn::LoadU(d, rows[0] + i));
-    for (size_t r = 1; r < count; ++r) acc.Add(hn::LoadU(d, rows[r] + i));
-    hn::StoreU(acc.Result(d), d, out + i);
+    V acc = hn::LoadU(d, rows[0] + i);
+    auto nan = hn::IsNaN(acc);
+    for (size_t r = 1; r < count; ++r) AddTap<kMax>(acc, nan, hn::LoadU(d, rows[r] + i));
+    hn::StoreU(TapsResult<kMax>(d, acc, nan), d, out + i);
   }
   if (i < n && n >= N) {
     // The tail as one more vector ending at n, overlapping the last one
     // (recomputing equal values): rows of 111 or 55 floats would otherwise
     // spend as long in scalar tails as in vectors.
     i = n - N;
-    Taps<kMax> acc(hn::LoadU(d, rows[0] + i));
-    for (size_t r = 1; r < count; ++r) acc.Add(hn::LoadU(d, rows[r] + i));
-    hn::StoreU(acc.Result(d), d, out + i);
+    V acc = hn::LoadU(d, rows[0] + i);
+    auto nan = hn::IsNaN(acc);
+    for (size_t r = 1; r < count; ++r) AddTap<kMax>(acc, nan, hn::LoadU(d, rows[r] + i));
+    hn::StoreU(TapsResult<kMax>(d, acc, nan), d, out + i);
     return;
   }
   for (; i < n; ++i) {
@@ -99,31 +98,33 @@ void CombineRows(bool is_max, const float* const* rows, int64_t count, int64_t n
 template <bool kMax>
 HWY_INLINE V WindowVector(D d, const float* in, size_t x, size_t kernel, size_t stride, size_t dilation) {
   if (stride == 1) {
-    Taps<kMax> acc(hn::LoadU(d, in + x));
-    for (size_t k = 1; k < kernel; ++k) acc.Add(hn::LoadU(d, in + x + k * dilation));
-    return acc.Result(d);
+    V acc = hn::LoadU(d, in + x);
+    auto nan = hn::IsNaN(acc);
+    for (size_t k = 1; k < kernel; ++k) AddTap<kMax>(acc, nan, hn::LoadU(d, in + x + k * dilation));
+    return TapsResult<kMax>(d, acc, nan);
   }
   // Stride 2: a de-interleaving load yields the even elements (this tap) and
   // the odd ones, which are the next tap when taps are adjacent.
   const float* base = in + 2 * x;
   V even, odd;
   hn::LoadInterleaved2(d, base, even, odd);
-  Taps<kMax> acc(even);
+  V acc = even;
+  auto nan = hn::IsNaN(acc);
   size_t k = 1;
   if (dilation == 1) {
-    if (kernel > 1) acc.Add(odd);
+    if (kernel > 1) AddTap<kMax>(acc, nan, odd);
     for (k = 2; k < kernel; k += 2) {
       hn::LoadInterleaved2(d, base + k, even, odd);
-      acc.Add(even);
-      if (k + 1 < kernel) acc.Add(odd);
+      AddTap<kMax>(acc, nan, even);
+      if (k + 1 < kernel) AddTap<kMax>(acc, nan, odd);
     }
-    return acc.Result(d);
+    return TapsResult<kMax>(d, acc, nan);
   }
   for (; k < kernel; ++k) {
     hn::LoadInterleaved2(d, base + k * dilation, even, odd);
-    acc.Add(even);
+    AddTap<kMax>(acc, nan, even);
   }
-  return acc.Result(d);
+  return TapsResult<kMax>(d, acc, nan);
 }
 
 template <bool kMax>

@@ -40,9 +40,11 @@ std::vector<PatchTap> patch_taps(const ConvGeometry& g) {
 }
 
 // Stride 1 and an output of the input's size, in one or two dimensions (a
-// shift along depth would cross into the neighbouring depth slice).
+// shift along depth would cross into the neighbouring depth slice, and a
+// depth pad would put the only tap in the padding).
 bool shifts_apply(const ConvGeometry& g) {
-  return g.in_size[0] == 1 && g.kernel[0] == 1 && g.out_size == g.in_size && g.stride[1] == 1 && g.stride[2] == 1;
+  return g.in_size[0] == 1 && g.kernel[0] == 1 && g.pad_begin[0] == 0 && g.out_size == g.in_size &&
+         g.stride[1] == 1 && g.stride[2] == 1;
 }
 
 void plan_shifts(const ConvGeometry& g, int64_t step, PatchPlan& plan) {

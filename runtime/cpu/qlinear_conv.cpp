@@ -259,8 +259,10 @@ void run_gemm(KernelContext& ctx, const ConvGeometry& g, const QConvState& s) {
   if (s.format == QgemmFormat::kQuads) values = {s.format, s.x_offset, s.x_zero + s.x_offset};
   const void* source = ctx.in(kQcX).raw();
   if (patches.shifted) {
-    // The calling thread's, kept between runs; the tasks take their scratch
-    // from thread_scratch.
+    // The calling thread's, kept between runs like thread_scratch (it keeps
+    // the largest input seen; the tasks take their own scratch from
+    // thread_scratch and only read this one, while this thread waits for
+    // them in parallel_for).
     thread_local std::vector<uint8_t> copy;
     copy.resize(shifted_copy_bytes(patches, values));
     copy_shifted_planes(patches, values, source, ctx.in(kQcX).dtype(), copy.data(), *ctx.pool);
@@ -317,7 +319,11 @@ Status qlinear_conv_run(KernelContext& ctx) {
   const QConvState* s = static_cast<const QConvState*>(ctx.state);
   // Packed at prepare for another instruction set (MOTE_SIMD_TARGET changed
   // since): pack again for this one.
-  if (s && !s->depthwise && s->format != qgemm_format(s->weight_min, s->weight_max)) s = nullptr;
+  // (int16 pairs run everywhere; only bytes need the instructions.)
+  if (s && !s->depthwise && s->format == QgemmFormat::kQuads &&
+      qgemm_format(s->weight_min, s->weight_max) != QgemmFormat::kQuads) {
+    s = nullptr;
+  }
   if (!s) {
     auto built = build_state(ctx, *g);
     if (!built.ok()) return built.status();

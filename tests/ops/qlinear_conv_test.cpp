@@ -195,6 +195,7 @@ TEST(QLinearConvOps, ShiftedPlanesCpuMatchesReference) {
       {{1, 3, 17, 8}, {4, 3, 5, 1}, conv_attrs({1, 1}, {2, 0, 2, 0})},           // one column of taps
       {{1, 9, 100}, {5, 9, 5}, conv_attrs({1}, {2, 2})},                         // 1-D
       {{1, 6, 6, 6}, {8, 3, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 2)},     // groups
+      {{2, 6, 5, 9}, {6, 2, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 3)},     // images and groups
   };
   const std::vector<QuantCase> cases = {
       {DType::U8, DType::I8, DType::U8, true, true},
@@ -214,6 +215,52 @@ TEST(QLinearConvOps, ShiftedPlanesCpuMatchesReference) {
       }
     }
     EXPECT_EQ(checked, static_cast<int>(variants.size() * cases.size()));
+  });
+}
+
+// The byte-pair kernel's worst case: every product at its extreme (inputs
+// that reach 255 as the kernel's unsigned bytes, weights all -64 or all 63),
+// where two products of a pair come to -32640 or 32130, a step from int16's
+// limits. Uniform data, so the expected outputs follow from the tap counts:
+// the reference is exact. u8 input 255 and i8 input 127 (+128 in the kernel).
+TEST(QLinearConvOps, SevenBitWeightsAtTheExtremesCpuMatchesReference) {
+  for_each_simd_target([] {
+    for (DType x_type : {DType::U8, DType::I8}) {
+      const int64_t c = 16, m = 8;
+      Tensor x = Tensor::zeros(x_type, {1, c, 5, 7});
+      for (int64_t i = 0; i < x.numel(); ++i) {
+        if (x_type == DType::U8) {
+          x.data<uint8_t>()[i] = 255;
+        } else {
+          x.data<int8_t>()[i] = 127;
+        }
+      }
+      Tensor w = Tensor::zeros(DType::I8, {m, c, 3, 3});
+      for (int64_t i = 0; i < w.numel(); ++i) w.data<int8_t>()[i] = static_cast<int8_t>(i / (c * 9) % 2 ? 63 : -64);
+      // Sums up to 144 taps * 255 * 64 = 2.35e6 quanta; y_scale puts them
+      // within +-120 of the zero point.
+      const Inputs inputs = {x,
+                             scalar_of(DType::F32, 0.01),
+                             scalar_of(x_type, 0),
+                             w,
+                             scalar_of(DType::F32, 0.02),
+                             scalar_of(DType::I8, 0),
+                             scalar_of(DType::F32, 4.0),
+                             scalar_of(DType::U8, 128)};
+      const fb::OpT op = make_op(fb::OpType::QLinearConv, conv_attrs({1, 1}, {1, 1, 1, 1}));
+      auto expected = run_op(op, inputs, Impl::kReference);
+      ASSERT_TRUE(expected.ok()) << expected.status().to_string();
+      auto actual = run_op(op, inputs, Impl::kCpu);
+      ASSERT_TRUE(actual.ok()) << actual.status().to_string();
+      expect_tensors_near((*actual)[0], (*expected)[0], 0.0, 1.0, dtype_name(x_type));
+      // The outputs spread far from the zero point both ways (all -64 rows
+      // low, all 63 rows high; i8's real inputs are half of u8's), so a
+      // saturated pair would show.
+      const auto* y = static_cast<const uint8_t*>((*expected)[0].raw());
+      const auto [lowest, highest] = std::minmax_element(y, y + (*expected)[0].numel());
+      EXPECT_LT(*lowest, 128 - 50);
+      EXPECT_GT(*highest, 128 + 50);
+    }
   });
 }
 
