@@ -30,7 +30,10 @@ run "$work/legacy9.onnx" "$work/legacy9.mote" --check
 run "$work/external/model.onnx" "$work/external.mote" --check
 run "$work/long_chain.onnx" "$work/long_chain.mote" --check
 run "$work/shape_chain.onnx" "$work/shape_chain.mote" --check
-run "$work/quantized.onnx" "$work/quantized.mote" --check
+# One quantum of y (y_scale 0.05) allowed: onnxruntime's own QLinearConv is
+# a quantum off the exact integer result on some CPUs (an AVX2 EPYC, at one
+# element of this input), where Mote's matches it (numpy, 20 inputs).
+run "$work/quantized.onnx" "$work/quantized.mote" --check --atol 0.0501
 run "$work/shape_chain.onnx" "$work/shape_chain_b3.mote" --check --inputs x="$work/shape_chain_x3.npy"
 # onnxruntime's own QDQ quantisation of cnn.onnx: every Conv must reach the
 # int8 kernel (fold_qdq), and the result agree with onnxruntime's int8 run.
