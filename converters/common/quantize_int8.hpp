@@ -11,8 +11,10 @@
 // and a DequantizeLinear after it only where a float op or the graph output
 // reads it: consecutive quantised Convs pass uint8 directly. A Conv with a
 // fused residual input (and a Relu or no activation) is split back into
-// Conv -> Add -> [Relu] so the Conv runs in int8 and the Add in float. Ops
-// without an int8 kernel stay float. Afterwards both graphs run on the calibration data
+// Conv -> Add -> [Relu] so the Conv runs in int8 and the Add in float. A
+// MaxPool whose input is already uint8 runs on it, keeping its scale and
+// zero point (a max of codes is the code of the max). Ops without an int8
+// kernel stay float. Afterwards both graphs run on the calibration data
 // and the report gives each quantised output's error against the float one.
 #pragma once
 

@@ -48,15 +48,6 @@ Status column_major_indices(NodeContext& ctx, int row_major, int column_major) {
 
 Status map_max_pool(NodeContext& ctx) {
   fb::PoolAttrsT a = pool_attrs(ctx);
-  const DType dtype = ctx.input_dtype(0).value_or(DType::F32);
-  if ((dtype == DType::U8 || dtype == DType::I8) && !ctx.has_output(1)) {
-    // Every 8-bit value is exact in f32 and a maximum is one of its inputs,
-    // so the f32 kernels serve (and no 8-bit pooling kernel is needed).
-    int pooled = ctx.temp("pooled_f32");
-    ctx.emit(fb::OpType::MaxPool, {cast(ctx, ctx.input(0), DType::F32, "x_f32")}, {pooled}, std::move(a));
-    cast(ctx, pooled, dtype, "", ctx.output(0));
-    return ctx.status();
-  }
   if (!ctx.has_output(1) || ctx.attr_int("storage_order", 0) == 0) {
     ctx.emit(fb::OpType::MaxPool, {ctx.input(0)}, used_outputs(ctx), std::move(a));
     return ctx.status();

@@ -72,10 +72,16 @@ TEST(QuantizeInt8, ConsecutiveConvsPassUint8) {
   ASSERT_TRUE(c.model);
   EXPECT_EQ(c.count(fb::OpType::QLinearConv), 2);
   EXPECT_EQ(c.count(fb::OpType::Conv), 0);
-  // One QuantizeLinear for x, one DequantizeLinear before the MaxPool: the
-  // second Conv reads the first one's uint8 output.
+  // One QuantizeLinear for x, one DequantizeLinear for y after the MaxPool:
+  // the second Conv reads the first one's uint8 output, the MaxPool the
+  // second's.
   EXPECT_EQ(c.count(fb::OpType::QuantizeLinear), 1);
   EXPECT_EQ(c.count(fb::OpType::DequantizeLinear), 1);
+  EXPECT_EQ(c.counter("quantize_int8", "MaxPool on uint8"), 1);
+  const fb::GraphT& g = c.model->graph();
+  for (const auto& op : g.ops) {
+    if (op->type == fb::OpType::MaxPool) EXPECT_EQ(g.tensors[static_cast<size_t>(op->inputs[0])]->dtype, DType::U8);
+  }
   EXPECT_EQ(c.counter("quantize_int8", "Conv -> QLinearConv"), 2);
   ASSERT_TRUE(c.result.quantize);
   const QuantizeReport& r = *c.result.quantize;
@@ -85,8 +91,26 @@ TEST(QuantizeInt8, ConsecutiveConvsPassUint8) {
     // Rounding to 255 steps: an rms error of a few tenths of a step.
     EXPECT_LT(o.rms_error, o.range / 255.0) << o.tensor;
   }
-  EXPECT_EQ(r.kept_float.at("MaxPool: no int8 kernel"), 1);
+  EXPECT_TRUE(r.kept_float.empty());
   expect_close_to_float(b, c, 0.05);
+}
+
+// A MaxPool whose input is float (a graph input here) stays float, and says
+// why; the Conv after it quantises its output.
+TEST(QuantizeInt8, MaxPoolOfAFloatInputStaysFloat) {
+  OnnxBuilder b(13);
+  b.input("x", DType::F32, {1, 3, 12, 12}).output("y");
+  b.initializer("w", random_f32({4, 3, 3, 3}, 1));
+  set_attr(b.node("MaxPool", {"x"}, {"p"}), "kernel_shape", std::vector<int64_t>{2, 2});
+  b.node("Conv", {"p", "w"}, {"y"});
+  Converted c = convert(b, quantized());
+  ASSERT_TRUE(c.model && c.result.quantize);
+  EXPECT_EQ(c.count(fb::OpType::QLinearConv), 1);
+  EXPECT_EQ(c.result.quantize->kept_float.at("MaxPool: input not quantised"), 1);
+  const fb::GraphT& g = c.model->graph();
+  for (const auto& op : g.ops) {
+    if (op->type == fb::OpType::MaxPool) EXPECT_EQ(g.tensors[static_cast<size_t>(op->inputs[0])]->dtype, DType::F32);
+  }
 }
 
 // --weight-bits 7: every QLinearConv's weights within +-63 (what the byte-pair
@@ -149,7 +173,8 @@ TEST(QuantizeInt8, FloatReaderOfAQuantizedOutputGetsItDequantized) {
   Converted c = convert(b, quantized());
   ASSERT_TRUE(c.model);
   EXPECT_EQ(c.count(fb::OpType::QLinearConv), 2);
-  // h is a graph output now: dequantised for it as well as before the MaxPool.
+  // h is a graph output now: dequantised for it as well as for y after the
+  // MaxPool.
   EXPECT_EQ(c.count(fb::OpType::DequantizeLinear), 2);
   EXPECT_EQ(c.model->outputs()[1].name, "h");
   expect_close_to_float(b, c, 0.05);

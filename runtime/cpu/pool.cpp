@@ -1,11 +1,10 @@
 // Optimised pooling over NCHW (and NCW / NCDHW through the same 3-D loop).
 //
-// Each task produces one output row of one (n, c) plane in two SIMD passes:
-// the input rows its windows span (kd x kh of them, fewer at the borders) are
-// combined element-wise into a padded scratch row, then every output takes its
-// kw taps from that row, strides 1 and 2 vectorised (the 3x3 / 2x2, stride
-// 1 / 2 layers of CNNs), any kernel size and dilation. Averages multiply by a
-// per-output reciprocal of the tap count, which is separable per dim.
+// MaxPool and AveragePool run output rows in SIMD passes (pool_simd.hpp);
+// MaxPool also on uint8 and int8, the quantised tensors of an int8 graph,
+// whose order is their real values' order. Averages multiply by a per-output
+// reciprocal of the tap count, which is separable per dim. MaxPool with its
+// Indices output takes a scalar loop.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -39,71 +38,59 @@ std::vector<int64_t> tap_counts(const PoolGeometry& g, int d, bool include_pad) 
   return counts;
 }
 
+simd::PoolRows pool_rows_of(const PoolGeometry& g) {
+  simd::PoolRows p;
+  for (int d = 0; d < 3; ++d) {
+    p.in[d] = g.in[d];
+    p.out[d] = g.out[d];
+    p.kernel[d] = g.kernel[d];
+    p.stride[d] = g.stride[d];
+    p.dilation[d] = g.dilation[d];
+    p.pad_begin[d] = g.pad_begin[d];
+  }
+  return p;
+}
+
+// MaxPool (f32, u8, i8) or AveragePool (f32) without Indices: output rows
+// spread over the pool, each task a range of them.
 Status pool(KernelContext& ctx, bool is_max) {
   const Tensor& x = ctx.in(0);
-  if (x.dtype() != DType::F32) return ctx.fail(std::string("unsupported dtype ") + dtype_name(x.dtype()));
+  const DType dtype = x.dtype();
+  if (dtype != DType::F32 && !(is_max && (dtype == DType::U8 || dtype == DType::I8))) {
+    return ctx.fail(std::string("unsupported dtype ") + dtype_name(dtype));
+  }
   const auto& attr = attrs<fb::PoolAttrsT>(ctx.op);
   auto geometry = pool_geometry(attr, x.shape());
   if (!geometry.ok()) return ctx.fail(geometry.status().message());
   const PoolGeometry g = geometry->as_3d();
-  const int64_t planes = x.dim(0) * x.dim(1);
-  const int64_t in_d = g.in[0], in_h = g.in[1], in_w = g.in[2];
-  const int64_t out_d = g.out[0], out_h = g.out[1], out_w = g.out[2];
-  const int64_t rows_per_plane = out_d * out_h;
-  if (planes * rows_per_plane * out_w == 0) return {};
+  const int64_t rows = x.dim(0) * x.dim(1) * g.out[0] * g.out[1];
+  if (rows * g.out[2] == 0) return {};
 
+  simd::PoolRows p = pool_rows_of(g);
   std::vector<int64_t> counts[3];
   if (!is_max) {
-    for (int d = 0; d < 3; ++d) counts[d] = tap_counts(g, d, attr.count_include_pad);
+    for (int d = 0; d < 3; ++d) {
+      counts[d] = tap_counts(g, d, attr.count_include_pad);
+      p.counts[d] = counts[d].data();
+    }
   }
-  // The scratch row holds input columns [-pad_begin, ...): padding and
-  // anything past the input stay at the identity (-inf / 0).
-  const int64_t taps_extent = (out_w - 1) * g.stride[2] + (g.kernel[2] - 1) * g.dilation[2] + 1;
-  const int64_t scratch_size = std::max(taps_extent, g.pad_begin[2] + in_w) + g.stride[2] + simd::window_row_slack();
-  const float identity = is_max ? -std::numeric_limits<float>::infinity() : 0.0f;
-  const int64_t row_work = in_w * g.kernel[0] * g.kernel[1] + out_w * g.kernel[2];
-
-  const float* in = x.data<float>();
-  float* out = ctx.out(0).data<float>();
-  ctx.pool->parallel_for(
-      planes * rows_per_plane, std::max<int64_t>(1, kGrainElements / row_work), [&](int64_t begin, int64_t end) {
-        std::vector<float> scratch(static_cast<size_t>(scratch_size), identity);
-        std::vector<float> scale(static_cast<size_t>(out_w));
-        std::vector<const float*> rows;
-        // Task t is output row oh of depth od of plane p, t = (p * out_d + od) * out_h + oh.
-        int64_t plane = begin / rows_per_plane, od = begin % rows_per_plane / out_h, oh = begin % out_h;
-        for (int64_t task = begin; task < end; ++task, ++oh) {
-          if (oh == out_h) {
-            oh = 0;
-            if (++od == out_d) {
-              od = 0;
-              ++plane;
-            }
-          }
-          const float* plane_in = in + plane * in_d * in_h * in_w;
-          rows.clear();
-          for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
-            const int64_t id = od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
-            if (id < 0 || id >= in_d) continue;
-            for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
-              const int64_t ih = oh * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
-              if (ih >= 0 && ih < in_h) rows.push_back(plane_in + (id * in_h + ih) * in_w);
-            }
-          }
-          simd::combine_rows(is_max, rows.data(), static_cast<int64_t>(rows.size()), in_w,
-                             scratch.data() + g.pad_begin[2]);
-          if (!is_max) {
-            const int64_t row_count = counts[0][static_cast<size_t>(od)] * counts[1][static_cast<size_t>(oh)];
-            for (int64_t ow = 0; ow < out_w; ++ow) {
-              const int64_t count = row_count * counts[2][static_cast<size_t>(ow)];
-              scale[static_cast<size_t>(ow)] = count ? 1.0f / static_cast<float>(count) : 0.0f;
-            }
-          }
-          simd::window_row(is_max, scratch.data(), out_w, g.kernel[2], g.stride[2], g.dilation[2], scale.data(),
-                           out + task * out_w);
-        }
-      });
+  const int64_t row_work = g.in[2] * g.kernel[0] * g.kernel[1] + g.out[2] * g.kernel[2];
+  const int64_t grain = std::max<int64_t>(1, kGrainElements / row_work);
+  Tensor& y = ctx.out(0);
+  ctx.pool->parallel_for(rows, grain, [&](int64_t begin, int64_t end) {
+    switch (dtype) {
+      case DType::U8: simd::max_pool_rows(p, x.data<uint8_t>(), y.data<uint8_t>(), begin, end); break;
+      case DType::I8: simd::max_pool_rows(p, x.data<int8_t>(), y.data<int8_t>(), begin, end); break;
+      default: simd::pool_rows(p, is_max, x.data<float>(), y.data<float>(), begin, end); break;
+    }
+  });
   return {};
+}
+
+template <class T>
+bool is_nan(T v) {
+  if constexpr (std::numeric_limits<T>::has_quiet_NaN) return std::isnan(v);
+  return false;
 }
 
 // The taps k in [begin, end) of output position o along one dim whose input
@@ -125,13 +112,14 @@ TapRange taps_inside(const PoolGeometry& g, int d, int64_t o) {
 // planes spread over the pool. Indices are flat offsets into all of X; the
 // first NaN, else the first occurrence of the max, wins; -1 when no tap
 // lands in the input.
+template <class T>
 void max_pool_with_indices(KernelContext& ctx, const PoolGeometry& g) {
   const Tensor& x = ctx.in(0);
   const int64_t planes = x.dim(0) * x.dim(1);
   const int64_t plane_in = g.in[0] * g.in[1] * g.in[2];
   const int64_t plane_out = g.out[0] * g.out[1] * g.out[2];
-  const float* in = x.data<float>();
-  float* out = ctx.out(0).data<float>();
+  const T* in = x.data<T>();
+  T* out = ctx.out(0).data<T>();
   int64_t* indices = ctx.out(1).data<int64_t>();
   const int64_t window = g.kernel[0] * g.kernel[1] * g.kernel[2];
   ctx.pool->parallel_for(planes, std::max<int64_t>(1, kGrainElements / std::max<int64_t>(plane_out * window, 1)),
@@ -142,7 +130,9 @@ void max_pool_with_indices(KernelContext& ctx, const PoolGeometry& g) {
                                const int64_t ow = o % g.out[2];
                                const TapRange rd = taps_inside(g, 0, od), rh = taps_inside(g, 1, oh);
                                const TapRange rw = taps_inside(g, 2, ow);
-                               float max = -std::numeric_limits<float>::infinity();
+                               T max = std::numeric_limits<T>::has_infinity
+                                           ? -std::numeric_limits<T>::infinity()
+                                           : std::numeric_limits<T>::lowest();
                                int64_t arg_max = -1;
                                for (int64_t kd = rd.begin; kd < rd.end; ++kd) {
                                  const int64_t id = od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
@@ -151,8 +141,8 @@ void max_pool_with_indices(KernelContext& ctx, const PoolGeometry& g) {
                                    const int64_t row = p * plane_in + (id * g.in[1] + ih) * g.in[2];
                                    for (int64_t kw = rw.begin; kw < rw.end; ++kw) {
                                      const int64_t at = row + ow * g.stride[2] - g.pad_begin[2] + kw * g.dilation[2];
-                                     const float v = in[at];
-                                     if (std::isnan(v) ? !std::isnan(max) : v > max) {
+                                     const T v = in[at];
+                                     if (is_nan(v) ? !is_nan(max) : v > max) {
                                        max = v;
                                        arg_max = at;
                                      }
@@ -169,11 +159,14 @@ void max_pool_with_indices(KernelContext& ctx, const PoolGeometry& g) {
 Status max_pool(KernelContext& ctx) {
   if (ctx.outputs.size() < 2 || !ctx.outputs[1]) return pool(ctx, true);
   const Tensor& x = ctx.in(0);
-  if (x.dtype() != DType::F32) return ctx.fail(std::string("unsupported dtype ") + dtype_name(x.dtype()));
   auto geometry = pool_geometry(attrs<fb::PoolAttrsT>(ctx.op), x.shape());
   if (!geometry.ok()) return ctx.fail(geometry.status().message());
-  max_pool_with_indices(ctx, geometry->as_3d());
-  return {};
+  switch (x.dtype()) {
+    case DType::F32: max_pool_with_indices<float>(ctx, geometry->as_3d()); return {};
+    case DType::U8: max_pool_with_indices<uint8_t>(ctx, geometry->as_3d()); return {};
+    case DType::I8: max_pool_with_indices<int8_t>(ctx, geometry->as_3d()); return {};
+    default: return ctx.fail(std::string("unsupported dtype ") + dtype_name(x.dtype()));
+  }
 }
 Status average_pool(KernelContext& ctx) { return pool(ctx, false); }
 

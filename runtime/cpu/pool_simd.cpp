@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <vector>
 
 #include "hwy/highway.h"
 #include "runtime/cpu/pool_simd.hpp"
@@ -18,142 +19,164 @@ namespace mote::cpu::simd {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-using D = hn::ScalableTag<float>;
-using V = hn::Vec<D>;
+template <class T>
+constexpr bool kIsFloat = std::numeric_limits<T>::has_quiet_NaN;
 
-// The max or sum of a vector's taps, folded into `acc`. A max is NaN where
-// any tap is: plain Max leaves that to the instruction set (x86's returns
-// one operand), so the NaNs are tracked in a mask beside it, two cheap
-// operations a tap where choosing between Max and a NaN-propagating Add
-// after each tap took five (on AVX2, whose comparisons give vectors, not
-// mask registers: SqueezeNet's 3x3 stride-2 pools were compute-bound on
-// it). Free functions over locals, not a class: SVE's vectors and masks
-// are sizeless and cannot be members.
-template <bool kMax>
-HWY_INLINE void AddTap(V& acc, hn::Mask<D>& nan, V x) {
+// What a max starts from: -inf, or an integer type's lowest value.
+template <class T>
+constexpr T MaxIdentity() {
+  if constexpr (kIsFloat<T>) return -std::numeric_limits<T>::infinity();
+  return std::numeric_limits<T>::lowest();
+}
+
+// A max is NaN where any tap is: plain Max leaves that to the instruction
+// set (x86's returns one operand), so the NaNs are tracked in a mask beside
+// it, two cheap operations a tap where choosing between Max and a
+// NaN-propagating Add after each tap took five (on AVX2, whose comparisons
+// give vectors, not mask registers: SqueezeNet's 3x3 stride-2 pools were
+// compute-bound on it). Integers have no NaN and skip the mask. Free
+// functions over locals, not a class: SVE's vectors and masks are sizeless
+// and cannot be members.
+template <class D>
+HWY_INLINE hn::Mask<D> FirstNaNs(D d, hn::Vec<D> x) {
+  if constexpr (kIsFloat<hn::TFromD<D>>) {
+    (void)d;
+    return hn::IsNaN(x);
+  } else {
+    (void)x;
+    return hn::FirstN(d, 0);
+  }
+}
+
+template <bool kMax, class D>
+HWY_INLINE void AddTap(D /* tag */, hn::Vec<D>& acc, hn::Mask<D>& nan, hn::Vec<D> x) {
   if constexpr (kMax) {
     acc = hn::Max(acc, x);
-    nan = hn::Or(nan, hn::IsNaN(x));
+    if constexpr (kIsFloat<hn::TFromD<D>>) nan = hn::Or(nan, hn::IsNaN(x));
   } else {
     (void)nan;
     acc = hn::Add(acc, x);
   }
 }
 
-template <bool kMax>
-HWY_INLINE V TapsResult(D d, V acc, hn::Mask<D> nan) {
-  if constexpr (!kMax) return acc;
-  return hn::IfThenElse(nan, hn::Set(d, std::numeric_limits<float>::quiet_NaN()), acc);
+template <bool kMax, class D>
+HWY_INLINE hn::Vec<D> TapsResult(D d, hn::Vec<D> acc, hn::Mask<D> nan) {
+  using T = hn::TFromD<D>;
+  if constexpr (kMax && kIsFloat<T>) {
+    return hn::IfThenElse(nan, hn::Set(d, std::numeric_limits<T>::quiet_NaN()), acc);
+  } else {
+    (void)d;
+    (void)nan;
+    return acc;
+  }
 }
 
-template <bool kMax>
-inline float FoldScalar(float acc, float x) {
-  if constexpr (kMax) return std::isnan(acc) || std::isnan(x) ? acc + x : (x > acc ? x : acc);
-  return acc + x;
+template <bool kMax, class T>
+inline T FoldScalar(T acc, T x) {
+  if constexpr (!kMax) return acc + x;
+  if constexpr (kIsFloat<T>) {
+    if (std::isnan(acc) || std::isnan(x)) return acc + x;
+  }
+  return x > acc ? x : acc;
 }
 
-template <bool kMax>
-void CombineRowsT(const float* const* rows, size_t count, size_t n, float* HWY_RESTRICT out) {
-  const D d;
+// out[i] = max or sum over r < count (at least 1) of rows[r][i], for i < n.
+template <bool kMax, class T>
+HWY_INLINE void CombineRows(const T* const* rows, size_t count, size_t n, T* HWY_RESTRICT out) {
+  const hn::ScalableTag<T> d;
   const size_t N = hn::Lanes(d);
-  const float identity = kMax ? -std::numeric_limits<float>::infinity() : 0.0f;
-  if (count == 0) {
-    for (size_t i = 0; i < n; ++i) out[i] = identity;
-    return;
-  }
-  size_t i = 0;
-  for (; i + N <= n; i += N) {
-    V acc = hn::LoadU(d, rows[0] + i);
-    auto nan = hn::IsNaN(acc);
-    for (size_t r = 1; r < count; ++r) AddTap<kMax>(acc, nan, hn::LoadU(d, rows[r] + i));
+  const auto combine = [&](size_t i) {
+    auto acc = hn::LoadU(d, rows[0] + i);
+    auto nan = FirstNaNs(d, acc);
+    for (size_t r = 1; r < count; ++r) AddTap<kMax>(d, acc, nan, hn::LoadU(d, rows[r] + i));
     hn::StoreU(TapsResult<kMax>(d, acc, nan), d, out + i);
-  }
+  };
+  size_t i = 0;
+  for (; i + N <= n; i += N) combine(i);
   if (i < n && n >= N) {
     // The tail as one more vector ending at n, overlapping the last one
     // (recomputing equal values): rows of 111 or 55 floats would otherwise
     // spend as long in scalar tails as in vectors.
-    i = n - N;
-    V acc = hn::LoadU(d, rows[0] + i);
-    auto nan = hn::IsNaN(acc);
-    for (size_t r = 1; r < count; ++r) AddTap<kMax>(acc, nan, hn::LoadU(d, rows[r] + i));
-    hn::StoreU(TapsResult<kMax>(d, acc, nan), d, out + i);
+    combine(n - N);
     return;
   }
   for (; i < n; ++i) {
-    float acc = rows[0][i];
+    T acc = rows[0][i];
     for (size_t r = 1; r < count; ++r) acc = FoldScalar<kMax>(acc, rows[r][i]);
     out[i] = acc;
   }
 }
 
-void CombineRows(bool is_max, const float* const* rows, int64_t count, int64_t n, float* out) {
-  if (is_max) {
-    CombineRowsT<true>(rows, static_cast<size_t>(count), static_cast<size_t>(n), out);
-  } else {
-    CombineRowsT<false>(rows, static_cast<size_t>(count), static_cast<size_t>(n), out);
-  }
-}
-
 // The taps of N consecutive outputs starting at x.
-template <bool kMax>
-HWY_INLINE V WindowVector(D d, const float* in, size_t x, size_t kernel, size_t stride, size_t dilation) {
+template <bool kMax, class D>
+HWY_INLINE hn::Vec<D> WindowVector(D d, const hn::TFromD<D>* in, size_t x, size_t kernel, size_t stride,
+                                   size_t dilation) {
   if (stride == 1) {
-    V acc = hn::LoadU(d, in + x);
-    auto nan = hn::IsNaN(acc);
-    for (size_t k = 1; k < kernel; ++k) AddTap<kMax>(acc, nan, hn::LoadU(d, in + x + k * dilation));
+    auto acc = hn::LoadU(d, in + x);
+    auto nan = FirstNaNs(d, acc);
+    for (size_t k = 1; k < kernel; ++k) AddTap<kMax>(d, acc, nan, hn::LoadU(d, in + x + k * dilation));
     return TapsResult<kMax>(d, acc, nan);
   }
   // Stride 2: a de-interleaving load yields the even elements (this tap) and
   // the odd ones, which are the next tap when taps are adjacent.
-  const float* base = in + 2 * x;
-  V even, odd;
+  const auto* base = in + 2 * x;
+  hn::Vec<D> even, odd;
   hn::LoadInterleaved2(d, base, even, odd);
-  V acc = even;
-  auto nan = hn::IsNaN(acc);
+  auto acc = even;
+  auto nan = FirstNaNs(d, acc);
   size_t k = 1;
   if (dilation == 1) {
-    if (kernel > 1) AddTap<kMax>(acc, nan, odd);
+    if (kernel > 1) AddTap<kMax>(d, acc, nan, odd);
     for (k = 2; k < kernel; k += 2) {
       hn::LoadInterleaved2(d, base + k, even, odd);
-      AddTap<kMax>(acc, nan, even);
-      if (k + 1 < kernel) AddTap<kMax>(acc, nan, odd);
+      AddTap<kMax>(d, acc, nan, even);
+      if (k + 1 < kernel) AddTap<kMax>(d, acc, nan, odd);
     }
     return TapsResult<kMax>(d, acc, nan);
   }
   for (; k < kernel; ++k) {
     hn::LoadInterleaved2(d, base + k * dilation, even, odd);
-    AddTap<kMax>(acc, nan, even);
+    AddTap<kMax>(d, acc, nan, even);
   }
   return TapsResult<kMax>(d, acc, nan);
 }
 
-template <bool kMax>
-void WindowRowT(const float* HWY_RESTRICT in, size_t out_n, size_t kernel, size_t stride, size_t dilation,
-                const float* HWY_RESTRICT scale, float* HWY_RESTRICT out) {
-  const D d;
+// The elements WindowRow may read past the last tap: a vector's worth of
+// outputs at stride 2.
+template <class T>
+size_t WindowRowSlack() {
+  return 2 * hn::Lanes(hn::ScalableTag<T>());
+}
+
+// out[x] = max or sum over k < kernel of in[x * stride + k * dilation], for
+// x < out_n; sums are then multiplied by scale[x]. `in` must be readable up
+// to element (out_n - 1) * stride + (kernel - 1) * dilation + stride, and
+// WindowRowSlack beyond.
+template <bool kMax, class T>
+HWY_INLINE void WindowRow(const T* HWY_RESTRICT in, size_t out_n, size_t kernel, size_t stride, size_t dilation,
+                          const float* HWY_RESTRICT scale, T* HWY_RESTRICT out) {
+  const hn::ScalableTag<T> d;
   const size_t N = hn::Lanes(d);
+  const auto window = [&](size_t x) {
+    auto acc = WindowVector<kMax>(d, in, x, kernel, stride, dilation);
+    if constexpr (!kMax) acc = hn::Mul(acc, hn::LoadU(d, scale + x));
+    return acc;
+  };
   size_t x = 0;
   if (stride <= 2) {
-    for (; x + N <= out_n; x += N) {
-      V acc = WindowVector<kMax>(d, in, x, kernel, stride, dilation);
-      if (!kMax) acc = hn::Mul(acc, hn::LoadU(d, scale + x));
-      hn::StoreU(acc, d, out + x);
-    }
+    for (; x + N <= out_n; x += N) hn::StoreU(window(x), d, out + x);
     if (x < out_n && out_n >= N) {
-      // The tail as an overlapping last vector, as in CombineRowsT.
-      x = out_n - N;
-      V acc = WindowVector<kMax>(d, in, x, kernel, stride, dilation);
-      if (!kMax) acc = hn::Mul(acc, hn::LoadU(d, scale + x));
-      hn::StoreU(acc, d, out + x);
+      // The tail as an overlapping last vector, as in CombineRows.
+      hn::StoreU(window(out_n - N), d, out + out_n - N);
       return;
     }
     if (x < out_n) {
       // A row shorter than a vector (13 outputs of SqueezeNet's last pool):
       // one vector, reading into `in`'s slack, its first out_n lanes stored.
-      V acc = WindowVector<kMax>(d, in, 0, kernel, stride, dilation);
-      if (!kMax) {
-        HWY_ALIGN float scales[hn::MaxLanes(d)];
-        std::fill(scales, scales + N, 0.0f);
+      auto acc = WindowVector<kMax>(d, in, 0, kernel, stride, dilation);
+      if constexpr (!kMax) {
+        HWY_ALIGN T scales[hn::MaxLanes(d)];
+        std::fill(scales, scales + N, T{0});
         std::copy(scale, scale + out_n, scales);
         acc = hn::Mul(acc, hn::Load(d, scales));
       }
@@ -162,25 +185,83 @@ void WindowRowT(const float* HWY_RESTRICT in, size_t out_n, size_t kernel, size_
     }
   }
   for (; x < out_n; ++x) {
-    const float* tap = in + x * stride;
-    float acc = tap[0];
+    const T* tap = in + x * stride;
+    T acc = tap[0];
     for (size_t k = 1; k < kernel; ++k) acc = FoldScalar<kMax>(acc, tap[k * dilation]);
-    out[x] = kMax ? acc : acc * scale[x];
+    if constexpr (kMax) {
+      out[x] = acc;
+    } else {
+      out[x] = acc * scale[x];
+    }
   }
 }
 
-void WindowRow(bool is_max, const float* in, int64_t out_n, int64_t kernel, int64_t stride, int64_t dilation,
-               const float* scale, float* out) {
-  const size_t n = static_cast<size_t>(out_n), k = static_cast<size_t>(kernel);
-  const size_t s = static_cast<size_t>(stride), dil = static_cast<size_t>(dilation);
+template <bool kMax, class T>
+void PoolRowsT(const PoolRows& p, const T* in, T* out, int64_t begin, int64_t end) {
+  const int64_t in_d = p.in[0], in_h = p.in[1], in_w = p.in[2];
+  const int64_t out_d = p.out[0], out_h = p.out[1], out_w = p.out[2];
+  const int64_t rows_per_plane = out_d * out_h;
+  // The scratch row holds input columns [-pad_begin, ...): padding and
+  // anything past the input stay at the identity (-inf or lowest / 0).
+  const int64_t taps_extent = (out_w - 1) * p.stride[2] + (p.kernel[2] - 1) * p.dilation[2] + 1;
+  const int64_t scratch_size = std::max(taps_extent, p.pad_begin[2] + in_w) + p.stride[2] +
+                               static_cast<int64_t>(WindowRowSlack<T>());
+  std::vector<T> scratch(static_cast<size_t>(scratch_size), kMax ? MaxIdentity<T>() : T{0});
+  T* row_out = scratch.data() + p.pad_begin[2];
+  std::vector<float> scale(kMax ? 0 : static_cast<size_t>(out_w));
+  std::vector<const T*> rows(static_cast<size_t>(p.kernel[0] * p.kernel[1]));
+  // Task t is output row oh of depth od of plane `plane`.
+  int64_t plane = begin / rows_per_plane, od = begin % rows_per_plane / out_h, oh = begin % out_h;
+  for (int64_t task = begin; task < end; ++task, ++oh) {
+    if (oh == out_h) {
+      oh = 0;
+      if (++od == out_d) {
+        od = 0;
+        ++plane;
+      }
+    }
+    const T* plane_in = in + plane * in_d * in_h * in_w;
+    size_t count = 0;
+    for (int64_t kd = 0; kd < p.kernel[0]; ++kd) {
+      const int64_t id = od * p.stride[0] - p.pad_begin[0] + kd * p.dilation[0];
+      if (id < 0 || id >= in_d) continue;
+      for (int64_t kh = 0; kh < p.kernel[1]; ++kh) {
+        const int64_t ih = oh * p.stride[1] - p.pad_begin[1] + kh * p.dilation[1];
+        if (ih >= 0 && ih < in_h) rows[count++] = plane_in + (id * in_h + ih) * in_w;
+      }
+    }
+    T* dst = out + task * out_w;
+    if (count == 0) {
+      // Every window of this row lies in the padding (possible with dilation).
+      std::fill(dst, dst + out_w, kMax ? MaxIdentity<T>() : T{0});
+      continue;
+    }
+    CombineRows<kMax>(rows.data(), count, static_cast<size_t>(in_w), row_out);
+    if constexpr (!kMax) {
+      const int64_t row_count = p.counts[0][od] * p.counts[1][oh];
+      for (int64_t ow = 0; ow < out_w; ++ow) {
+        const int64_t c = row_count * p.counts[2][ow];
+        scale[static_cast<size_t>(ow)] = c ? 1.0f / static_cast<float>(c) : 0.0f;
+      }
+    }
+    WindowRow<kMax>(scratch.data(), static_cast<size_t>(out_w), static_cast<size_t>(p.kernel[2]),
+                    static_cast<size_t>(p.stride[2]), static_cast<size_t>(p.dilation[2]), scale.data(), dst);
+  }
+}
+
+void PoolRowsF32(const PoolRows& p, bool is_max, const float* in, float* out, int64_t begin, int64_t end) {
   if (is_max) {
-    WindowRowT<true>(in, n, k, s, dil, scale, out);
+    PoolRowsT<true>(p, in, out, begin, end);
   } else {
-    WindowRowT<false>(in, n, k, s, dil, scale, out);
+    PoolRowsT<false>(p, in, out, begin, end);
   }
 }
-
-int64_t WindowRowSlack() { return 2 * static_cast<int64_t>(hn::Lanes(D())); }
+void MaxPoolRowsU8(const PoolRows& p, const uint8_t* in, uint8_t* out, int64_t begin, int64_t end) {
+  PoolRowsT<true>(p, in, out, begin, end);
+}
+void MaxPoolRowsI8(const PoolRows& p, const int8_t* in, int8_t* out, int64_t begin, int64_t end) {
+  PoolRowsT<true>(p, in, out, begin, end);
+}
 
 }  // namespace HWY_NAMESPACE
 }  // namespace mote::cpu::simd
@@ -189,19 +270,18 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace mote::cpu::simd {
 
-HWY_EXPORT(CombineRows);
-HWY_EXPORT(WindowRow);
-HWY_EXPORT(WindowRowSlack);
+HWY_EXPORT(PoolRowsF32);
+HWY_EXPORT(MaxPoolRowsU8);
+HWY_EXPORT(MaxPoolRowsI8);
 
-int64_t window_row_slack() { return HWY_DYNAMIC_DISPATCH(WindowRowSlack)(); }
-
-void combine_rows(bool is_max, const float* const* rows, int64_t count, int64_t n, float* out) {
-  HWY_DYNAMIC_DISPATCH(CombineRows)(is_max, rows, count, n, out);
+void pool_rows(const PoolRows& p, bool is_max, const float* in, float* out, int64_t begin, int64_t end) {
+  HWY_DYNAMIC_DISPATCH(PoolRowsF32)(p, is_max, in, out, begin, end);
 }
-
-void window_row(bool is_max, const float* in, int64_t out_n, int64_t kernel, int64_t stride, int64_t dilation,
-                const float* scale, float* out) {
-  HWY_DYNAMIC_DISPATCH(WindowRow)(is_max, in, out_n, kernel, stride, dilation, scale, out);
+void max_pool_rows(const PoolRows& p, const uint8_t* in, uint8_t* out, int64_t begin, int64_t end) {
+  HWY_DYNAMIC_DISPATCH(MaxPoolRowsU8)(p, in, out, begin, end);
+}
+void max_pool_rows(const PoolRows& p, const int8_t* in, int8_t* out, int64_t begin, int64_t end) {
+  HWY_DYNAMIC_DISPATCH(MaxPoolRowsI8)(p, in, out, begin, end);
 }
 
 }  // namespace mote::cpu::simd

@@ -144,8 +144,16 @@ Status require_float_x(const ShapeContext& ctx) {
   return ctx.fail(std::string("input X must be f32 or f64, got ") + dtype_name(ctx.dtype(0)));
 }
 
+// MaxPool also takes uint8 and int8 (ONNX allows them; an int8 graph's
+// quantised tensors pool without leaving their type).
+Status require_pool_x(const ShapeContext& ctx) {
+  const DType t = ctx.dtype(0);
+  if (ctx.op.type != fb::OpType::MaxPool || (t != DType::U8 && t != DType::I8)) return require_float_x(ctx);
+  return {};
+}
+
 Status infer_pool(ShapeContext& ctx) {
-  MOTE_RETURN_IF_ERROR(require_float_x(ctx));
+  MOTE_RETURN_IF_ERROR(require_pool_x(ctx));
   auto g = pool_geometry(attrs<fb::PoolAttrsT>(ctx.op), ctx.shape(0));
   if (!g.ok()) return pool_failure(ctx, g.status());
   Shape out = {ctx.shape(0)[0], ctx.shape(0)[1]};

@@ -14,6 +14,12 @@ namespace mote::reference {
 namespace {
 
 template <class T>
+T no_tap_max() {
+  if constexpr (std::numeric_limits<T>::has_infinity) return -std::numeric_limits<T>::infinity();
+  return std::numeric_limits<T>::lowest();
+}
+
+template <class T>
 Status pool_typed(KernelContext& ctx, bool is_max) {
   const Tensor& x = ctx.in(0);
   const auto& a = attrs<fb::PoolAttrsT>(ctx.op);
@@ -58,8 +64,10 @@ Status pool_typed(KernelContext& ctx, bool is_max) {
         }
       }
       // A window with no tap in the input (possible with dilation) gives
-      // -inf for max and 0 for average rather than a division by zero.
+      // -inf (an integer type's lowest value) for max and 0 for average
+      // rather than a division by zero.
       const int64_t count = a.count_include_pad ? padded : inside;
+      if (is_max && inside == 0) max = static_cast<double>(no_tap_max<T>());
       out[p * plane_out + o] = static_cast<T>(is_max ? max : (count ? sum / static_cast<double>(count) : 0.0));
       if (indices) indices[p * plane_out + o] = arg_max;
     }
@@ -71,7 +79,14 @@ Status pool(KernelContext& ctx, bool is_max) {
   return run_float_kernel(ctx, [&](auto type) { return pool_typed<decltype(type)>(ctx, is_max); });
 }
 
-Status max_pool(KernelContext& ctx) { return pool(ctx, true); }
+// MaxPool also on uint8 and int8 (quantised tensors).
+Status max_pool(KernelContext& ctx) {
+  switch (ctx.in(0).dtype()) {
+    case DType::U8: return pool_typed<uint8_t>(ctx, true);
+    case DType::I8: return pool_typed<int8_t>(ctx, true);
+    default: return pool(ctx, true);
+  }
+}
 Status average_pool(KernelContext& ctx) { return pool(ctx, false); }
 
 // One window over all spatial dims of each (n, c) plane.

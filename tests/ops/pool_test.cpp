@@ -143,6 +143,45 @@ TEST(PoolOps, MaxPoolIndicesCpuMatchesReference) {
                                {random_tensor(DType::F32, {1, 2, 4, 5, 6}, 15)}, 0, 0);
 }
 
+// MaxPool on uint8 and int8 (an int8 graph's quantised tensors): every
+// 8-bit value is exact in f32 and a max is one of its taps, so the f32
+// result of the same values is the reference, for the CPU kernel on every
+// SIMD target (vectors of 16 to 64 bytes) and for the reference kernel;
+// with Indices too. Covers the full 8-bit range (255 and 0, 127 and -128).
+TEST(PoolOps, MaxPool8BitMatchesF32OfTheSameValues) {
+  PoolParams ceil{{3, 3}, {2, 2}, {1, 1, 1, 1}};
+  ceil.ceil_mode = true;
+  PoolParams dilated{{3, 2}, {1, 2}, {2, 1, 1, 0}, {2, 3}};
+  const PoolParams cases[] = {{{3, 3}, {2, 2}}, {{2, 2}, {2, 2}}, {{3, 3}, {1, 1}, {1, 1, 1, 1}}, ceil, dilated};
+  const auto as_f32 = [](const Tensor& t) {
+    const std::vector<double> v = t.to_doubles();
+    return Tensor::from_vector<float>(t.shape(), std::vector<float>(v.begin(), v.end()));
+  };
+  for_each_simd_target([&] {
+    for (DType dtype : {DType::U8, DType::I8}) {
+      const double lo = dtype == DType::U8 ? 0 : -128, hi = dtype == DType::U8 ? 255 : 127;
+      for (const PoolParams& p : cases) {
+        for (int64_t w : {5, 13, 55, 111, 200}) {
+          Tensor x = random_tensor(dtype, {1, 3, 9, w}, static_cast<uint32_t>(w), lo, hi);
+          for (const fb::OpT& op : {pool_op(fb::OpType::MaxPool, p), max_pool_with_indices(p)}) {
+            auto want = run_op(op, {as_f32(x)}, Impl::kReference);
+            ASSERT_TRUE(want.ok()) << want.status().message();
+            for (Impl impl : {Impl::kCpu, Impl::kReference}) {
+              auto got = run_op(op, {x}, impl, 2);
+              ASSERT_TRUE(got.ok()) << impl_name(impl) << ": " << got.status().message();
+              ASSERT_EQ((*got)[0].dtype(), dtype);
+              const std::string what = std::string(impl_name(impl)) + " " + dtype_name(dtype) + " w=" +
+                                       std::to_string(w) + " outputs=" + std::to_string(op.outputs.size());
+              expect_tensors_near(as_f32((*got)[0]), (*want)[0], 0, 0, what);
+              if (op.outputs.size() > 1) expect_tensors_near((*got)[1], (*want)[1], 0, 0, what + " indices");
+            }
+          }
+        }
+      }
+    }
+  });
+}
+
 TEST(PoolOps, EmptyBatchIsFine) {
   for (fb::OpType type : kWindowPools) {
     expect_cpu_matches_reference(pool_op(type, {{2, 2}}), {Tensor::zeros(DType::F32, {0, 2, 4, 4})});
@@ -303,6 +342,11 @@ TEST(PoolOps, ShapeErrors) {
   expect_code({{1, 1, 1, 1}}, StatusCode::kUnsupported, "4 spatial dims", &five_d);
   Tensor ints = random_tensor(DType::I32, {1, 2, 6, 6}, 1);
   expect_code({{3, 3}}, invalid, "integer input", &ints);
+  // 8-bit inputs are MaxPool's only: an average of quantised values would
+  // need requantising.
+  auto u8_average = run_op(pool_op(fb::OpType::AveragePool, {{3, 3}}), {random_tensor(DType::U8, {1, 2, 6, 6}, 1, 0, 255)},
+                           Impl::kCpu);
+  EXPECT_EQ(u8_average.status().code(), invalid) << u8_average.status().to_string();
 
   for (fb::OpType type : {fb::OpType::GlobalAveragePool, fb::OpType::GlobalMaxPool}) {
     EXPECT_EQ(run_op(make_op(type), {random_tensor(DType::F32, {2, 3}, 1)}, Impl::kCpu).status().code(), invalid);
