@@ -344,8 +344,8 @@ TEST(PoolOps, ShapeErrors) {
   expect_code({{3, 3}}, invalid, "integer input", &ints);
   // 8-bit inputs are MaxPool's only: an average of quantised values would
   // need requantising.
-  auto u8_average = run_op(pool_op(fb::OpType::AveragePool, {{3, 3}}), {random_tensor(DType::U8, {1, 2, 6, 6}, 1, 0, 255)},
-                           Impl::kCpu);
+  const Tensor bytes = random_tensor(DType::U8, {1, 2, 6, 6}, 1, 0, 255);
+  auto u8_average = run_op(pool_op(fb::OpType::AveragePool, {{3, 3}}), {bytes}, Impl::kCpu);
   EXPECT_EQ(u8_average.status().code(), invalid) << u8_average.status().to_string();
 
   for (fb::OpType type : {fb::OpType::GlobalAveragePool, fb::OpType::GlobalMaxPool}) {
