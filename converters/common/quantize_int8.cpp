@@ -185,6 +185,10 @@ struct Rewrite {
   std::vector<QuantizedConv> convs;
   int64_t residuals = 0;  // of those, with a fused residual
   int64_t pools = 0;      // MaxPools run on uint8
+  // Values an int8 op produces in uint8 (QLinearConv, MaxPool): a MaxPool
+  // passes those through. One whose stand-in a QuantizeLinear made stays
+  // float (its float readers keep the exact values).
+  std::set<int> produced_uint8;
   std::map<std::string, int64_t> kept_float;  // pass-through ops left in float, by reason
 };
 
@@ -202,8 +206,8 @@ bool passes_uint8_through(const fb::OpT& op) {
 bool rewrite_pool(Graph& graph, const fb::OpT& pool, std::vector<std::unique_ptr<fb::OpT>>& ops, Rewrite& rw) {
   const int x = pool.inputs[0], y = pool.outputs[0];
   auto xq = rw.quantized.find(x);
-  if (xq == rw.quantized.end()) {
-    ++rw.kept_float["MaxPool: input not quantised"];
+  if (xq == rw.quantized.end() || !rw.produced_uint8.count(x)) {
+    ++rw.kept_float["MaxPool: input not from an int8 op"];
     return false;
   }
   const QParams p = rw.params.at(x);
@@ -214,6 +218,7 @@ bool rewrite_pool(Graph& graph, const fb::OpT& pool, std::vector<std::unique_ptr
   set_attrs(q, attrs<fb::PoolAttrsT>(pool));
   take_last_op(graph, ops);
   rw.quantized[y] = yq;
+  rw.produced_uint8.insert(y);
   ++rw.pools;
   const int scale = graph.add_derived_constant(y_name + "_scale", scalar_f32(p.scale));
   const int zero = graph.add_derived_constant(y_name + "_zero_point", scalar_u8(p.zero));
@@ -291,6 +296,7 @@ void rewrite(Graph& graph, const std::vector<bool>& candidate, std::map<int, Obs
     if (conv.fused) q.fused = std::make_unique<fb::FusedActivationT>(*conv.fused);
     take_last_op(graph, ops);
     rw.quantized[y] = yq;
+    rw.produced_uint8.insert(y);
     rw.convs.push_back({Graph::op_label(conv), y_name, graph.values[static_cast<size_t>(yq)].name, yp,
                         double{observed[y].hi} - observed[y].lo});
     // Float readers and graph outputs get y back; remove_dead drops this

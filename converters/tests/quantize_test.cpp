@@ -106,10 +106,25 @@ TEST(QuantizeInt8, MaxPoolOfAFloatInputStaysFloat) {
   Converted c = convert(b, quantized());
   ASSERT_TRUE(c.model && c.result.quantize);
   EXPECT_EQ(c.count(fb::OpType::QLinearConv), 1);
-  EXPECT_EQ(c.result.quantize->kept_float.at("MaxPool: input not quantised"), 1);
+  EXPECT_EQ(c.result.quantize->kept_float.at("MaxPool: input not from an int8 op"), 1);
   const fb::GraphT& g = c.model->graph();
   for (const auto& op : g.ops) {
     if (op->type == fb::OpType::MaxPool) EXPECT_EQ(g.tensors[static_cast<size_t>(op->inputs[0])]->dtype, DType::F32);
+  }
+  // Also when a Conv earlier in order has quantised that float input for
+  // itself: the pool's reader keeps the exact float values.
+  OnnxBuilder both(13);
+  both.input("x", DType::F32, {1, 3, 12, 12}).output("y").output("p");
+  both.initializer("w", random_f32({4, 3, 3, 3}, 1));
+  both.node("Conv", {"x", "w"}, {"y"});
+  set_attr(both.node("MaxPool", {"x"}, {"p"}), "kernel_shape", std::vector<int64_t>{2, 2});
+  Converted d = convert(both, quantized());
+  ASSERT_TRUE(d.model && d.result.quantize);
+  EXPECT_EQ(d.count(fb::OpType::QLinearConv), 1);
+  EXPECT_EQ(d.result.quantize->kept_float.at("MaxPool: input not from an int8 op"), 1);
+  const fb::GraphT& dg = d.model->graph();
+  for (const auto& op : dg.ops) {
+    if (op->type == fb::OpType::MaxPool) EXPECT_EQ(dg.tensors[static_cast<size_t>(op->inputs[0])]->dtype, DType::F32);
   }
 }
 

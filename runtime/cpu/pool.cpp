@@ -142,7 +142,11 @@ void max_pool_with_indices(KernelContext& ctx, const PoolGeometry& g) {
                                    for (int64_t kw = rw.begin; kw < rw.end; ++kw) {
                                      const int64_t at = row + ow * g.stride[2] - g.pad_begin[2] + kw * g.dilation[2];
                                      const T v = in[at];
-                                     if (is_nan(v) ? !is_nan(max) : v > max) {
+                                     // An integer window's first tap counts even at the
+                                     // type's lowest value (as the reference, whose max
+                                     // starts below every integer).
+                                     const bool first = arg_max < 0 && !std::numeric_limits<T>::has_infinity;
+                                     if (first || (is_nan(v) ? !is_nan(max) : v > max)) {
                                        max = v;
                                        arg_max = at;
                                      }

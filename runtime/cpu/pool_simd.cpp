@@ -209,7 +209,9 @@ void PoolRowsT(const PoolRows& p, const T* in, T* out, int64_t begin, int64_t en
   std::vector<T> scratch(static_cast<size_t>(scratch_size), kMax ? MaxIdentity<T>() : T{0});
   T* row_out = scratch.data() + p.pad_begin[2];
   std::vector<float> scale(kMax ? 0 : static_cast<size_t>(out_w));
-  std::vector<const T*> rows(static_cast<size_t>(p.kernel[0] * p.kernel[1]));
+  // At most one row per input row a window spans: kernels may be far larger
+  // than the input (SAME padding), and a model file chooses them.
+  std::vector<const T*> rows(static_cast<size_t>(std::min(p.kernel[0], in_d) * std::min(p.kernel[1], in_h)));
   // Task t is output row oh of depth od of plane `plane`.
   int64_t plane = begin / rows_per_plane, od = begin % rows_per_plane / out_h, oh = begin % out_h;
   for (int64_t task = begin; task < end; ++task, ++oh) {

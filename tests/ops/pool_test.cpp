@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -147,7 +148,7 @@ TEST(PoolOps, MaxPoolIndicesCpuMatchesReference) {
 // 8-bit value is exact in f32 and a max is one of its taps, so the f32
 // result of the same values is the reference, for the CPU kernel on every
 // SIMD target (vectors of 16 to 64 bytes) and for the reference kernel;
-// with Indices too. Covers the full 8-bit range (255 and 0, 127 and -128).
+// with Indices too. The values include both ends of each type's range.
 TEST(PoolOps, MaxPool8BitMatchesF32OfTheSameValues) {
   PoolParams ceil{{3, 3}, {2, 2}, {1, 1, 1, 1}};
   ceil.ceil_mode = true;
@@ -163,6 +164,13 @@ TEST(PoolOps, MaxPool8BitMatchesF32OfTheSameValues) {
       for (const PoolParams& p : cases) {
         for (int64_t w : {5, 13, 55, 111, 200}) {
           Tensor x = random_tensor(dtype, {1, 3, 9, w}, static_cast<uint32_t>(w), lo, hi);
+          // The extremes, and windows of nothing but the lowest value (a
+          // quantised Relu's zeros): their max and its first index.
+          auto* bytes = static_cast<uint8_t*>(x.raw());
+          const uint8_t lowest = dtype == DType::U8 ? 0 : 0x80, highest = dtype == DType::U8 ? 255 : 0x7f;
+          for (int64_t r = 0; r < 4; ++r) std::fill(bytes + r * w, bytes + r * w + std::min<int64_t>(w, 6), lowest);
+          bytes[9 * w + 2] = highest;
+          bytes[x.numel() - 1] = highest;
           for (const fb::OpT& op : {pool_op(fb::OpType::MaxPool, p), max_pool_with_indices(p)}) {
             auto want = run_op(op, {as_f32(x)}, Impl::kReference);
             ASSERT_TRUE(want.ok()) << want.status().message();
