@@ -80,23 +80,24 @@ Status check_qlinear_conv_inputs(ShapeContext& ctx, int64_t out_channels, const 
   return check_residual(ctx, y_shape);
 }
 
-Result<QLinearConvParams> read_qlinear_conv_params(const KernelContext& ctx, int64_t out_channels) {
+Result<QLinearConvParams> read_qlinear_conv_params(const std::vector<const Tensor*>& inputs, int64_t out_channels) {
+  const auto in = [&](size_t i) -> const Tensor& { return *inputs[i]; };
   QLinearConvParams p;
-  p.x_scale = ctx.in(kQcXScale).data<float>()[0];
-  p.y_scale = ctx.in(kQcYScale).data<float>()[0];
-  p.x_zero = int8_element(ctx.in(kQcXZero), 0);
-  p.y_zero = int8_element(ctx.in(kQcYZero), 0);
-  p.y_dtype = ctx.in(kQcYZero).dtype();
-  const Tensor& ws = ctx.in(kQcWScale);
-  const Tensor& wz = ctx.in(kQcWZero);
+  p.x_scale = in(kQcXScale).data<float>()[0];
+  p.y_scale = in(kQcYScale).data<float>()[0];
+  p.x_zero = int8_element(in(kQcXZero), 0);
+  p.y_zero = int8_element(in(kQcYZero), 0);
+  p.y_dtype = in(kQcYZero).dtype();
+  const Tensor& ws = in(kQcWScale);
+  const Tensor& wz = in(kQcWZero);
   for (int64_t m = 0; m < out_channels; ++m) {
     p.w_scale.push_back(ws.data<float>()[ws.numel() == 1 ? 0 : m]);
     p.w_zero.push_back(int8_element(wz, wz.numel() == 1 ? 0 : m));
   }
-  if (ctx.has_input(kQcResidual)) {
+  if (inputs.size() > kQcResidual && inputs[kQcResidual]) {
     p.residual = true;
-    p.r_scale = ctx.in(kQcResidualScale).data<float>()[0];
-    p.r_zero = int8_element(ctx.in(kQcResidualZero), 0);
+    p.r_scale = in(kQcResidualScale).data<float>()[0];
+    p.r_zero = int8_element(in(kQcResidualZero), 0);
   }
   return p;
 }

@@ -51,6 +51,11 @@ struct QLinearConvParams {
 Status check_qlinear_conv_inputs(ShapeContext& ctx, int64_t out_channels, const Shape& y_shape);
 
 // The parameters' values; the shape function has checked their shapes.
-Result<QLinearConvParams> read_qlinear_conv_params(const KernelContext& ctx, int64_t out_channels);
+// `inputs` are the op's (null where omitted), their parameters with host
+// data: a kernel's, or a Vulkan plan's when they are constants.
+Result<QLinearConvParams> read_qlinear_conv_params(const std::vector<const Tensor*>& inputs, int64_t out_channels);
+inline Result<QLinearConvParams> read_qlinear_conv_params(const KernelContext& ctx, int64_t out_channels) {
+  return read_qlinear_conv_params(ctx.inputs, out_channels);
+}
 
 }  // namespace mote

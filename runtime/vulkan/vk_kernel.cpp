@@ -22,7 +22,7 @@ Status PlanContext::require_dtypes(std::initializer_list<DType> dtypes) const {
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i] && !ok(inputs[i]->dtype())) {
       return unsupported(std::string("input ") + std::to_string(i) + " is " + dtype_name(inputs[i]->dtype()) +
-                         ", the Vulkan kernel takes f32");
+                         ", not a dtype the Vulkan kernel takes");
     }
   }
   for (size_t i = 0; i < outputs.size(); ++i) {

@@ -11,106 +11,32 @@
 #include "tests/ops/fused_activation_util.hpp"
 #include "tests/support/op_attrs.hpp"
 #include "tests/support/op_test_util.hpp"
+#include "tests/support/qlinear_conv_cases.hpp"
 #include "tests/support/simd_targets.hpp"
 
 namespace mote::test {
 namespace {
 
-struct QuantCase {
-  DType x_type = DType::U8, w_type = DType::I8, y_type = DType::U8;
-  bool per_channel = true;
-  bool bias = true;
-  // A fused residual (inputs 9-11) of this type, or none (F32).
-  DType residual = DType::F32;
-  // i8 weights in [-64, 63] with zero points 0 (mote-convert --weight-bits
-  // 7): the byte-pair kernel of x86 CPUs without VNNI (qgemm.hpp).
-  bool seven_bit_weights = false;
-};
-
-Tensor scalar_of(DType dtype, double value) {
-  Tensor t = Tensor::zeros(dtype, {1});
-  switch (dtype) {
-    case DType::F32: t.data<float>()[0] = static_cast<float>(value); break;
-    case DType::I8: t.data<int8_t>()[0] = static_cast<int8_t>(value); break;
-    case DType::U8: t.data<uint8_t>()[0] = static_cast<uint8_t>(value); break;
-    default: break;
-  }
-  return t;
-}
-
-double low(DType d) { return d == DType::I8 ? -128 : 0; }
-double high(DType d) { return d == DType::I8 ? 128 : 256; }
-
 // Compares the kernels on random data; returns false when the geometry is
 // invalid (nothing checked).
 bool check_qlinear_conv(const Shape& x, const Shape& w, const fb::ConvAttrsT& a, const QuantCase& q,
                         const fb::FusedActivationT* act = nullptr, uint32_t seed = 1) {
-  auto g = resolve_conv(a, x, w);
-  if (!g.ok()) return false;
-  const int64_t m = w[0];
-  fb::OpT op = make_op(fb::OpType::QLinearConv, a);
-  if (act) op = with_fused(std::move(op), *act);
-  const int64_t depth = shape_numel(w) / m;
-  // Scales that keep the outputs spread over the type's range: the sum of
-  // `depth` products of values up to 128 has a spread of about 128^2 sqrt(depth).
-  const double w_peak = q.seven_bit_weights ? 64.0 : 128.0;
-  const double y_scale = 0.01 * 0.02 * 128.0 * w_peak * std::sqrt(static_cast<double>(depth)) / 64.0;
-  Tensor w_scale = q.per_channel ? random_tensor(DType::F32, {m}, seed + 3, 0.01, 0.03) : scalar_of(DType::F32, 0.02);
-  Tensor w_zero = q.per_channel ? random_tensor(q.w_type, {m}, seed + 4, low(q.w_type) / 8, high(q.w_type) / 8)
-                                : scalar_of(q.w_type, q.w_type == DType::I8 ? 0 : 128);
-  if (q.seven_bit_weights) w_zero = q.per_channel ? Tensor::zeros(DType::I8, {m}) : scalar_of(DType::I8, 0);
-  const double w_low = q.seven_bit_weights ? -64 : low(q.w_type), w_high = q.seven_bit_weights ? 64 : high(q.w_type);
-  Inputs inputs = {random_tensor(q.x_type, x, seed, low(q.x_type), high(q.x_type)),
-                   scalar_of(DType::F32, 0.01),
-                   scalar_of(q.x_type, q.x_type == DType::I8 ? 3 : 120),
-                   random_tensor(q.w_type, w, seed + 1, w_low, w_high),
-                   w_scale,
-                   w_zero,
-                   scalar_of(DType::F32, y_scale),
-                   scalar_of(q.y_type, q.y_type == DType::I8 ? -5 : 128)};
-  if (q.bias) {
-    inputs.push_back(random_tensor(DType::I32, {m}, seed + 2, -5000, 5000));
-  } else if (q.residual != DType::F32) {
-    inputs.push_back(std::nullopt);
-  }
-  if (q.residual != DType::F32) {
-    // Over half the output's range, so that the sum and the clamp matter.
-    inputs.push_back(random_tensor(q.residual, g->output_shape(), seed + 5, low(q.residual), high(q.residual)));
-    inputs.push_back(scalar_of(DType::F32, y_scale * 0.6));
-    inputs.push_back(scalar_of(q.residual, q.residual == DType::I8 ? 7 : 110));
-  }
-  SCOPED_TRACE("X " + shape_to_string(x) + " " + dtype_name(q.x_type) + ", W " + shape_to_string(w) + " " +
-               dtype_name(q.w_type) + ", Y " + dtype_name(q.y_type) + (q.per_channel ? ", per channel" : "") +
-               (act ? ", fused " + fused_name(*act) : "") +
-               (q.residual != DType::F32 ? std::string(", residual ") + dtype_name(q.residual) : "") +
-               (q.seven_bit_weights ? ", 7-bit weights" : ""));
-  auto expected = run_op(op, inputs, Impl::kReference);
+  std::optional<QLinearConvCase> c = qlinear_conv_case(x, w, a, q, act, seed);
+  if (!c) return false;
+  SCOPED_TRACE(c->label);
+  auto expected = run_op(c->op, c->inputs, Impl::kReference);
   EXPECT_TRUE(expected.ok()) << expected.status().to_string();
   if (!expected.ok()) return true;
-  // The scales must spread the outputs over the type's range, or the
-  // comparison checks little more than saturation.
   const Tensor& ref = (*expected)[0];
-  std::vector<bool> seen(256, false);
-  int64_t distinct = 0;
-  for (int64_t i = 0; i < ref.numel(); ++i) {
-    const uint8_t v = static_cast<const uint8_t*>(ref.raw())[i];
-    distinct += !seen[v];
-    seen[v] = true;
-  }
-  EXPECT_GE(distinct, std::min<int64_t>(ref.numel() / 4, 24)) << "outputs too uniform";
+  EXPECT_GE(distinct_bytes(ref), std::min<int64_t>(ref.numel() / 4, 24)) << "outputs too uniform";
   for (int threads : {1, 2}) {
-    auto actual = run_op(op, inputs, Impl::kCpu, threads);
+    auto actual = run_op(c->op, c->inputs, Impl::kCpu, threads);
     EXPECT_TRUE(actual.ok()) << actual.status().to_string();
     if (!actual.ok()) continue;
-    expect_tensors_near((*actual)[0], (*expected)[0], 0.0, 1.0, "threads " + std::to_string(threads));
+    expect_tensors_near((*actual)[0], ref, 0.0, 1.0, "threads " + std::to_string(threads));
     // Off by one only at near-ties: a handful in a thousand at most.
-    const Tensor& e = (*expected)[0];
-    const Tensor& got = (*actual)[0];
-    int64_t off = 0;
-    for (int64_t i = 0; i < e.numel(); ++i) {
-      off += static_cast<const uint8_t*>(e.raw())[i] != static_cast<const uint8_t*>(got.raw())[i];
-    }
-    EXPECT_LE(off, 2 + e.numel() / 200) << off << " of " << e.numel() << " outputs off by one";
+    const int64_t off = bytes_off((*actual)[0], ref);
+    EXPECT_LE(off, 2 + ref.numel() / 200) << off << " of " << ref.numel() << " outputs off by one";
   }
   return true;
 }

@@ -16,6 +16,11 @@ bool device_has_fp16_storage() {
   return device.ok() && device.value()->features().fp16_storage;
 }
 
+bool device_runs_int8_conv() {
+  auto device = vk::Device::get();
+  return device.ok() && device.value()->features().int8_conv_shader;
+}
+
 bool device_has_half_conversions() {
   auto device = vk::Device::get();
   return device.ok() && device.value()->features().half_conversions;

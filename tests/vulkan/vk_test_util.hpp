@@ -26,6 +26,9 @@ std::string vulkan_unavailable_reason();
   } while (0)
 
 bool device_has_fp16_storage();
+// Whether QLinearConv runs on this device's GPU (not on CPU-type devices
+// such as lavapipe unless MOTE_VK_FORCE_INT8_CONV=1: DeviceFeatures).
+bool device_runs_int8_conv();
 // Whether Cast to and from f16 runs on this device (false under a driver
 // quirk, runtime/vulkan/quirks.cpp: those casts then run on the CPU).
 bool device_has_half_conversions();

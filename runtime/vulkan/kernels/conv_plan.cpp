@@ -11,17 +11,18 @@ ConvWindow conv_window(const ConvGeometry& g) {
           static_cast<int32_t>(g.dilation[kConvH]),   static_cast<int32_t>(g.dilation[kConvW])};
 }
 
-Result<ConvGeometry> plannable_conv_geometry(PlanContext& ctx, bool transposed) {
-  MOTE_RETURN_IF_ERROR(ctx.require_dtypes({DType::F32}));
+Result<ConvGeometry> plannable_conv_geometry(PlanContext& ctx, bool transposed, std::initializer_list<DType> dtypes,
+                                             size_t x, size_t w) {
+  MOTE_RETURN_IF_ERROR(ctx.require_dtypes(dtypes));
   if (!reference::fused_activation_known(ctx.op.fused.get())) return ctx.unsupported("unknown fused activation");
   const fb::ConvAttrsT& a = attrs<fb::ConvAttrsT>(ctx.op);
-  auto resolved = transposed ? resolve_conv_transpose(a, ctx.in(0).shape(), ctx.in(1).shape())
-                             : resolve_conv(a, ctx.in(0).shape(), ctx.in(1).shape());
+  auto resolved = transposed ? resolve_conv_transpose(a, ctx.in(x).shape(), ctx.in(w).shape())
+                             : resolve_conv(a, ctx.in(x).shape(), ctx.in(w).shape());
   if (!resolved.ok()) return ctx.unsupported(resolved.status().message());
   if (resolved->spatial_rank == 3) {
     return ctx.unsupported(transposed ? "3-D transposed convolution runs on the CPU" : "3-D convolution runs on the CPU");
   }
-  if (!fits_u32(ctx.in(0).numel()) || !fits_u32(ctx.in(1).numel()) || !fits_u32(ctx.out(0).numel())) {
+  if (!fits_u32(ctx.in(x).numel()) || !fits_u32(ctx.in(w).numel()) || !fits_u32(ctx.out(0).numel())) {
     return ctx.unsupported("more than 2^31 elements");
   }
   if (ctx.out(0).numel() == 0) return ctx.unsupported("empty output");

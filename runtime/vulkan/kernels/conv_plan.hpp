@@ -1,6 +1,8 @@
-// What the Conv and ConvTranspose Vulkan kernels check before choosing
-// shaders, in one place so the two cannot drift apart.
+// What the Conv, ConvTranspose and QLinearConv Vulkan kernels check before
+// choosing shaders, in one place so they cannot drift apart.
 #pragma once
+
+#include <initializer_list>
 
 #include "runtime/ops/conv_geometry.hpp"
 #include "runtime/vulkan/vk_kernel.hpp"
@@ -16,9 +18,12 @@ struct ConvWindow {
 };
 ConvWindow conv_window(const ConvGeometry& g);
 
-// The geometry of a Conv (transposed = false) or ConvTranspose the shaders
-// can run: f32 tensors, a known fused activation, 1-D or 2-D, 32-bit indices
-// and a non-empty output; kUnsupported with the reason otherwise.
-Result<ConvGeometry> plannable_conv_geometry(PlanContext& ctx, bool transposed);
+// The geometry of a Conv (transposed = false), ConvTranspose or QLinearConv
+// (X and W at inputs `x` and `w`) the shaders can run: tensors of `dtypes`,
+// a known fused activation, 1-D or 2-D, 32-bit indices and a non-empty
+// output; kUnsupported with the reason otherwise.
+Result<ConvGeometry> plannable_conv_geometry(PlanContext& ctx, bool transposed,
+                                             std::initializer_list<DType> dtypes = {DType::F32}, size_t x = 0,
+                                             size_t w = 1);
 
 }  // namespace mote::vk
