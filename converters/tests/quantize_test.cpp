@@ -38,6 +38,16 @@ OnnxBuilder conv_chain(bool tap) {
   return b;
 }
 
+// The dtype each MaxPool of the converted model reads, in op order.
+std::vector<DType> max_pool_input_dtypes(const Converted& c) {
+  const fb::GraphT& g = c.model->graph();
+  std::vector<DType> dtypes;
+  for (const auto& op : g.ops) {
+    if (op->type == fb::OpType::MaxPool) dtypes.push_back(g.tensors[static_cast<size_t>(op->inputs[0])]->dtype);
+  }
+  return dtypes;
+}
+
 double max_abs(const Tensor& t) {
   double m = 0;
   for (double v : t.to_doubles()) m = std::max(m, std::fabs(v));
@@ -78,10 +88,7 @@ TEST(QuantizeInt8, ConsecutiveConvsPassUint8) {
   EXPECT_EQ(c.count(fb::OpType::QuantizeLinear), 1);
   EXPECT_EQ(c.count(fb::OpType::DequantizeLinear), 1);
   EXPECT_EQ(c.counter("quantize_int8", "MaxPool on uint8"), 1);
-  const fb::GraphT& g = c.model->graph();
-  for (const auto& op : g.ops) {
-    if (op->type == fb::OpType::MaxPool) EXPECT_EQ(g.tensors[static_cast<size_t>(op->inputs[0])]->dtype, DType::U8);
-  }
+  EXPECT_EQ(max_pool_input_dtypes(c), std::vector<DType>{DType::U8});
   EXPECT_EQ(c.counter("quantize_int8", "Conv -> QLinearConv"), 2);
   ASSERT_TRUE(c.result.quantize);
   const QuantizeReport& r = *c.result.quantize;
@@ -107,10 +114,7 @@ TEST(QuantizeInt8, MaxPoolOfAFloatInputStaysFloat) {
   ASSERT_TRUE(c.model && c.result.quantize);
   EXPECT_EQ(c.count(fb::OpType::QLinearConv), 1);
   EXPECT_EQ(c.result.quantize->kept_float.at("MaxPool: input not from an int8 op"), 1);
-  const fb::GraphT& g = c.model->graph();
-  for (const auto& op : g.ops) {
-    if (op->type == fb::OpType::MaxPool) EXPECT_EQ(g.tensors[static_cast<size_t>(op->inputs[0])]->dtype, DType::F32);
-  }
+  EXPECT_EQ(max_pool_input_dtypes(c), std::vector<DType>{DType::F32});
   // Also when a Conv earlier in order has quantised that float input for
   // itself: the pool's reader keeps the exact float values.
   OnnxBuilder both(13);
@@ -122,10 +126,7 @@ TEST(QuantizeInt8, MaxPoolOfAFloatInputStaysFloat) {
   ASSERT_TRUE(d.model && d.result.quantize);
   EXPECT_EQ(d.count(fb::OpType::QLinearConv), 1);
   EXPECT_EQ(d.result.quantize->kept_float.at("MaxPool: input not from an int8 op"), 1);
-  const fb::GraphT& dg = d.model->graph();
-  for (const auto& op : dg.ops) {
-    if (op->type == fb::OpType::MaxPool) EXPECT_EQ(dg.tensors[static_cast<size_t>(op->inputs[0])]->dtype, DType::F32);
-  }
+  EXPECT_EQ(max_pool_input_dtypes(d), std::vector<DType>{DType::F32});
 }
 
 // --weight-bits 7: every QLinearConv's weights within +-63 (what the byte-pair

@@ -130,9 +130,7 @@ void max_pool_with_indices(KernelContext& ctx, const PoolGeometry& g) {
                                const int64_t ow = o % g.out[2];
                                const TapRange rd = taps_inside(g, 0, od), rh = taps_inside(g, 1, oh);
                                const TapRange rw = taps_inside(g, 2, ow);
-                               T max = std::numeric_limits<T>::has_infinity
-                                           ? -std::numeric_limits<T>::infinity()
-                                           : std::numeric_limits<T>::lowest();
+                               T max = max_pool_identity<T>();
                                int64_t arg_max = -1;
                                for (int64_t kd = rd.begin; kd < rd.end; ++kd) {
                                  const int64_t id = od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];

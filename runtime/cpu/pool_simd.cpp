@@ -13,6 +13,7 @@
 #include "hwy/highway.h"
 #include "runtime/cpu/pool_simd.hpp"
 #include "runtime/cpu/simd_store-inl.h"
+#include "runtime/ops/pool.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace mote::cpu::simd {
@@ -21,13 +22,6 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 template <class T>
 constexpr bool kIsFloat = std::numeric_limits<T>::has_quiet_NaN;
-
-// What a max starts from: -inf, or an integer type's lowest value.
-template <class T>
-constexpr T MaxIdentity() {
-  if constexpr (kIsFloat<T>) return -std::numeric_limits<T>::infinity();
-  return std::numeric_limits<T>::lowest();
-}
 
 // A max is NaN where any tap is: plain Max leaves that to the instruction
 // set (x86's returns one operand), so the NaNs are tracked in a mask beside
@@ -206,7 +200,7 @@ void PoolRowsT(const PoolRows& p, const T* in, T* out, int64_t begin, int64_t en
   const int64_t taps_extent = (out_w - 1) * p.stride[2] + (p.kernel[2] - 1) * p.dilation[2] + 1;
   const int64_t scratch_size = std::max(taps_extent, p.pad_begin[2] + in_w) + p.stride[2] +
                                static_cast<int64_t>(WindowRowSlack<T>());
-  std::vector<T> scratch(static_cast<size_t>(scratch_size), kMax ? MaxIdentity<T>() : T{0});
+  std::vector<T> scratch(static_cast<size_t>(scratch_size), kMax ? max_pool_identity<T>() : T{0});
   T* row_out = scratch.data() + p.pad_begin[2];
   std::vector<float> scale(kMax ? 0 : static_cast<size_t>(out_w));
   // At most one row per input row a window spans: kernels may be far larger
@@ -235,7 +229,7 @@ void PoolRowsT(const PoolRows& p, const T* in, T* out, int64_t begin, int64_t en
     T* dst = out + task * out_w;
     if (count == 0) {
       // Every window of this row lies in the padding (possible with dilation).
-      std::fill(dst, dst + out_w, kMax ? MaxIdentity<T>() : T{0});
+      std::fill(dst, dst + out_w, kMax ? max_pool_identity<T>() : T{0});
       continue;
     }
     CombineRows<kMax>(rows.data(), count, static_cast<size_t>(in_w), row_out);

@@ -3,6 +3,7 @@
 // padding.
 #pragma once
 
+#include <limits>
 #include <vector>
 
 #include "mote/status.hpp"
@@ -26,5 +27,14 @@ struct PoolGeometry {
 // padding). InvalidArgument for a bad model, Unsupported for more than three
 // spatial dims.
 Result<PoolGeometry> pool_geometry(const fb::PoolAttrsT& attrs, const Shape& x);
+
+// Where MaxPool's max starts, and what a window with no tap in the input
+// gives: -inf, or an integer type's lowest value (MaxPool also runs on
+// uint8 and int8).
+template <class T>
+constexpr T max_pool_identity() {
+  if constexpr (std::numeric_limits<T>::has_infinity) return -std::numeric_limits<T>::infinity();
+  return std::numeric_limits<T>::lowest();
+}
 
 }  // namespace mote

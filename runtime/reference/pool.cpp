@@ -14,12 +14,6 @@ namespace mote::reference {
 namespace {
 
 template <class T>
-T no_tap_max() {
-  if constexpr (std::numeric_limits<T>::has_infinity) return -std::numeric_limits<T>::infinity();
-  return std::numeric_limits<T>::lowest();
-}
-
-template <class T>
 Status pool_typed(KernelContext& ctx, bool is_max) {
   const Tensor& x = ctx.in(0);
   const auto& a = attrs<fb::PoolAttrsT>(ctx.op);
@@ -67,7 +61,7 @@ Status pool_typed(KernelContext& ctx, bool is_max) {
       // -inf (an integer type's lowest value) for max and 0 for average
       // rather than a division by zero.
       const int64_t count = a.count_include_pad ? padded : inside;
-      if (is_max && inside == 0) max = static_cast<double>(no_tap_max<T>());
+      if (is_max && inside == 0) max = static_cast<double>(max_pool_identity<T>());
       out[p * plane_out + o] = static_cast<T>(is_max ? max : (count ? sum / static_cast<double>(count) : 0.0));
       if (indices) indices[p * plane_out + o] = arg_max;
     }
