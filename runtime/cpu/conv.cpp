@@ -1,4 +1,7 @@
-// Optimised Conv. Five paths, chosen per call from the geometry:
+// Optimised Conv. Six paths, chosen per call from the geometry:
+//  - direct, for inputs of at most four channels (a network's first layer):
+//    tiles of output channels x output columns computed straight from a
+//    padded copy of the input (conv_direct), weights packed at prepare;
 //  - Winograd F(4x4, 3x3), or F(2x2, 3x3) on small images, for 3x3 stride-1
 //    layers with enough channels and pixels (conv_winograd), with its weights
 //    transformed at prepare;
@@ -23,6 +26,7 @@
 
 #include "runtime/core/kernel.hpp"
 #include "runtime/cpu/conv_depthwise.hpp"
+#include "runtime/cpu/conv_direct.hpp"
 #include "runtime/cpu/conv_im2col.hpp"
 #include "runtime/cpu/conv_winograd.hpp"
 #include "runtime/cpu/fused_epilogue.hpp"
@@ -63,6 +67,11 @@ struct ConvState : KernelState {
   const void* weights = nullptr;     // the constant W the packs were made from
   std::vector<PackedMatrix> packed;  // per group: W_g as [M_g, C_g * kvol]
   WinogradWeights winograd;          // instead of `packed` where Winograd pays
+  std::vector<float> direct;         // instead of both where direct_conv_applies
+
+  bool direct_fits(const ConvGeometry& g) const {
+    return direct.size() == direct_conv_pack_weights_size(g);
+  }
 
   bool winograd_fits(const ConvGeometry& g) const {
     return !winograd.empty() && winograd.tile == winograd_tile(g) && winograd.points[0].rows() == g.out_channels &&
@@ -125,7 +134,9 @@ Status conv_prepare(KernelContext& ctx, std::unique_ptr<KernelState>& state) {
   if (use_depthwise(*g)) return {};  // reads W as it is
   auto s = std::make_unique<ConvState>();
   s->weights = ctx.in(1).raw();
-  if (winograd_tile(*g) != 0) {
+  if (direct_conv_applies(*g)) {
+    s->direct = direct_conv_pack_weights(*g, ctx.in(1).data<float>());
+  } else if (winograd_tile(*g) != 0) {
     s->winograd = winograd_pack_weights(*g, ctx.in(1).data<float>());
   } else {
     s->packed = pack_weights(*g, ctx.in(1).data<float>());
@@ -149,21 +160,7 @@ void run_depthwise(KernelContext& ctx, const ConvGeometry& g) {
       apply_fused_activation(act, out, count * g.out_pixels());
     }
   };
-  DepthwiseShape s{};
-  s.in_h = g.in_size[1];
-  s.in_w = g.in_size[2];
-  s.out_h = g.out_size[1];
-  s.out_w = g.out_size[2];
-  s.kernel_h = g.kernel[1];
-  s.kernel_w = g.kernel[2];
-  s.stride_h = g.stride[1];
-  s.stride_w = g.stride[2];
-  s.dilation_h = g.dilation[1];
-  s.dilation_w = g.dilation[2];
-  s.pad_top = g.pad_begin[1];
-  s.pad_left = g.pad_begin[2];
-  s.clamp_min = clamp.clamp_min;
-  s.clamp_max = clamp.clamp_max;
+  const PlaneConvShape s = plane_conv_shape(g, clamp.clamp_min, clamp.clamp_max);
   const float* x = ctx.in(0).data<float>();
   const float* w = ctx.in(1).data<float>();
   const float* bias = ctx.has_input(2) ? ctx.in(2).data<float>() : nullptr;
@@ -343,10 +340,16 @@ Status conv_run(KernelContext& ctx) {
   // changed since, so each path checks that its weights still fit.
   const auto* state = static_cast<const ConvState*>(ctx.state);
   if (state && state->weights != ctx.in(1).raw()) state = nullptr;
-  if (state && state->winograd_fits(g)) {
-    winograd_conv(g, state->winograd, ctx.in(0).data<float>(), ctx.has_input(2) ? ctx.in(2).data<float>() : nullptr,
-                  ctx.has_input(3) ? ctx.in(3).data<float>() : nullptr, ctx.op.fused.get(), ctx.out(0).data<float>(),
-                  *ctx.pool);
+  const float* bias = ctx.has_input(2) ? ctx.in(2).data<float>() : nullptr;
+  const float* residual = ctx.has_input(3) ? ctx.in(3).data<float>() : nullptr;
+  if (direct_conv_applies(g)) {
+    std::vector<float> packed_now;
+    if (!state || !state->direct_fits(g)) packed_now = direct_conv_pack_weights(g, ctx.in(1).data<float>());
+    direct_conv(g, packed_now.empty() ? state->direct : packed_now, ctx.in(0).data<float>(), bias, residual,
+                ctx.op.fused.get(), ctx.out(0).data<float>(), *ctx.pool);
+  } else if (state && state->winograd_fits(g)) {
+    winograd_conv(g, state->winograd, ctx.in(0).data<float>(), bias, residual, ctx.op.fused.get(),
+                  ctx.out(0).data<float>(), *ctx.pool);
   } else if (state && state->packed_fits(g)) {
     run_gemm_paths(ctx, g, state->packed);
   } else {

@@ -10,9 +10,8 @@
 // faster on AVX-512. 3x3 kernels take FixedPlane, whose tiles load each
 // input row once for all the output rows that read it.
 //
-// With a width stride of 2 each padded row is stored split by parity, its
-// even columns and then its odd ones, so that a tap reads consecutive floats
-// too instead of de-interleaving two vectors per multiply-add.
+// With a width stride of 2 each padded row is stored split by parity
+// (padded_plane-inl.h), so a tap reads consecutive floats there too.
 //
 // Measured together (FixedPlane, the split rows, vector row copies),
 // MobileNetV2 at 1 thread, per-op times, best of 6 alternating runs: its
@@ -35,6 +34,7 @@
 
 #include "hwy/highway.h"
 #include "runtime/cpu/conv_depthwise.hpp"
+#include "runtime/cpu/padded_plane-inl.h"
 #include "runtime/cpu/simd_store-inl.h"
 #include "runtime/cpu/transpose_simd.hpp"
 
@@ -49,17 +49,8 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 using D = hn::ScalableTag<float>;
 using V = hn::Vec<D>;
-
-// Offset in a padded row of the input column c: rows split by parity
-// (kStride 2) keep the odd columns `odd_half` floats after the even ones.
-template <int kStride>
-HWY_INLINE int64_t ColumnOffset(int64_t c, int64_t odd_half) {
-  if constexpr (kStride == 1) {
-    return c;
-  } else {
-    return (c & 1) * odd_half + (c >> 1);
-  }
-}
+using padded_plane::ColumnOffset;
+using padded_plane::Unroll;
 
 // Accumulators per tile: two FMA ports with four cycles of latency need
 // eight independent sums to stay busy.
@@ -91,7 +82,7 @@ HWY_INLINE void StoreClamped(D d, V acc, V lo, V hi, float* HWY_RESTRICT out, in
 // i / kCols, vector i % kCols. Each weight is broadcast once per tile. The
 // accumulators are named variables, unused ones costing nothing.
 template <int kStride, int kRows, int kCols>
-HWY_INLINE void Tile(D d, const DepthwiseShape& s, const float* HWY_RESTRICT base, int64_t padded_w, int64_t odd_half,
+HWY_INLINE void Tile(D d, const PlaneConvShape& s, const float* HWY_RESTRICT base, int64_t padded_w, int64_t odd_half,
                      const float* HWY_RESTRICT w, float bias, float* HWY_RESTRICT out, int64_t valid) {
   constexpr int kCount = kRows * kCols;
   static_assert(kCols >= 1 && kCols <= kMaxColumns && kRows >= 1 && kCount <= kMaxAccumulators);
@@ -123,7 +114,7 @@ HWY_INLINE void Tile(D d, const DepthwiseShape& s, const float* HWY_RESTRICT bas
 // kRows output rows starting at `oh`, in tiles of up to kColumns vectors
 // along the row; the last tile of a row takes what is left.
 template <int kStride, int kRows, int kColumns>
-HWY_INLINE void Rows(D d, const DepthwiseShape& s, const float* padded, int64_t padded_w, int64_t odd_half,
+HWY_INLINE void Rows(D d, const PlaneConvShape& s, const float* padded, int64_t padded_w, int64_t odd_half,
                      const float* w, float bias, float* y, int64_t oh) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const float* base = padded + oh * s.stride_h * padded_w;
@@ -148,7 +139,7 @@ HWY_INLINE void Rows(D d, const DepthwiseShape& s, const float* padded, int64_t 
 // take 2 rows x 4 vectors per tile, a one-vector row 8 rows x 1 (with one
 // row per tile, a 14-wide plane ran one dependent chain of multiply-adds).
 template <int kStride, int kColumns>
-void PlaneRows(const DepthwiseShape& s, const float* padded, int64_t padded_w, int64_t odd_half, const float* w,
+void PlaneRows(const PlaneConvShape& s, const float* padded, int64_t padded_w, int64_t odd_half, const float* w,
                float bias, float* y) {
   const D d;
   constexpr int kRows = kMaxAccumulators / kColumns;
@@ -168,7 +159,7 @@ void PlaneRows(const DepthwiseShape& s, const float* padded, int64_t padded_w, i
 }
 
 template <int kStride>
-void Plane(const DepthwiseShape& s, const float* padded, int64_t padded_w, int64_t odd_half,
+void Plane(const PlaneConvShape& s, const float* padded, int64_t padded_w, int64_t odd_half,
            const float* HWY_RESTRICT w, float bias, float* HWY_RESTRICT y) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(D()));
   switch (std::min<int64_t>((s.out_w + lanes - 1) / lanes, kMaxColumns)) {
@@ -185,16 +176,7 @@ void Plane(const DepthwiseShape& s, const float* padded, int64_t padded_w, int64
 // once per plane, not once per tile. The generic Tile above issues one
 // unaligned load per multiply-add, which left the load ports, not the FMA
 // units, the limit.
-template <class F, size_t... kI>
-HWY_INLINE void UnrollSequence(F&& f, std::index_sequence<kI...>) {
-  (f(std::integral_constant<int, static_cast<int>(kI)>{}), ...);
-}
-// Calls f(std::integral_constant<int, i>) for i in [0, kCount).
-template <int kCount, class F>
-HWY_INLINE void Unroll(F&& f) {
-  UnrollSequence(f, std::make_index_sequence<kCount>{});
-}
-
+//
 // kRows output rows x kCols vectors from the padded input at `base`, whose
 // rows are `padded_w` apart; `weights` holds the kK x kK taps broadcast.
 template <int kStride, int kK, int kRows, int kCols>
@@ -228,7 +210,7 @@ HWY_INLINE void FixedTile(D d, const float* HWY_RESTRICT base, int64_t padded_w,
 // kRows output rows from `oh` on, kCols vectors at a time; a last partial
 // group of vectors takes one at a time.
 template <int kStride, int kK, int kRows, int kCols>
-HWY_INLINE void FixedRows(D d, const DepthwiseShape& s, const float* padded, int64_t padded_w, int64_t odd_half,
+HWY_INLINE void FixedRows(D d, const PlaneConvShape& s, const float* padded, int64_t padded_w, int64_t odd_half,
                           const V* weights, V bias, V lo, V hi, float* y, int64_t oh) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const float* base = padded + oh * kStride * padded_w;
@@ -249,7 +231,7 @@ HWY_INLINE void FixedRows(D d, const DepthwiseShape& s, const float* padded, int
 // Flattened: the unrolling lambdas must be inlined for the accumulators to
 // stay in registers.
 template <int kStride, int kK>
-HWY_FLATTEN void FixedPlane(const DepthwiseShape& s, const float* padded, int64_t padded_w, int64_t odd_half,
+HWY_FLATTEN void FixedPlane(const PlaneConvShape& s, const float* padded, int64_t padded_w, int64_t odd_half,
                             const float* HWY_RESTRICT w, float bias, float* HWY_RESTRICT y) {
   const D d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
@@ -273,85 +255,8 @@ HWY_FLATTEN void FixedPlane(const DepthwiseShape& s, const float* padded, int64_
 // Whether FixedPlane takes this shape: 3x3 only. 5x5 ran no faster in
 // EfficientNet-B0 (1.94 -> 1.91 ms over its stride-1 layers) and doubled
 // this file's compile time.
-bool TakesFixedPlane(const DepthwiseShape& s) {
+bool TakesFixedPlane(const PlaneConvShape& s) {
   return s.kernel_h == 3 && s.kernel_w == 3 && s.dilation_h == 1 && s.dilation_w == 1 && s.stride_h == s.stride_w;
-}
-
-// Input rows are copied with vector loads and stores, not memcpy and
-// memset: three library calls per row cost as much as a 3x3 convolution of
-// the row on 56x56 planes.
-
-// Zeroes [0, begin) and [end, n) of a row of n >= lanes floats in whole
-// vectors, none past the row: stores may spill into [begin, end), so the
-// data is written after. Zeroing whole rows instead compiled to a memset
-// call per row, 22 % of a 56x56 depthwise layer's time.
-HWY_INLINE void ZeroOutside(D d, float* HWY_RESTRICT row, int64_t n, int64_t begin, int64_t end) {
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  const V zero = hn::Zero(d);
-  for (int64_t c = 0; c < begin; c += lanes) hn::StoreU(zero, d, row + std::min(c, n - lanes));
-  for (int64_t c = end; c < n; c += lanes) hn::StoreU(zero, d, row + std::min(c, n - lanes));
-}
-
-// src[0, count) for count <= lanes as one vector, zeros after. Where masked
-// loads read only their lanes (AVX-512: they cannot fault) they read the
-// row's end; elsewhere it goes through a buffer (which costs a stall: the
-// load waits for the copy's stores). The scalar target's masked load reads
-// its one lane whatever the mask (ASan caught it).
-HWY_INLINE V LoadFirst(D d, const float* HWY_RESTRICT src, int64_t count) {
-#if HWY_MEM_OPS_MIGHT_FAULT || HWY_TARGET == HWY_SCALAR
-  HWY_ALIGN float buffer[hn::MaxLanes(d)] = {};
-  std::copy(src, src + count, buffer);
-  return hn::Load(d, buffer);
-#else
-  return hn::MaskedLoad(hn::FirstN(d, static_cast<size_t>(count)), d, src);
-#endif
-}
-
-// Writes input row `src` at `dst` (pad_left floats into a padded row of
-// `padded_w`, a whole number of vectors), with zeros around it unless
-// `margins_zeroed` (they are from an earlier call).
-void PadRow(D d, const float* HWY_RESTRICT src, int64_t in_w, int64_t pad_left, int64_t padded_w, bool margins_zeroed,
-            float* HWY_RESTRICT dst) {
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  if (!margins_zeroed) ZeroOutside(d, dst, padded_w, pad_left, pad_left + in_w);
-  float* data = dst + pad_left;
-  int64_t c = 0;
-  for (; c + lanes <= in_w; c += lanes) hn::StoreU(hn::LoadU(d, src + c), d, data + c);
-  if (c < in_w) hn::StoreU(LoadFirst(d, src + c, in_w - c), d, data + c);
-}
-
-// Writes input row `src` into a padded row split by parity: padded column
-// j = pad_left + c goes to (j & 1) * odd_half + j / 2 (odd_half a whole
-// number of vectors). Straight from the input: assembling the padded row
-// first and splitting that cost more than the convolution on 28x28 planes.
-void SplitRow(D d, const float* HWY_RESTRICT src, int64_t in_w, int64_t pad_left, int64_t odd_half,
-              bool margins_zeroed, float* HWY_RESTRICT dst) {
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  // Padded column j = pad_left + c sits at j / 2 in the half of j's parity.
-  if (!margins_zeroed) {
-    ZeroOutside(d, dst, odd_half, (pad_left + 1) / 2, (pad_left + in_w + 1) / 2);
-    ZeroOutside(d, dst + odd_half, odd_half, pad_left / 2, (pad_left + in_w) / 2);
-  }
-  // Even input columns land in the half of pad_left's parity, odd ones in the
-  // other.
-  const int64_t first = pad_left / 2;
-  float* even_cols = dst + (pad_left & 1) * odd_half + first;
-  float* odd_cols = dst + (1 - (pad_left & 1)) * odd_half + first + (pad_left & 1);
-  for (int64_t c = 0; c < in_w; c += 2 * lanes) {
-    // The last columns as whole vectors still, zeros past the row landing on
-    // the right margin (odd_half leaves room for them).
-    const int64_t rest = in_w - c;
-    const V low = rest >= lanes ? hn::LoadU(d, src + c) : LoadFirst(d, src + c, rest);
-    const V high = rest >= 2 * lanes ? hn::LoadU(d, src + c + lanes)
-                                     : LoadFirst(d, src + c + lanes, std::max<int64_t>(rest - lanes, 0));
-#if HWY_TARGET == HWY_SCALAR
-    hn::StoreU(low, d, even_cols + c / 2);
-    hn::StoreU(high, d, odd_cols + c / 2);
-#else
-    hn::StoreU(hn::ConcatEven(d, high, low), d, even_cols + c / 2);
-    hn::StoreU(hn::ConcatOdd(d, high, low), d, odd_cols + c / 2);
-#endif
-  }
 }
 
 // Copies the input plane into `scratch` with zeros around it: every load of
@@ -361,48 +266,23 @@ void SplitRow(D d, const float* HWY_RESTRICT src, int64_t in_w, int64_t pad_left
 // across cache lines, were what limited the row copies. MobileNetV2-shaped
 // layers alone at 1 thread: 72 channels 56x56 stride 2 0.065 -> 0.055 ms,
 // 144 channels 56x56 stride 1 0.24 -> 0.21 ms.
-void DepthwisePlane(const DepthwiseShape& s, const float* x, const float* w, float bias, float* y,
+void DepthwisePlane(const PlaneConvShape& s, const float* x, const float* w, float bias, float* y,
                     DepthwiseScratch& scratch) {
-  const D d;
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  auto whole_vectors = [lanes](int64_t n) { return (n + lanes - 1) / lanes * lanes; };
-  const int64_t out_w_vectors = whole_vectors(s.out_w);
-  const int64_t reach_w = (s.kernel_w - 1) * s.dilation_w;  // input columns a row of taps spans, less one
-  const int64_t padded_h =
-      std::max(s.pad_top + s.in_h, (s.out_h - 1) * s.stride_h + (s.kernel_h - 1) * s.dilation_h + 1);
-  // Rows hold what the last vector of taps reads and the whole vectors
-  // PadRow and SplitRow store; with stride 2, each half of a row does.
-  const int64_t odd_half = s.stride_w == 1
-                               ? 0
-                               : whole_vectors(std::max((s.pad_left + 1) / 2 + whole_vectors((s.in_w + 1) / 2),
-                                                        out_w_vectors + reach_w / 2 + 1));
-  const int64_t padded_w = s.stride_w == 1
-                               ? whole_vectors(std::max(s.pad_left + whole_vectors(s.in_w), out_w_vectors + reach_w))
-                               : 2 * odd_half;
-  // Zero when unknown: no geometry has padded_w 0.
-  const std::array<int64_t, 8> geometry = {padded_h, padded_w,  odd_half,   s.in_h,
+  const padded_plane::Layout l = padded_plane::PaddedLayout(s);
+  // Zero when unknown: no geometry has a width of 0.
+  const std::array<int64_t, 8> geometry = {l.height, l.width,   l.odd_half, s.in_h,
                                            s.in_w,   s.pad_top, s.pad_left, s.stride_w};
   const bool zeroed = scratch.zeroed_for == geometry;
-  scratch.buffer.resize(static_cast<size_t>(padded_h * padded_w));
+  scratch.buffer.resize(static_cast<size_t>(l.floats()));
   float* padded = scratch.buffer.data();
-  // Whole rows of padding, then input rows with their left and right margins.
-  if (!zeroed) std::fill(padded, padded + s.pad_top * padded_w, 0.0f);
-  for (int64_t r = 0; r < s.in_h; ++r) {
-    float* row = padded + (s.pad_top + r) * padded_w;
-    if (s.stride_w == 1) {
-      PadRow(d, x + r * s.in_w, s.in_w, s.pad_left, padded_w, zeroed, row);
-    } else {
-      SplitRow(d, x + r * s.in_w, s.in_w, s.pad_left, odd_half, zeroed, row);
-    }
-  }
-  if (!zeroed) std::fill(padded + (s.pad_top + s.in_h) * padded_w, padded + padded_h * padded_w, 0.0f);
+  padded_plane::PadRows(s, l, x, 0, s.in_h, zeroed, padded);
   scratch.zeroed_for = geometry;
 
   const bool fixed = TakesFixedPlane(s);
   if (s.stride_w == 1) {
-    (fixed ? FixedPlane<1, 3> : Plane<1>)(s, padded, padded_w, odd_half, w, bias, y);
+    (fixed ? FixedPlane<1, 3> : Plane<1>)(s, padded, l.width, l.odd_half, w, bias, y);
   } else {
-    (fixed ? FixedPlane<2, 3> : Plane<2>)(s, padded, padded_w, odd_half, w, bias, y);
+    (fixed ? FixedPlane<2, 3> : Plane<2>)(s, padded, l.width, l.odd_half, w, bias, y);
   }
 }
 
@@ -421,7 +301,7 @@ size_t DepthwiseLanes() { return hn::Lanes(D()); }
 // pixels' input corners are found once, then every tap is one weight vector
 // and one load per pixel.
 template <int kCount>
-HWY_INLINE void BlockedTile(D d, const DepthwiseShape& s, const float* HWY_RESTRICT padded, int64_t padded_w,
+HWY_INLINE void BlockedTile(D d, const PlaneConvShape& s, const float* HWY_RESTRICT padded, int64_t padded_w,
                             const float* HWY_RESTRICT weights, const float* HWY_RESTRICT biases, int64_t q,
                             float* HWY_RESTRICT blocked_out) {
   static_assert(kCount >= 1 && kCount <= kMaxAccumulators);
@@ -452,7 +332,7 @@ HWY_INLINE void BlockedTile(D d, const DepthwiseShape& s, const float* HWY_RESTR
 #undef MOTE_DEPTHWISE_STORE
 }
 
-void DepthwiseChannelBlock(const DepthwiseShape& s, const float* x, int64_t in_plane, int64_t channels,
+void DepthwiseChannelBlock(const PlaneConvShape& s, const float* x, int64_t in_plane, int64_t channels,
                            const float* w, const float* bias, float* y, int64_t out_plane,
                            DepthwiseScratch& scratch) {
   const D d;
@@ -513,7 +393,7 @@ HWY_EXPORT(DepthwisePlane);
 HWY_EXPORT(DepthwiseLanes);
 HWY_EXPORT(DepthwiseChannelBlock);
 
-void depthwise_plane(const DepthwiseShape& s, const float* x, const float* w, float bias, float* y,
+void depthwise_plane(const PlaneConvShape& s, const float* x, const float* w, float bias, float* y,
                      DepthwiseScratch& scratch) {
   HWY_DYNAMIC_DISPATCH(DepthwisePlane)(s, x, w, bias, y, scratch);
 }
@@ -531,12 +411,12 @@ int64_t depthwise_block_channels() { return static_cast<int64_t>(HWY_DYNAMIC_DIS
 //     (AVX-512 0.089 -> 0.182 ms; AVX2 192 channels 28x28 0.143 -> 0.185).
 // Hence up to 14 columns on vectors of 8 lanes or more; narrower vectors
 // (NEON, SSE4) keep the half-vector rule until measured.
-bool prefers_channel_blocks(const DepthwiseShape& s) {
+bool prefers_channel_blocks(const PlaneConvShape& s) {
   const int64_t lanes = depthwise_block_channels();
   return lanes >= 8 ? s.out_w <= 14 : s.out_w * 2 <= lanes;
 }
 
-void depthwise_channel_block(const DepthwiseShape& s, const float* x, int64_t in_plane, int64_t channels,
+void depthwise_channel_block(const PlaneConvShape& s, const float* x, int64_t in_plane, int64_t channels,
                              const float* w, const float* bias, float* y, int64_t out_plane,
                              DepthwiseScratch& scratch) {
   HWY_DYNAMIC_DISPATCH(DepthwiseChannelBlock)

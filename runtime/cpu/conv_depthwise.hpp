@@ -11,18 +11,9 @@
 #include <cstdint>
 #include <vector>
 
-namespace mote::cpu {
+#include "runtime/cpu/plane_conv_shape.hpp"
 
-struct DepthwiseShape {
-  int64_t in_h, in_w;
-  int64_t out_h, out_w;
-  int64_t kernel_h, kernel_w;
-  int64_t stride_h, stride_w;  // stride_w is 1 or 2
-  int64_t dilation_h, dilation_w;
-  int64_t pad_top, pad_left;
-  // Applied as the results are stored (Relu, Clip); +-inf for none.
-  float clamp_min, clamp_max;
-};
+namespace mote::cpu {
 
 // The padded input of a depthwise task (and for channel blocks, its
 // transposed output), kept per thread between runs (conv.cpp).
@@ -45,11 +36,11 @@ inline bool depthwise_supports_stride(int64_t stride_w) { return stride_w == 1 |
 // y[out_h, out_w] = bias + x[in_h, in_w] (*) w[kernel_h, kernel_w], clamped.
 // `scratch` holds the zero-padded input plane; it is resized as needed and can
 // be reused across calls on one thread.
-void depthwise_plane(const DepthwiseShape& s, const float* x, const float* w, float bias, float* y,
+void depthwise_plane(const PlaneConvShape& s, const float* x, const float* w, float bias, float* y,
                      DepthwiseScratch& scratch);
 
 // Whether depthwise_channel_block is the faster path for this shape.
-bool prefers_channel_blocks(const DepthwiseShape& s);
+bool prefers_channel_blocks(const PlaneConvShape& s);
 
 // Channels per call of depthwise_channel_block: the SIMD width in floats.
 int64_t depthwise_block_channels();
@@ -59,7 +50,7 @@ int64_t depthwise_block_channels();
 // path where planes are narrow (see prefers_channel_blocks). Plane c is read
 // at x + c * in_plane with weights w + c * kernel_h * kernel_w and bias[c]
 // (bias may be null), and written at y + c * out_plane.
-void depthwise_channel_block(const DepthwiseShape& s, const float* x, int64_t in_plane, int64_t channels,
+void depthwise_channel_block(const PlaneConvShape& s, const float* x, int64_t in_plane, int64_t channels,
                              const float* w, const float* bias, float* y, int64_t out_plane,
                              DepthwiseScratch& scratch);
 

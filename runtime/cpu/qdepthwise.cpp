@@ -21,9 +21,8 @@ namespace {
 // bias not included: the float kernel where it takes the stride, else a
 // plain loop over the taps.
 void plane_sums(const ConvGeometry& g, const float* x, const float* taps, float* sums) {
-  DepthwiseShape s{g.in_size[1], g.in_size[2], g.out_size[1], g.out_size[2], g.kernel[1], g.kernel[2],
-                   g.stride[1],  g.stride[2],  g.dilation[1], g.dilation[2], g.pad_begin[1], g.pad_begin[2],
-                   -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::infinity()};
+  PlaneConvShape s =
+      plane_conv_shape(g, -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::infinity());
   if (depthwise_supports_stride(s.stride_w)) {
     depthwise_plane(s, x, taps, 0.0f, sums, depthwise_scratch());
     return;

@@ -138,6 +138,33 @@ TEST(ConvOps, DepthwiseCpuMatchesReference) {
   });
 }
 
+// Inputs of at most four channels take the direct kernel (conv_direct): on
+// every SIMD target, rows whose last tile has one, two or three vectors with
+// a partial last one (widths around multiples of 8 and 16 lanes), both width
+// strides and a third the kernel leaves to im2col, height strides, dilation,
+// one-sided padding, 1-D, batches, and output channels that leave the last
+// block of four partly empty.
+TEST(ConvOps, FewChannelsDirectCpuMatchesReference) {
+  for_each_simd_target([] {
+    int checked = 0;
+    uint32_t seed = 1;
+    for (int64_t width : {1, 7, 9, 17, 23, 25, 41, 47, 49, 57, 111}) {
+      for (int64_t stride : {1, 2, 3}) {
+        const int64_t channels = 1 + width % 4, out_channels = 1 + width % 9;
+        checked += check_conv({2, channels, 5, width}, {out_channels, channels, 3, 3}, width % 2 == 1,
+                              conv_attrs({stride, stride}, {1, 1, 1, 1}), nullptr, seed++);
+        checked += check_conv({1, 3, 9, width}, {8, 3, 7, 7}, true, conv_attrs({2, stride}, {3, 3, 2, 3}), nullptr,
+                              seed++);
+        checked += check_conv({1, 4, 6, width}, {5, 4, 2, 3}, false,
+                              conv_attrs({1, stride}, {0, 2, 1, 0}, {2, 2}), nullptr, seed++);
+        checked += check_conv({1, 2, 4, width}, {6, 2, 1, 1}, true, conv_attrs({1, stride}), nullptr, seed++);
+        checked += check_conv({2, 3, width}, {7, 3, 5}, true, conv_attrs({stride}, {2, 1}), nullptr, seed++);
+      }
+    }
+    EXPECT_GT(checked, 150);
+  });
+}
+
 // The row path leaves its zero margins in the thread's scratch for the next
 // plane of the same geometry: layers whose padded rows are as long but whose
 // data reaches further (wider, other padding; a sweep of widths, so that some

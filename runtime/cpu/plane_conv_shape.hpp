@@ -1,0 +1,30 @@
+// The geometry of a 2-D convolution over one image plane (a 1-D one is a
+// plane of height 1), as the kernels that compute straight from a padded copy
+// of the input take it: depthwise (conv_depthwise, qdepthwise) and the direct
+// kernel for inputs of few channels (conv_direct).
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/ops/conv_geometry.hpp"
+
+namespace mote::cpu {
+
+struct PlaneConvShape {
+  int64_t in_h, in_w;
+  int64_t out_h, out_w;
+  int64_t kernel_h, kernel_w;
+  int64_t stride_h, stride_w;
+  int64_t dilation_h, dilation_w;
+  int64_t pad_top, pad_left;
+  // Applied as the results are stored (Relu, Clip); +-inf for none.
+  float clamp_min, clamp_max;
+};
+
+// The last two spatial dimensions of g (spatial_rank 1 or 2).
+inline PlaneConvShape plane_conv_shape(const ConvGeometry& g, float clamp_min, float clamp_max) {
+  return {g.in_size[1],   g.in_size[2],   g.out_size[1],  g.out_size[2],  g.kernel[1], g.kernel[2], g.stride[1],
+          g.stride[2],    g.dilation[1],  g.dilation[2],  g.pad_begin[1], g.pad_begin[2], clamp_min, clamp_max};
+}
+
+}  // namespace mote::cpu
