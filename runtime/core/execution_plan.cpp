@@ -1,5 +1,6 @@
 #include "runtime/core/execution_plan.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -7,6 +8,7 @@
 #include "runtime/core/half.hpp"
 #include "runtime/core/memory_planner.hpp"
 #include "runtime/core/registry.hpp"
+#include "runtime/core/shape_util.hpp"
 #include "runtime/cpu/thread_pool.hpp"
 
 namespace mote {
@@ -51,6 +53,18 @@ bool cpu_kernel_moves_f64(fb::OpType type) {
     case fb::OpType::SpaceToDepth:
     case fb::OpType::Where:
     case fb::OpType::Resize: return true;  // nearest mode; linear refuses non-f32 itself
+    default: return false;
+  }
+}
+
+// The Reshape family: output bytes identical to the input's.
+bool keeps_input_bytes(fb::OpType type) {
+  switch (type) {
+    case fb::OpType::Reshape:
+    case fb::OpType::Flatten:
+    case fb::OpType::Squeeze:
+    case fb::OpType::Unsqueeze:
+    case fb::OpType::Identity: return true;
     default: return false;
   }
 }
@@ -261,14 +275,7 @@ Status ExecutionPlan::plan_op(int op_index, ThreadPool& pool) {
 int ExecutionPlan::viewed_input(const Step& step, const std::vector<int>& request_of_slot) const {
   if (step.dynamic || step.segment >= 0 || step.control) return -1;
   const fb::OpT& op = *graph_.ops[static_cast<size_t>(step.op_index)];
-  switch (op.type) {
-    case fb::OpType::Reshape:
-    case fb::OpType::Flatten:
-    case fb::OpType::Squeeze:
-    case fb::OpType::Unsqueeze:
-    case fb::OpType::Identity: break;
-    default: return -1;
-  }
+  if (!keeps_input_bytes(op.type)) return -1;
   if (op.inputs.empty() || op.outputs.size() != 1 || op.inputs[0] < 0) return -1;
   const int in = op.inputs[0], out = op.outputs[0];
   if (request_of_slot[static_cast<size_t>(in)] < 0) return -1;
@@ -276,6 +283,60 @@ int ExecutionPlan::viewed_input(const Step& step, const std::vector<int>& reques
   const Slot& y = slots_[static_cast<size_t>(out)];
   if (x.dtype != y.dtype || shape_numel(x.shape) != shape_numel(y.shape)) return -1;
   return in;
+}
+
+// A CPU Concat whose output is in the arena with only ones before its axis
+// (batch 1 along channels: SqueezeNet's Fire modules, ShuffleNetV2's units)
+// holds each input as one contiguous slab of its output. Inputs written by
+// earlier CPU steps into the arena are placed at their slabs: their
+// producers write straight into the Concat's output, and the Concat kernel,
+// finding them in place, copies nothing. Not placed, and copied as before:
+// an input seen twice in one Concat or already in another, one that is
+// itself a Concat's output holding slabs or a view (the Reshape family), one
+// from a GPU segment, and one whose slab does not start on the arena's
+// alignment (kernels may assume aligned tensors).
+std::vector<ExecutionPlan::ConcatSlab> ExecutionPlan::concat_slabs() const {
+  std::vector<ConcatSlab> slabs(slots_.size());
+  std::vector<int> producer(slots_.size(), -1);
+  std::vector<bool> holds_slabs(slots_.size(), false);
+  auto cpu_step = [](const Step& step) { return !step.dynamic && step.segment < 0 && !step.control; };
+  for (size_t k = 0; k < steps_.size(); ++k) {
+    const Step& step = steps_[k];
+    const fb::OpT& op = *graph_.ops[static_cast<size_t>(step.op_index)];
+    for (int32_t index : op.outputs) {
+      if (index >= 0) producer[static_cast<size_t>(index)] = static_cast<int>(k);
+    }
+    if (op.type != fb::OpType::Concat || !cpu_step(step) || op.outputs.size() != 1) continue;
+    const int out = op.outputs[0];
+    if (out < 0) continue;
+    const Slot& y = slots_[static_cast<size_t>(out)];
+    if (y.storage != Storage::kArena || device_only(out)) continue;
+    auto axis = normalize_axis(attrs<fb::AxisAttrsT>(op).axis, static_cast<int>(y.shape.size()));
+    if (!axis.ok()) continue;
+    bool ones_before_axis = true;
+    for (int d = 0; d < *axis; ++d) ones_before_axis = ones_before_axis && y.shape[static_cast<size_t>(d)] == 1;
+    if (!ones_before_axis) continue;
+    uint64_t offset = 0;
+    for (size_t i = 0; i < op.inputs.size(); ++i) {
+      const int in = op.inputs[i];
+      if (in < 0) continue;
+      const Slot& x = slots_[static_cast<size_t>(in)];
+      const uint64_t bytes = static_cast<uint64_t>(shape_numel(x.shape)) * dtype_size(x.dtype);
+      const int from = producer[static_cast<size_t>(in)];
+      const bool placed =
+          x.storage == Storage::kArena && !device_only(in) && x.dtype == y.dtype && bytes > 0 && from >= 0 &&
+          cpu_step(steps_[static_cast<size_t>(from)]) &&
+          !keeps_input_bytes(graph_.ops[static_cast<size_t>(steps_[static_cast<size_t>(from)].op_index)]->type) &&
+          slabs[static_cast<size_t>(in)].concat_output < 0 && !holds_slabs[static_cast<size_t>(in)] &&
+          offset % kWeightAlignment == 0;
+      if (placed) {
+        slabs[static_cast<size_t>(in)] = {out, offset};
+        holds_slabs[static_cast<size_t>(out)] = true;
+      }
+      offset += bytes;
+    }
+  }
+  return slabs;
 }
 
 Status ExecutionPlan::allocate_arena() {
@@ -286,6 +347,8 @@ Status ExecutionPlan::allocate_arena() {
   }
   std::vector<LifetimeRequest> requests;
   std::vector<int> request_of_slot(slots_.size(), -1);
+  std::vector<uint64_t> offset_in_request(slots_.size(), 0);
+  const std::vector<ConcatSlab> slabs = concat_slabs();
   const auto& ops = graph_.ops;
   for (size_t k = 0; k < steps_.size(); ++k) {
     const fb::OpT& op = *ops[static_cast<size_t>(steps_[k].op_index)];
@@ -300,6 +363,21 @@ Status ExecutionPlan::allocate_arena() {
       if (view_of >= 0) {
         // The same request: its lifetime runs on to the view's last reader.
         request_of_slot[static_cast<size_t>(index)] = request_of_slot[static_cast<size_t>(view_of)];
+        offset_in_request[static_cast<size_t>(index)] = offset_in_request[static_cast<size_t>(view_of)];
+        continue;
+      }
+      // A Concat's output is requested when its first slab is written, and
+      // lives from then on.
+      if (request_of_slot[static_cast<size_t>(index)] >= 0) continue;
+      if (const ConcatSlab& slab = slabs[static_cast<size_t>(index)]; slab.concat_output >= 0) {
+        int& host = request_of_slot[static_cast<size_t>(slab.concat_output)];
+        if (host < 0) {
+          host = static_cast<int>(requests.size());
+          const Slot& y = slots_[static_cast<size_t>(slab.concat_output)];
+          requests.push_back({static_cast<uint64_t>(shape_numel(y.shape)) * dtype_size(y.dtype), step, step});
+        }
+        request_of_slot[static_cast<size_t>(index)] = host;
+        offset_in_request[static_cast<size_t>(index)] = slab.offset;
         continue;
       }
       request_of_slot[static_cast<size_t>(index)] = static_cast<int>(requests.size());
@@ -327,7 +405,7 @@ Status ExecutionPlan::allocate_arena() {
     const int r = request_of_slot[i];
     if (r < 0) continue;
     Slot& s = slots_[i];
-    s.arena_offset = mp.offsets[static_cast<size_t>(r)];
+    s.arena_offset = mp.offsets[static_cast<size_t>(r)] + offset_in_request[i];
     s.value = Tensor::borrow(s.dtype, s.shape, static_cast<uint8_t*>(arena_.get()) + s.arena_offset);
   }
   for (Slot& s : slots_) {

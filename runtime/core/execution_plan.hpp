@@ -75,6 +75,13 @@ class ExecutionPlan {
   // For a step whose output can be a view of its input (the Reshape family
   // on the CPU, both in the arena): that input's slot; else -1.
   int viewed_input(const Step& step, const std::vector<int>& request_of_slot) const;
+  // Where a slot sits inside a Concat's output when its producer writes it
+  // there in place (concat_slabs); concat_output -1 for every other slot.
+  struct ConcatSlab {
+    int concat_output = -1;
+    uint64_t offset = 0;  // bytes from the start of the Concat's output
+  };
+  std::vector<ConcatSlab> concat_slabs() const;
   // SessionOptions::max_arena_bytes: an error naming `bytes` and what they
   // are for when they pass the limit, checked before anything is allocated.
   Status check_memory_limit(uint64_t bytes, const std::string& what) const;

@@ -16,8 +16,12 @@ Status concat(KernelContext& ctx) {
   const std::vector<int64_t> out_strides = contiguous_strides(out.shape());
   auto* dst = static_cast<char*>(out.raw());
   for (const Tensor* in : ctx.inputs) {
-    StridedCopy copy{in->shape(), contiguous_strides(in->shape()), out_strides};
-    copy_strided(in->raw(), dst, elem_size, copy, *ctx.pool);
+    // The execution plan may have had the producer write it in place
+    // (ExecutionPlan::concat_slabs).
+    if (in->raw() != dst) {
+      StridedCopy copy{in->shape(), contiguous_strides(in->shape()), out_strides};
+      copy_strided(in->raw(), dst, elem_size, copy, *ctx.pool);
+    }
     dst += in->dim(*axis) * out_strides[static_cast<size_t>(*axis)] * static_cast<int64_t>(elem_size);
   }
   return {};

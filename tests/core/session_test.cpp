@@ -109,6 +109,72 @@ TEST(Session, ReshapesOfArenaTensorsAreViews) {
   EXPECT_EQ((*session)->plan_stats().unshared_bytes, 4u * 4096);
 }
 
+// Inputs of a Concat with only ones before its axis are written by their
+// producers straight into its output (ExecutionPlan::concat_slabs): a and b
+// into cat1, e into cat2. Not placed: a's second use in cat1 and its use in
+// cat2, the graph input x, the graph output o, cat2 itself in cat3 (it holds
+// slabs), anything in cat3 (a graph output) and cat4's inputs (two rows
+// before its axis). a is read after cat1's last reader (s1), so cat1's bytes
+// must stay reserved until then while t1 and t2 look for space.
+TEST(Session, ConcatInputsAreWrittenInPlace) {
+  GraphBuilder b;
+  auto concat = [&b](const std::vector<int>& inputs, int64_t axis) {
+    fb::AxisAttrsT a;
+    a.axis = axis;
+    return b.add_op(fb::OpType::Concat, inputs, a)[0];
+  };
+  int x = b.add_input("x", DType::F32, {1, 16});
+  int a = b.add_op(fb::OpType::Relu, {x})[0];
+  int n = b.add_op(fb::OpType::Neg, {x})[0];
+  int o = b.add_op(fb::OpType::Sigmoid, {x})[0];
+  int cat1 = concat({a, n, a, x, o}, 1);
+  int s1 = b.add_op(fb::OpType::Abs, {cat1})[0];
+  int t1 = b.add_op(fb::OpType::Exp, {x})[0];
+  int t2 = b.add_op(fb::OpType::Mul, {t1, t1})[0];
+  int e = b.add_op(fb::OpType::Add, {a, t2})[0];
+  int cat2 = concat({a, e}, 1);
+  int cat3 = concat({s1, cat2}, 1);
+  int rows = b.add_op(fb::OpType::Reshape, {x, b.add_constant("s", Tensor::from_vector<int64_t>({2}, {2, 8}))})[0];
+  int p = b.add_op(fb::OpType::Relu, {rows})[0];
+  int q = b.add_op(fb::OpType::Neg, {p})[0];
+  int cat4 = concat({p, q}, 1);
+  b.mark_output(cat3, "cat3");
+  b.mark_output(cat4, "cat4");
+  b.mark_output(o, "o");
+  auto session = Session::create(test::load_built(b, "test.mote"), {.threads = 2});
+  ASSERT_TRUE(session.ok()) << session.status().to_string();
+  std::vector<float> xs(16);
+  for (size_t i = 0; i < xs.size(); ++i) xs[i] = static_cast<float>(static_cast<int>(i % 5) - 2) * 0.5f;
+  auto out = (*session)->run({Tensor::from_vector<float>({1, 16}, xs)});
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  ASSERT_EQ((*out)[0].shape(), (Shape{1, 112}));
+  ASSERT_EQ((*out)[1].shape(), (Shape{2, 16}));
+  std::vector<double> want3, want4;
+  auto sigmoid = [](double v) { return 1.0 / (1.0 + std::exp(-v)); };
+  for (int part = 0; part < 5; ++part) {
+    for (float v : xs) {
+      const double values[5] = {std::max(v, 0.0f), -v, std::max(v, 0.0f), v, sigmoid(v)};
+      want3.push_back(std::abs(values[part]));
+    }
+  }
+  for (float v : xs) want3.push_back(std::max(v, 0.0f));
+  for (float v : xs) want3.push_back(std::max(v, 0.0f) + std::exp(2.0 * v));
+  for (int r = 0; r < 2; ++r) {
+    for (int part = 0; part < 2; ++part) {
+      for (int c = 0; c < 8; ++c) {
+        const double relu = std::max(xs[static_cast<size_t>(r * 8 + c)], 0.0f);
+        want4.push_back(part == 0 ? relu : -relu);
+      }
+    }
+  }
+  for (size_t i = 0; i < want3.size(); ++i) ASSERT_NEAR((*out)[0].data<float>()[i], want3[i], 1e-5) << i;
+  for (size_t i = 0; i < want4.size(); ++i) ASSERT_NEAR((*out)[1].data<float>()[i], want4[i], 1e-6) << i;
+  // Requests: cat1 (holding a and n, 320 bytes), s1 (320), t1, t2 (64
+  // each), cat2 (holding e, 128), rows, p and q (64 each); a, n and e take
+  // none of their own.
+  EXPECT_EQ((*session)->plan_stats().unshared_bytes, 320u + 320 + 64 + 64 + 128 + 3 * 64);
+}
+
 TEST(Session, FoldsShapeChainsAtPrepare) {
   // y = Reshape(x, Shape(x)) after Relu: the shape input is computable at
   // prepare, so only Relu and Reshape run.
