@@ -35,6 +35,7 @@
 #include "hwy/highway.h"
 #include "runtime/cpu/conv_depthwise.hpp"
 #include "runtime/cpu/padded_plane-inl.h"
+#include "runtime/cpu/simd_clamp-inl.h"
 #include "runtime/cpu/simd_store-inl.h"
 #include "runtime/cpu/transpose_simd.hpp"
 
@@ -64,7 +65,7 @@ constexpr int kMaxColumns = 4;
 // lanes at out + first (at most a whole vector).
 HWY_INLINE void StoreClamped(D d, V acc, V lo, V hi, float* HWY_RESTRICT out, int64_t first, int64_t valid) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  const V result = hn::Min(hn::Max(acc, lo), hi);
+  const V result = simd_clamp::HWY_NAMESPACE::ClampKeepingNaN(acc, lo, hi);
   if (first + lanes <= valid) {
     hn::StoreU(result, d, out + first);
     return;
@@ -327,7 +328,8 @@ HWY_INLINE void BlockedTile(D d, const PlaneConvShape& s, const float* HWY_RESTR
   const V hi = hn::Set(d, s.clamp_max);
   float* out = blocked_out + q * lanes;
 #define MOTE_DEPTHWISE_STORE(i) \
-  if constexpr (i < kCount) hn::StoreU(hn::Min(hn::Max(acc##i, lo), hi), d, out + i * lanes);
+  if constexpr (i < kCount)     \
+    hn::StoreU(simd_clamp::HWY_NAMESPACE::ClampKeepingNaN(acc##i, lo, hi), d, out + i * lanes);
   MOTE_FOR_EACH_ACCUMULATOR(MOTE_DEPTHWISE_STORE)
 #undef MOTE_DEPTHWISE_STORE
 }

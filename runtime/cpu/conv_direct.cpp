@@ -19,6 +19,7 @@
 #include "runtime/cpu/conv_direct.hpp"
 #include "runtime/cpu/padded_plane-inl.h"
 #include "runtime/cpu/plane_conv_shape.hpp"
+#include "runtime/cpu/simd_clamp-inl.h"
 #include "runtime/cpu/simd_store-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -75,7 +76,7 @@ HWY_INLINE void Tile(D d, const float* HWY_RESTRICT base, const int64_t* HWY_RES
     Unroll<kCols>([&](auto c) HWY_ATTR {
       const int64_t first = c() * lanes;
       if (first >= valid) return;
-      const V result = hn::Min(hn::Max(acc[r() * kCols + c()], lo), hi);
+      const V result = simd_clamp::HWY_NAMESPACE::ClampKeepingNaN(acc[r() * kCols + c()], lo, hi);
       simd_store::HWY_NAMESPACE::StoreFirstN(d, result, static_cast<size_t>(valid - first),
                                              out + r() * out_plane + first);
     });

@@ -26,6 +26,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
+#include "runtime/cpu/simd_clamp-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace mote::cpu::gemm_detail::HWY_NAMESPACE {
@@ -200,7 +201,7 @@ HWY_NOINLINE void MicroKernel(size_t kc, const float* HWY_RESTRICT a, const floa
       if (sp.epilogue) {
         x = hn::Add(hn::Add(x, row_bias), col_bias[v]);
         if (sp.residual) x = hn::Add(x, hn::LoadU(d, sp.residual + r * sp.ld_residual + v * L));
-        if (sp.clamp) x = hn::Min(hn::Max(x, lo), hi);
+        if (sp.clamp) x = simd_clamp::HWY_NAMESPACE::ClampKeepingNaN(x, lo, hi);
       }
       hn::StoreU(x, d, crow + v * L);
     }

@@ -110,12 +110,14 @@ TEST(Session, ReshapesOfArenaTensorsAreViews) {
 }
 
 // Inputs of a Concat with only ones before its axis are written by their
-// producers straight into its output (ExecutionPlan::concat_slabs): a and b
-// into cat1, e into cat2. Not placed: a's second use in cat1 and its use in
-// cat2, the graph input x, the graph output o, cat2 itself in cat3 (it holds
-// slabs), anything in cat3 (a graph output) and cat4's inputs (two rows
-// before its axis). a is read after cat1's last reader (s1), so cat1's bytes
-// must stay reserved until then while t1 and t2 look for space.
+// producers straight into its output (ExecutionPlan::concat_slabs): a and n
+// into cat1, e into cat2, z1 into cat5. Not placed: a's second use in cat1
+// and its use in cat2, the graph input x, the graph output o, anything in
+// cat3 (a graph output), cat4's inputs (two rows before its axis: placed,
+// the values would come out interleaved wrongly) and z2 (its slab starts 60
+// bytes in, off the arena's alignment). a is read after cat1's last reader
+// (s1), so cat1's bytes must stay reserved until then while t1 and t2 look
+// for space.
 TEST(Session, ConcatInputsAreWrittenInPlace) {
   GraphBuilder b;
   auto concat = [&b](const std::vector<int>& inputs, int64_t axis) {
@@ -138,16 +140,27 @@ TEST(Session, ConcatInputsAreWrittenInPlace) {
   int p = b.add_op(fb::OpType::Relu, {rows})[0];
   int q = b.add_op(fb::OpType::Neg, {p})[0];
   int cat4 = concat({p, q}, 1);
+  int z = b.add_input("z", DType::F32, {1, 15});
+  int cat5 = concat({b.add_op(fb::OpType::Relu, {z})[0], b.add_op(fb::OpType::Neg, {z})[0]}, 1);
   b.mark_output(cat3, "cat3");
-  b.mark_output(cat4, "cat4");
+  b.mark_output(b.add_op(fb::OpType::Abs, {cat4})[0], "cat4");
   b.mark_output(o, "o");
+  b.mark_output(b.add_op(fb::OpType::Abs, {cat5})[0], "cat5");
   auto session = Session::create(test::load_built(b, "test.mote"), {.threads = 2});
   ASSERT_TRUE(session.ok()) << session.status().to_string();
   std::vector<float> xs(16);
   for (size_t i = 0; i < xs.size(); ++i) xs[i] = static_cast<float>(static_cast<int>(i % 5) - 2) * 0.5f;
-  auto out = (*session)->run({Tensor::from_vector<float>({1, 16}, xs)});
+  std::vector<float> zs(15);
+  for (size_t i = 0; i < zs.size(); ++i) zs[i] = static_cast<float>(i) - 7.0f;
+  auto out = (*session)->run(
+      std::vector<Tensor>{Tensor::from_vector<float>({1, 16}, xs), Tensor::from_vector<float>({1, 15}, zs)});
   ASSERT_TRUE(out.ok()) << out.status().to_string();
   ASSERT_EQ((*out)[0].shape(), (Shape{1, 112}));
+  ASSERT_EQ((*out)[3].shape(), (Shape{1, 30}));
+  for (size_t i = 0; i < 30; ++i) {
+    const float v = zs[i % 15];
+    ASSERT_EQ((*out)[3].data<float>()[i], i < 15 ? std::max(v, 0.0f) : std::abs(v)) << i;
+  }
   ASSERT_EQ((*out)[1].shape(), (Shape{2, 16}));
   std::vector<double> want3, want4;
   auto sigmoid = [](double v) { return 1.0 / (1.0 + std::exp(-v)); };
@@ -163,16 +176,17 @@ TEST(Session, ConcatInputsAreWrittenInPlace) {
     for (int part = 0; part < 2; ++part) {
       for (int c = 0; c < 8; ++c) {
         const double relu = std::max(xs[static_cast<size_t>(r * 8 + c)], 0.0f);
-        want4.push_back(part == 0 ? relu : -relu);
+        want4.push_back(relu);  // |relu| and |-relu|
       }
     }
   }
   for (size_t i = 0; i < want3.size(); ++i) ASSERT_NEAR((*out)[0].data<float>()[i], want3[i], 1e-5) << i;
   for (size_t i = 0; i < want4.size(); ++i) ASSERT_NEAR((*out)[1].data<float>()[i], want4[i], 1e-6) << i;
   // Requests: cat1 (holding a and n, 320 bytes), s1 (320), t1, t2 (64
-  // each), cat2 (holding e, 128), rows, p and q (64 each); a, n and e take
-  // none of their own.
-  EXPECT_EQ((*session)->plan_stats().unshared_bytes, 320u + 320 + 64 + 64 + 128 + 3 * 64);
+  // each), cat2 (holding e, 128), rows, p and q (64 each), cat4 (128), cat5
+  // (holding z1, 120 rounded to 128) and z2 (60 rounded to 64); a, n, e and
+  // z1 take none of their own.
+  EXPECT_EQ((*session)->plan_stats().unshared_bytes, 320u + 320 + 64 + 64 + 128 + 3 * 64 + 128 + 128 + 64);
 }
 
 TEST(Session, FoldsShapeChainsAtPrepare) {

@@ -1,3 +1,4 @@
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -162,7 +163,60 @@ TEST(ConvOps, FewChannelsDirectCpuMatchesReference) {
       }
     }
     EXPECT_GT(checked, 150);
+    // Fused activations and residuals in the pass over finished rows, with
+    // batches (the residual's offset) and enough input rows to split the
+    // padding across tasks.
+    std::vector<fb::FusedActivationT> acts = all_fused_activations();
+    acts.emplace_back();  // none
+    for (const fb::FusedActivationT& act : acts) {
+      EXPECT_TRUE(check_conv({2, 3, 19, 23}, {6, 3, 3, 3}, true, conv_attrs({2, 2}, {1, 1, 1, 1}), &act, seed++));
+      const fb::ConvAttrsT attrs = conv_attrs({1, 1}, {1, 1, 1, 1});
+      fb::OpT op = with_fused(make_op(fb::OpType::Conv, attrs), act);
+      const Shape x = {2, 3, 17, 21}, w = {5, 3, 3, 3};
+      Inputs inputs = {random_tensor(DType::F32, x, seed), random_tensor(DType::F32, w, seed + 1),
+                       random_tensor(DType::F32, {5}, seed + 2)};
+      inputs.push_back(random_tensor(DType::F32, resolve_conv(attrs, x, w)->output_shape(), seed + 3));
+      SCOPED_TRACE("residual, fused " + fused_name(act));
+      expect_cpu_matches_reference(op, inputs, kRtol, kAtol);
+      seed += 4;
+    }
   });
+}
+
+// NaN inputs give NaN outputs on the direct, depthwise and GEMM paths, with
+// no activation (infinite bounds) and through Relu and Clip, as in the
+// reference.
+TEST(ConvOps, NaNPropagatesThroughEveryPath) {
+  fb::FusedActivationT relu;
+  relu.kind = fb::ActivationKind::Relu;
+  fb::FusedActivationT clip;
+  clip.kind = fb::ActivationKind::Clip;
+  clip.min = -1.0f;
+  clip.max = 1.0f;
+  struct Case {
+    Shape x, w;
+    fb::ConvAttrsT attrs;
+  };
+  const Case cases[] = {
+      {{1, 3, 9, 20}, {4, 3, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1})},           // direct
+      {{1, 8, 9, 20}, {8, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 8)},    // depthwise rows
+      {{1, 16, 5, 5}, {16, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 16)},  // depthwise blocks
+      {{1, 8, 9, 20}, {12, 8, 3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1})},          // im2col + GEMM
+  };
+  for (const Case& c : cases) {
+    const std::vector<const fb::FusedActivationT*> acts = {nullptr, &relu, &clip};
+    for (const fb::FusedActivationT* act : acts) {
+      fb::OpT op = make_op(fb::OpType::Conv, c.attrs);
+      if (act) op = with_fused(std::move(op), *act);
+      Tensor x = random_tensor(DType::F32, c.x, 3);
+      x.data<float>()[shape_numel(c.x) / 2] = std::numeric_limits<float>::quiet_NaN();
+      SCOPED_TRACE("X " + shape_to_string(c.x) + " W " + shape_to_string(c.w) +
+                   (act ? " fused " + fused_name(*act) : ""));
+      for_each_simd_target([&] {
+        expect_cpu_matches_reference(op, {x, random_tensor(DType::F32, c.w, 4)}, kRtol, kAtol);
+      });
+    }
+  }
 }
 
 // The row path leaves its zero margins in the thread's scratch for the next
