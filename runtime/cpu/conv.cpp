@@ -31,6 +31,7 @@
 #include "runtime/cpu/conv_winograd.hpp"
 #include "runtime/cpu/fused_epilogue.hpp"
 #include "runtime/cpu/gemm.hpp"
+#include "runtime/cpu/plane_conv_shape.hpp"
 #include "runtime/cpu/strided_copy.hpp"
 #include "runtime/cpu/thread_pool.hpp"
 #include "runtime/cpu/thread_scratch.hpp"
@@ -87,7 +88,7 @@ struct ConvState : KernelState {
 
 bool use_depthwise(const ConvGeometry& g) {
   return g.group == g.in_channels && g.out_channels == g.in_channels && g.spatial_rank <= 2 &&
-         depthwise_supports_stride(g.stride[2]);
+         plane_conv_supports_stride(g.stride[2]);
 }
 
 bool is_pointwise(const ConvGeometry& g) {

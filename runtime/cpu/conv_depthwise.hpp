@@ -30,9 +30,6 @@ struct DepthwiseScratch {
 // (conv.cpp says why).
 DepthwiseScratch& depthwise_scratch();
 
-// True when depthwise_plane handles this stride.
-inline bool depthwise_supports_stride(int64_t stride_w) { return stride_w == 1 || stride_w == 2; }
-
 // y[out_h, out_w] = bias + x[in_h, in_w] (*) w[kernel_h, kernel_w], clamped.
 // `scratch` holds the zero-padded input plane; it is resized as needed and can
 // be reused across calls on one thread.

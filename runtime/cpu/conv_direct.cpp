@@ -100,10 +100,9 @@ HWY_FLATTEN void DirectConvItems(const PlaneConvShape& s, int64_t channels, int6
   for (int64_t c = 0; c < channels; ++c) {
     for (int64_t kh = 0; kh < s.kernel_h; ++kh) {
       for (int64_t kw = 0; kw < s.kernel_w; ++kw) {
-        const int64_t column = kw * s.dilation_w;
-        const int64_t offset = s.stride_w == 1 ? column : (column & 1) * l.odd_half + (column >> 1);
         taps[static_cast<size_t>((c * s.kernel_h + kh) * s.kernel_w + kw)] =
-            c * l.floats() + kh * s.dilation_h * l.width + offset;
+            c * l.floats() + kh * s.dilation_h * l.width +
+            padded_plane::ColumnOffset(kw * s.dilation_w, s.stride_w, l.odd_half);
       }
     }
   }
@@ -153,7 +152,7 @@ HWY_EXPORT(DirectConvItems);
 
 bool direct_conv_applies(const ConvGeometry& g) {
   return g.group == 1 && g.in_channels <= kDirectConvMaxChannels && g.spatial_rank <= 2 &&
-         (g.stride[2] == 1 || g.stride[2] == 2);
+         plane_conv_supports_stride(g.stride[2]);
 }
 
 size_t direct_conv_pack_weights_size(const ConvGeometry& g) {

@@ -42,6 +42,11 @@ HWY_INLINE int64_t ColumnOffset(int64_t c, int64_t odd_half) {
   }
 }
 
+// ColumnOffset for a stride known only at run time (1 or 2).
+HWY_INLINE int64_t ColumnOffset(int64_t c, int64_t stride, int64_t odd_half) {
+  return stride == 1 ? ColumnOffset<1>(c, odd_half) : ColumnOffset<2>(c, odd_half);
+}
+
 template <class F, size_t... kI>
 HWY_INLINE void UnrollSequence(F&& f, std::index_sequence<kI...>) {
   (f(std::integral_constant<int, static_cast<int>(kI)>{}), ...);

@@ -21,6 +21,11 @@ struct PlaneConvShape {
   float clamp_min, clamp_max;
 };
 
+// Width strides the padded-plane layout serves (padded_plane-inl.h): rows are
+// split by column parity for stride 2 so that every tap of an output row is
+// one contiguous load; other strides would need a split per residue.
+inline bool plane_conv_supports_stride(int64_t stride_w) { return stride_w == 1 || stride_w == 2; }
+
 // The last two spatial dimensions of g (spatial_rank 1 or 2).
 inline PlaneConvShape plane_conv_shape(const ConvGeometry& g, float clamp_min, float clamp_max) {
   return {g.in_size[1],   g.in_size[2],   g.out_size[1],  g.out_size[2],  g.kernel[1], g.kernel[2], g.stride[1],

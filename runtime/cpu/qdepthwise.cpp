@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "runtime/cpu/conv_depthwise.hpp"
+#include "runtime/cpu/plane_conv_shape.hpp"
 #include "runtime/cpu/thread_pool.hpp"
 #include "runtime/cpu/thread_scratch.hpp"
 #include "runtime/ops/qlinear_conv.hpp"
@@ -23,7 +24,7 @@ namespace {
 void plane_sums(const ConvGeometry& g, const float* x, const float* taps, float* sums) {
   PlaneConvShape s =
       plane_conv_shape(g, -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::infinity());
-  if (depthwise_supports_stride(s.stride_w)) {
+  if (plane_conv_supports_stride(s.stride_w)) {
     depthwise_plane(s, x, taps, 0.0f, sums, depthwise_scratch());
     return;
   }

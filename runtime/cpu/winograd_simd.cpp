@@ -8,6 +8,7 @@
 #include <cstddef>
 
 #include "hwy/highway.h"
+#include "runtime/cpu/simd_clamp-inl.h"
 #include "runtime/cpu/simd_store-inl.h"
 #include "runtime/cpu/winograd_simd.hpp"
 
@@ -44,8 +45,11 @@ HWY_INLINE void OutputLine(V m0, V m1, V m2, V m3, V m4, V m5, V& o0, V& o1, V& 
   o3 = hn::Add(hn::MulAdd(hn::Set(d, 8.0f), e, b), m5);
 }
 
-// clamp(y + add, lo, hi): the bias and fused clamp of an output vector.
-HWY_INLINE V BiasClamp(V y, V add, V lo, V hi) { return hn::Min(hn::Max(hn::Add(y, add), lo), hi); }
+// clamp(y + add, lo, hi): the bias and fused clamp of an output vector (NaN
+// stays NaN, as in the other paths).
+HWY_INLINE V BiasClamp(V y, V add, V lo, V hi) {
+  return simd_clamp::HWY_NAMESPACE::ClampKeepingNaN(hn::Add(y, add), lo, hi);
+}
 
 // Stores v's first `count` lanes (all when count >= Lanes): the last vector
 // of tiles must not reach the next channel's, which another thread writes.

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <limits>
 #include <string>
 #include <vector>
@@ -216,6 +217,21 @@ TEST(ConvOps, NaNPropagatesThroughEveryPath) {
         expect_cpu_matches_reference(op, {x, random_tensor(DType::F32, c.w, 4)}, kRtol, kAtol);
       });
     }
+  }
+  // Winograd spreads one NaN over its whole tile (the reference only over
+  // the pixels it reaches), so its case is an input of NaN everywhere.
+  const Shape x = {1, 16, 16, 16}, w = {16, 16, 3, 3};
+  const fb::ConvAttrsT attrs = conv_attrs({1, 1}, {1, 1, 1, 1});
+  ASSERT_EQ(cpu::winograd_tile(*resolve_conv(attrs, x, w)), 4);
+  Tensor nan_x = random_tensor(DType::F32, x, 5);
+  std::fill_n(nan_x.data<float>(), shape_numel(x), std::numeric_limits<float>::quiet_NaN());
+  for (const fb::FusedActivationT* act : std::vector<const fb::FusedActivationT*>{nullptr, &relu, &clip}) {
+    fb::OpT op = make_op(fb::OpType::Conv, attrs);
+    if (act) op = with_fused(std::move(op), *act);
+    SCOPED_TRACE(std::string("Winograd") + (act ? " fused " + fused_name(*act) : ""));
+    for_each_simd_target([&] {
+      expect_cpu_matches_reference(op, {nan_x, random_tensor(DType::F32, w, 6)}, kRtol, kAtol);
+    });
   }
 }
 
