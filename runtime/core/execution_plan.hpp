@@ -53,6 +53,9 @@ class ExecutionPlan {
     Shape shape;
     bool shape_known = false;
     Tensor value;  // data view; owns it for folded constants, outputs, dynamics
+    // A graph output's storage from the last run, reused by the next one when
+    // the caller has let go of it (output_storage).
+    Tensor last_output;
     uint64_t arena_offset = 0;
   };
   struct Step {
@@ -67,6 +70,7 @@ class ExecutionPlan {
 
   ExecutionPlan(const Model& model, const fb::GraphT& graph, const SessionOptions& options);
   Status init_slots(const std::vector<Shape>& input_shapes);
+  Status output_storage(Slot& s);
   Status plan_op(int op_index, ThreadPool& pool);
   Status infer_shapes(const fb::OpT& op, bool use_values, std::vector<TensorInfo>& outputs) const;
   Status run_kernel(const fb::OpT& op, const CpuKernel& kernel, ThreadPool& pool, KernelState* state,

@@ -47,6 +47,46 @@ TEST(Session, OutputsSurviveTheNextRun) {
   EXPECT_EQ((*b)[0].data<float>()[0], 10.0f);
 }
 
+// A graph output's buffer is reused by the next run only once the caller
+// holds no Tensor sharing it (a copy or a reshaped view keeps it), and the
+// reused buffer gets the new run's values everywhere.
+TEST(Session, OutputBuffersAreReusedOnlyWhenReleased) {
+  auto session = Session::create(add_relu_model(), {.threads = 1});
+  ASSERT_TRUE(session.ok());
+  const auto run = [&](float v) {
+    auto out = (*session)->run({Tensor::from_vector<float>({2, 4}, std::vector<float>(8, v))});
+    EXPECT_TRUE(out.ok()) << out.status().to_string();
+    return std::move((*out)[0]);
+  };
+  const auto expect_values = [](const Tensor& y, float v) {
+    const float c[4] = {1, -2, 3, -4};
+    for (int i = 0; i < 8; ++i) EXPECT_EQ(y.data<float>()[i], std::max(0.0f, v + c[i % 4])) << i;
+  };
+  const void* first = nullptr;
+  {
+    Tensor y = run(5.0f);
+    first = y.raw();
+  }
+  // Were the buffer freed, this same-sized allocation would most likely take
+  // its address, so that the next check could not pass by chance.
+  const Tensor blocker = Tensor::zeros(DType::F32, {2, 4});
+  Tensor kept = run(7.0f);  // released: reuses the first run's buffer
+  EXPECT_EQ(kept.raw(), first);
+  expect_values(kept, 7.0f);
+  {
+    Tensor y = run(9.0f);  // `kept` is held: a new buffer
+    EXPECT_NE(y.raw(), first);
+    expect_values(y, 9.0f);
+  }
+  expect_values(kept, 7.0f);
+  // The last run's buffer, held only through a view.
+  const Tensor view = run(4.0f).reshaped({8});
+  Tensor y = run(6.0f);
+  EXPECT_NE(y.raw(), view.raw());
+  expect_values(y, 6.0f);
+  expect_values(view.reshaped({2, 4}), 4.0f);
+}
+
 TEST(Session, RejectsBadInputsWithClearErrors) {
   auto session = Session::create(add_relu_model());
   auto wrong_dtype = (*session)->run({Tensor::zeros(DType::I32, {1, 4})});

@@ -62,6 +62,9 @@ class MOTE_API Tensor {
   size_t bytes() const { return static_cast<size_t>(numel_) * dtype_size(dtype_); }
   bool empty() const { return data_ == nullptr && numel_ == 0; }
   bool owns_data() const { return storage_ != nullptr; }
+  // True when this tensor owns its storage and no other Tensor shares it
+  // (copies and reshaped() views share it).
+  bool sole_owner() const { return storage_ != nullptr && storage_.use_count() == 1; }
 
   void* raw() { return data_; }
   const void* raw() const { return data_; }
