@@ -528,6 +528,9 @@ Status ExecutionPlan::output_storage(Slot& s) {
     s.value = std::move(s.last_output);
     return {};
   }
+  // Released only after the new allocation, which so cannot take its address
+  // (tests tell reuse from a new buffer by the address).
+  const Tensor held = std::move(s.last_output);
   s.last_output = Tensor();
   return allocate(s.value, s.dtype, s.shape);
 }
@@ -565,8 +568,10 @@ Result<std::vector<Tensor>> ExecutionPlan::run(const std::vector<Tensor>& inputs
   std::vector<Tensor> outputs;
   for (int32_t index : g.outputs) {
     Slot& s = slots_[static_cast<size_t>(index)];
-    // Outputs and dynamic tensors are fresh per run; anything else (an input
-    // or a constant passed straight through) is copied so the caller owns it.
+    // Outputs and dynamic tensors have storage of their own (an output's is
+    // reused only once the caller lets go of it, output_storage); anything
+    // else (an input or a constant passed straight through) is copied so the
+    // caller owns it.
     bool fresh = s.storage == Storage::kOutput || s.storage == Storage::kDynamic;
     outputs.push_back(fresh ? s.value : s.value.clone());
   }

@@ -1,6 +1,7 @@
 #include "mote/tensor.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -93,6 +94,30 @@ Tensor Tensor::zeros(DType dtype, Shape shape) {
   }
   t.data_ = t.storage_.get();
   return t;
+}
+
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define MOTE_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define MOTE_TSAN 1
+#endif
+
+bool Tensor::sole_owner() const {
+#if defined(MOTE_TSAN)
+  // ThreadSanitizer does not model the fence below and would report the new
+  // owner's writes as racing with the old owners' reads: never sole there.
+  return false;
+#else
+  if (!storage_ || storage_.use_count() != 1) return false;
+  // use_count() is a relaxed load. The fence pairs it with the release
+  // decrement each dropped copy made, ordering that copy's reads before our
+  // writes.
+  std::atomic_thread_fence(std::memory_order_acquire);
+  return true;
+#endif
 }
 
 Tensor Tensor::borrow(DType dtype, Shape shape, void* data) {

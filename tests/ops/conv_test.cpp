@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/cpu/conv_depthwise.hpp"
@@ -184,9 +185,9 @@ TEST(ConvOps, FewChannelsDirectCpuMatchesReference) {
   });
 }
 
-// NaN inputs give NaN outputs on the direct, depthwise and GEMM paths, with
-// no activation (infinite bounds) and through Relu and Clip, as in the
-// reference.
+// NaN inputs give NaN outputs on the direct, depthwise, GEMM and Winograd
+// (F(4) and F(2)) paths, with no activation (infinite bounds) and through
+// Relu and Clip, as in the reference.
 TEST(ConvOps, NaNPropagatesThroughEveryPath) {
   fb::FusedActivationT relu;
   relu.kind = fb::ActivationKind::Relu;
@@ -219,19 +220,21 @@ TEST(ConvOps, NaNPropagatesThroughEveryPath) {
     }
   }
   // Winograd spreads one NaN over its whole tile (the reference only over
-  // the pixels it reaches), so its case is an input of NaN everywhere.
-  const Shape x = {1, 16, 16, 16}, w = {16, 16, 3, 3};
+  // the pixels it reaches), so its cases are inputs of NaN everywhere.
   const fb::ConvAttrsT attrs = conv_attrs({1, 1}, {1, 1, 1, 1});
-  ASSERT_EQ(cpu::winograd_tile(*resolve_conv(attrs, x, w)), 4);
-  Tensor nan_x = random_tensor(DType::F32, x, 5);
-  std::fill_n(nan_x.data<float>(), shape_numel(x), std::numeric_limits<float>::quiet_NaN());
-  for (const fb::FusedActivationT* act : std::vector<const fb::FusedActivationT*>{nullptr, &relu, &clip}) {
-    fb::OpT op = make_op(fb::OpType::Conv, attrs);
-    if (act) op = with_fused(std::move(op), *act);
-    SCOPED_TRACE(std::string("Winograd") + (act ? " fused " + fused_name(*act) : ""));
-    for_each_simd_target([&] {
-      expect_cpu_matches_reference(op, {nan_x, random_tensor(DType::F32, w, 6)}, kRtol, kAtol);
-    });
+  const Shape w = {16, 16, 3, 3};
+  for (const auto& [x, tile] : std::vector<std::pair<Shape, int>>{{{1, 16, 16, 16}, 4}, {{1, 16, 8, 8}, 2}}) {
+    ASSERT_EQ(cpu::winograd_tile(*resolve_conv(attrs, x, w)), tile);
+    Tensor nan_x = random_tensor(DType::F32, x, 5);
+    std::fill_n(nan_x.data<float>(), shape_numel(x), std::numeric_limits<float>::quiet_NaN());
+    for (const fb::FusedActivationT* act : std::vector<const fb::FusedActivationT*>{nullptr, &relu, &clip}) {
+      fb::OpT op = make_op(fb::OpType::Conv, attrs);
+      if (act) op = with_fused(std::move(op), *act);
+      SCOPED_TRACE("Winograd F(" + std::to_string(tile) + ")" + (act ? " fused " + fused_name(*act) : ""));
+      for_each_simd_target([&] {
+        expect_cpu_matches_reference(op, {nan_x, random_tensor(DType::F32, w, 6)}, kRtol, kAtol);
+      });
+    }
   }
 }
 

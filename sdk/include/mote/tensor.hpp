@@ -63,8 +63,10 @@ class MOTE_API Tensor {
   bool empty() const { return data_ == nullptr && numel_ == 0; }
   bool owns_data() const { return storage_ != nullptr; }
   // True when this tensor owns its storage and no other Tensor shares it
-  // (copies and reshaped() views share it).
-  bool sole_owner() const { return storage_ != nullptr && storage_.use_count() == 1; }
+  // (copies and reshaped() views share it). Reads of the data through copies
+  // dropped on other threads happen before anything this thread does after
+  // a true result, so it may then overwrite the data.
+  bool sole_owner() const;
 
   void* raw() { return data_; }
   const void* raw() const { return data_; }
