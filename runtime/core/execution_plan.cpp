@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #include "runtime/core/half.hpp"
 #include "runtime/core/memory_planner.hpp"
@@ -530,8 +531,7 @@ Status ExecutionPlan::output_storage(Slot& s) {
   }
   // Released only after the new allocation, which so cannot take its address
   // (tests tell reuse from a new buffer by the address).
-  const Tensor held = std::move(s.last_output);
-  s.last_output = Tensor();
+  const Tensor released = std::exchange(s.last_output, Tensor());
   return allocate(s.value, s.dtype, s.shape);
 }
 
@@ -576,8 +576,8 @@ Result<std::vector<Tensor>> ExecutionPlan::run(const std::vector<Tensor>& inputs
     outputs.push_back(fresh ? s.value : s.value.clone());
   }
   for (Slot& s : slots_) {
-    if (s.storage == Storage::kOutput) s.last_output = std::move(s.value);
-    if (s.storage == Storage::kOutput || s.storage == Storage::kDynamic) s.value = Tensor();
+    if (s.storage == Storage::kOutput) s.last_output = std::exchange(s.value, Tensor());
+    if (s.storage == Storage::kDynamic) s.value = Tensor();
   }
   return outputs;
 }
