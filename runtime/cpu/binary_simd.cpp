@@ -337,11 +337,18 @@ HWY_EXPORT(GetBinaryRowFn);
 HWY_EXPORT(GetWhereRowFn);
 }  // namespace binary_simd
 
+// The dispatched names are looked up unqualified: a build for one target only
+// (HWY_COMPILE_ONLY_STATIC, for the smallest binary) expands the dispatch to
+// N_<TARGET>::name, which a qualified name would turn into the wrong namespace.
 BinaryRowFn binary_row_fn(BinaryFn fn, DType a, DType b) {
-  return HWY_DYNAMIC_DISPATCH(binary_simd::GetBinaryRowFn)(fn, a, b);
+  using namespace binary_simd;
+  return HWY_DYNAMIC_DISPATCH(GetBinaryRowFn)(fn, a, b);
 }
 
-WhereRowFn where_row_fn(size_t element_size) { return HWY_DYNAMIC_DISPATCH(binary_simd::GetWhereRowFn)(element_size); }
+WhereRowFn where_row_fn(size_t element_size) {
+  using namespace binary_simd;
+  return HWY_DYNAMIC_DISPATCH(GetWhereRowFn)(element_size);
+}
 
 }  // namespace mote::cpu
 #endif  // HWY_ONCE

@@ -158,7 +158,10 @@ namespace cast_simd {
 HWY_EXPORT(GetCastRowFn);
 }  // namespace cast_simd
 
-CastRowFn cast_row_fn(DType from, DType to) { return HWY_DYNAMIC_DISPATCH(cast_simd::GetCastRowFn)(from, to); }
+CastRowFn cast_row_fn(DType from, DType to) {
+  using namespace cast_simd;  // see binary_simd.cpp
+  return HWY_DYNAMIC_DISPATCH(GetCastRowFn)(from, to);
+}
 
 }  // namespace mote::cpu
 #endif  // HWY_ONCE

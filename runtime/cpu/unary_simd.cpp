@@ -155,7 +155,8 @@ HWY_EXPORT(UnaryF32);
 
 void unary_f32(UnaryFn fn, const UnaryParams& params, const float* x, float* y, int64_t n) {
   if (n <= 0) return;
-  HWY_DYNAMIC_DISPATCH(unary_simd::UnaryF32)(fn, params, x, y, n);
+  using namespace unary_simd;  // see binary_simd.cpp
+  HWY_DYNAMIC_DISPATCH(UnaryF32)(fn, params, x, y, n);
 }
 
 bool unary_is_transcendental(UnaryFn fn) {
