@@ -42,11 +42,21 @@ int sole_reader(const Graph& g, const std::vector<std::vector<int>>& consumers, 
   return readers.size() == 1 && !g.is_output(v) ? readers[0] : -1;
 }
 
-// A per-tensor Q/DQ: constant one-element scale, constant (or absent)
+// Scales a quantised op can use: every one finite and above 0 (a damaged
+// file may hold anything, and a NaN scale would reach an int conversion).
+bool usable_scales(const Tensor& scales) {
+  for (double s : scales.to_doubles()) {
+    if (!(std::isfinite(s) && s > 0)) return false;
+  }
+  return true;
+}
+
+// A per-tensor Q/DQ: constant one-element usable scale, constant (or absent)
 // 8-bit zero point.
 bool per_tensor_8bit(const Graph& g, const fb::OpT& q) {
   const Value* scale = constant_input(g, q, 1);
   if (!scale || scale->data->numel() != 1 || scale->data->dtype() != DType::F32) return false;
+  if (!usable_scales(*scale->data)) return false;
   if (q.inputs.size() < 3 || q.inputs[2] < 0) return true;
   const Value* zero = constant_input(g, q, 2);
   return zero && zero->data->numel() == 1 && is_8bit(zero->data->dtype());
@@ -74,6 +84,7 @@ std::string match(const Graph& g, const fb::OpT& conv, const std::vector<int>& p
   if (has_attrs<fb::QuantizeAttrsT>(*m.dq_w) && attrs<fb::QuantizeAttrsT>(*m.dq_w).block_size != 0) return "blocked weights";
   const Value* w_scale = constant_input(g, *m.dq_w, 1);
   if (!w_scale || w_scale->data->dtype() != DType::F32) return "weight scale not constant";
+  if (!usable_scales(*w_scale->data)) return "weight scales not finite and positive";
   const int64_t out_channels = w->data->dim(0);
   if (w_scale->data->numel() != 1 && (w_scale->data->numel() != out_channels ||
                                       (has_attrs<fb::QuantizeAttrsT>(*m.dq_w) && attrs<fb::QuantizeAttrsT>(*m.dq_w).axis != 0))) {
@@ -91,6 +102,10 @@ std::string match(const Graph& g, const fb::OpT& conv, const std::vector<int>& p
     const fb::OpT* dq_b = producer_of(g, producers, conv.inputs[2], fb::OpType::DequantizeLinear);
     if (!constant_bias && !(dq_b && constant_input(g, *dq_b, 0) && constant_input(g, *dq_b, 1))) {
       return "bias not constant";
+    }
+    const Tensor& bias = constant_bias ? *constant_input(g, conv, 2)->data : *constant_input(g, *dq_b, 1)->data;
+    for (double b : bias.to_doubles()) {
+      if (!std::isfinite(b)) return constant_bias ? "bias not finite" : "bias scale not finite";
     }
   }
   int next = sole_reader(g, consumers, conv.outputs[0]);

@@ -265,6 +265,49 @@ TEST(QuantizeInt8, ResidualConvWithOtherActivationStaysFloat) {
   EXPECT_EQ(c.result.quantize->kept_float.at("Conv: fused Sigmoid"), 1);
 }
 
+// A QDQ model (onnxruntime's quantize_static writes this form): x and y
+// through QuantizeLinear / DequantizeLinear, the Conv's weights int8 behind a
+// DequantizeLinear with per-channel scales `w_scales`.
+OnnxBuilder qdq_conv(const std::vector<float>& w_scales) {
+  const auto channels = static_cast<int64_t>(w_scales.size());
+  OnnxBuilder b(13);
+  b.input("x", DType::F32, {1, 3, 8, 8}).output("y");
+  std::vector<int8_t> codes(static_cast<size_t>(channels * 3 * 3 * 3));
+  for (size_t i = 0; i < codes.size(); ++i) codes[i] = static_cast<int8_t>(static_cast<int>(i * 37 % 255) - 127);
+  b.initializer("w_q", Tensor::from_vector<int8_t>({channels, 3, 3, 3}, codes));
+  b.initializer("w_scale", Tensor::from_vector<float>({channels}, w_scales));
+  b.initializer("b", random_f32({channels}, 7));
+  b.initializer("x_scale", Tensor::from_vector<float>({}, {0.02f}));
+  b.initializer("x_zero", Tensor::from_vector<uint8_t>({}, {128}));
+  b.initializer("y_scale", Tensor::from_vector<float>({}, {0.05f}));
+  b.initializer("y_zero", Tensor::from_vector<uint8_t>({}, {128}));
+  b.node("QuantizeLinear", {"x", "x_scale", "x_zero"}, {"x_q"});
+  b.node("DequantizeLinear", {"x_q", "x_scale", "x_zero"}, {"x_dq"});
+  set_attr(b.node("DequantizeLinear", {"w_q", "w_scale"}, {"w"}), "axis", int64_t{0});
+  set_attr(b.node("Conv", {"x_dq", "w", "b"}, {"c"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
+  b.node("QuantizeLinear", {"c", "y_scale", "y_zero"}, {"y_q"});
+  b.node("DequantizeLinear", {"y_q", "y_scale", "y_zero"}, {"y"});
+  return b;
+}
+
+// fold_qdq turns the QDQ Conv into QLinearConv, but not with a scale that is
+// NaN, infinite or 0 (a damaged file: the int32 bias would divide by it and
+// convert a NaN to int32); that Conv stays float and the log says why.
+TEST(FoldQdq, ConvWithUnusableWeightScalesStaysFloat) {
+  OnnxBuilder good = qdq_conv({0.01f, 0.02f});
+  Converted folded = convert(good);
+  ASSERT_TRUE(folded.model);
+  EXPECT_EQ(folded.count(fb::OpType::QLinearConv), 1);
+  EXPECT_EQ(folded.counter("fold_qdq", "Conv -> QLinearConv"), 1);
+  for (float bad : {std::nanf(""), INFINITY, 0.0f, -0.01f}) {
+    OnnxBuilder b = qdq_conv({0.01f, bad});
+    Converted c = convert(b);
+    ASSERT_TRUE(c.model) << bad;
+    EXPECT_EQ(c.count(fb::OpType::QLinearConv), 0) << bad;
+    EXPECT_EQ(c.counter("fold_qdq", "Conv left float: weight scales not finite and positive"), 1) << bad;
+  }
+}
+
 TEST(QuantizeInt8, MissingCalibrationFolderIsAnError) {
   OnnxBuilder b = conv_chain(false);
   Options o = quantized();

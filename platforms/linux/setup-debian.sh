@@ -5,6 +5,7 @@ set -euo pipefail
 
 APT_PACKAGES=(
   build-essential cmake pkg-config python3
+  lld                                       # a faster linker (CMakeLists.txt, MOTE_LLD)
   flatbuffers-compiler libflatbuffers-dev   # the .mote schema (flatc at build time)
   libhwy-dev                                # portable SIMD for the CPU kernels
   libcli11-dev                              # command lines of the tools

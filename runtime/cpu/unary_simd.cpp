@@ -87,10 +87,14 @@ HWY_INLINE V Apply(D d, V x, const UnaryParams& p) {
 }
 
 // Every function maps NaN to NaN; instruction-set min/max and the math
-// polynomials do not promise it, so it is restored here once for all.
+// polynomials do not promise it, so it is restored here once for all. The
+// functions see 0 in NaN lanes: Highway's portable (EMU128) Tanh and Expm1
+// convert their argument to int32, undefined behaviour for a NaN in C++
+// (clang's UBSan reports it).
 template <UnaryFn kFn>
 HWY_INLINE V ApplyKeepNaN(D d, V x, const UnaryParams& p) {
-  return hn::IfThenElse(hn::IsNaN(x), x, Apply<kFn>(d, x, p));
+  const auto nan = hn::IsNaN(x);
+  return hn::IfThenElse(nan, x, Apply<kFn>(d, hn::IfThenZeroElse(nan, x), p));
 }
 
 template <UnaryFn kFn>

@@ -104,8 +104,15 @@ Tensor random_tensor(DType dtype, Shape shape, uint32_t seed, double lo, double 
       case DType::F64: t.data<double>()[i] = v; break;
       case DType::I32: t.data<int32_t>()[i] = static_cast<int32_t>(std::floor(v)); break;
       case DType::I64: t.data<int64_t>()[i] = static_cast<int64_t>(std::floor(v)); break;
-      case DType::I8: t.data<int8_t>()[i] = static_cast<int8_t>(std::floor(v)); break;
-      case DType::U8: t.data<uint8_t>()[i] = static_cast<uint8_t>(std::floor(std::fabs(v))); break;
+      // Through int32: a double outside the 8-bit range converts to int8 or
+      // uint8 with undefined behaviour, an int32 wraps (as the values always
+      // did on x86-64).
+      case DType::I8:
+        t.data<int8_t>()[i] = static_cast<int8_t>(static_cast<int32_t>(std::floor(v)));
+        break;
+      case DType::U8:
+        t.data<uint8_t>()[i] = static_cast<uint8_t>(static_cast<int32_t>(std::floor(std::fabs(v))));
+        break;
       case DType::Bool: t.data<bool>()[i] = v > (lo + hi) / 2; break;
       case DType::F16: t.data<uint16_t>()[i] = 0; break;
     }

@@ -57,8 +57,11 @@ typedef enum mote_status {
   MOTE_OUT_OF_MEMORY = 6,
   MOTE_INTERNAL = 7,         /* a bug in Mote; please report it */
   MOTE_GPU_FAULT = 8,        /* the GPU failed (device lost, out of device memory) */
-  /* Not a status: makes every int value representable, so a value from a
-     newer library (or garbage) passed back in is not undefined behaviour. */
+  /* Not statuses: the two ends of int make every int value representable,
+     so a value from a newer library (or garbage) passed back in is not
+     undefined behaviour in C++, where an enum holds only the values its
+     enumerators' range spans. */
+  MOTE_STATUS_RANGE_MIN_ = -0x7fffffff - 1,
   MOTE_STATUS_RANGE_ = 0x7fffffff
 } mote_status;
 
@@ -72,7 +75,8 @@ typedef enum mote_dtype {
   MOTE_I64 = 5,
   MOTE_BOOL = 6,
   MOTE_F64 = 7,
-  /* Not a dtype: makes every int value representable (see mote_status). */
+  /* Not dtypes: every int value representable (see mote_status). */
+  MOTE_DTYPE_RANGE_MIN_ = -0x7fffffff - 1,
   MOTE_DTYPE_RANGE_ = 0x7fffffff
 } mote_dtype;
 
