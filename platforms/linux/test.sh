@@ -62,8 +62,8 @@ elif [ "${1:-}" = "--sanitize" ]; then
   # checks more (float-to-int conversions out of range, enum values): the
   # build took 945 s against GCC's ~1,500 s on CI's two cores, the tests
   # 319 s against 383 s (2026-11-29).
-  # The JNI library is left out: the JVM cannot load an instrumented library
-  # (platforms/android/CMakeLists.txt runs its test in other builds only).
+  # The JNI library is not built: its test runs in other builds only (the
+  # JVM cannot load an instrumented library, platforms/android/CMakeLists.txt).
   # allocator_may_return_null:
   # Mote reports a failed allocation as an error (the corrupted-model tests
   # ask for absurd sizes); ASan would otherwise abort before we can.

@@ -301,5 +301,34 @@ TEST(QLinearConvOps, RejectsBadParameters) {
   EXPECT_NE(out.status().message().find("w_scale has shape 2; expected one value or one per output channel (3)"), std::string::npos) << out.status().to_string();
 }
 
+// A scale that is NaN, infinite, 0 or negative is refused on every backend,
+// naming it (the requantisation would convert a NaN to int32).
+TEST(QLinearConvOps, RejectsUnusableScales) {
+  fb::OpT op = make_op(fb::OpType::QLinearConv, conv_attrs());
+  const Inputs good = {random_tensor(DType::U8, {1, 2, 3, 3}, 1, 0, 256),
+                       scalar_of(DType::F32, 0.1),
+                       scalar_of(DType::U8, 0),
+                       random_tensor(DType::I8, {3, 2, 1, 1}, 2, -128, 128),
+                       random_tensor(DType::F32, {3}, 3, 0.1, 0.2),
+                       scalar_of(DType::I8, 0),
+                       scalar_of(DType::F32, 0.1),
+                       scalar_of(DType::U8, 0)};
+  for (Impl impl : {Impl::kReference, Impl::kCpu}) {
+    ASSERT_TRUE(run_op(op, good, impl).ok());
+    for (double bad : {std::nan(""), HUGE_VAL, 0.0, -0.1}) {
+      for (auto [index, name] : {std::pair<size_t, std::string>{1, "x_scale"}, {4, "w_scale"}, {6, "y_scale"}}) {
+        Inputs inputs = good;
+        inputs[index] = index == 4 ? Tensor::from_vector<float>({3}, {0.1f, static_cast<float>(bad), 0.1f})
+                                   : scalar_of(DType::F32, bad);
+        auto out = run_op(op, inputs, impl);
+        ASSERT_FALSE(out.ok()) << name << " " << bad;
+        EXPECT_NE(out.status().message().find(name + " is "), std::string::npos) << out.status().to_string();
+        EXPECT_NE(out.status().message().find("scales must be finite and above 0"), std::string::npos)
+            << out.status().to_string();
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace mote::test
