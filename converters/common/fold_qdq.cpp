@@ -13,9 +13,11 @@
 // Left as they are (and folded to float weights later): Convs with a
 // residual input, per-channel activation scales, weights whose zero points
 // are not all 0, and any Conv whose float output has another reader.
+#include <algorithm>
 #include <cmath>
 
 #include "converters/common/passes.hpp"
+#include "runtime/ops/qlinear_conv.hpp"
 #include "runtime/ops/quantize.hpp"
 
 namespace mote::convert {
@@ -42,13 +44,11 @@ int sole_reader(const Graph& g, const std::vector<std::vector<int>>& consumers, 
   return readers.size() == 1 && !g.is_output(v) ? readers[0] : -1;
 }
 
-// Scales a quantised op can use: every one finite and above 0 (a damaged
-// file may hold anything, and a NaN scale would reach an int conversion).
+// Scales QLinearConv can use, every one (a damaged file may hold anything,
+// and a NaN scale would reach an int conversion here and in its kernels).
 bool usable_scales(const Tensor& scales) {
-  for (double s : scales.to_doubles()) {
-    if (!(std::isfinite(s) && s > 0)) return false;
-  }
-  return true;
+  const std::vector<double> values = scales.to_doubles();
+  return std::all_of(values.begin(), values.end(), usable_qlinear_scale);
 }
 
 // A per-tensor Q/DQ: constant one-element usable scale, constant (or absent)

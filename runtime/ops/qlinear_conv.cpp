@@ -6,7 +6,6 @@
 // before that.
 #include "runtime/ops/qlinear_conv.hpp"
 
-#include <cmath>
 #include <string>
 
 #include "runtime/core/shape_util.hpp"
@@ -104,7 +103,7 @@ Result<QLinearConvParams> read_qlinear_conv_params(const std::vector<const Tenso
   // converted to int32: a NaN there is undefined behaviour, and a scale of 0
   // or below has no meaning. Only a damaged or hand-made model has one.
   const auto check_scale = [](const char* name, float scale) -> Status {
-    if (std::isfinite(scale) && scale > 0) return {};
+    if (usable_qlinear_scale(scale)) return {};
     return invalid_argument(std::string(name) + " is " + std::to_string(scale) +
                             "; scales must be finite and above 0");
   };

@@ -15,6 +15,7 @@
 // One rounding, and no float tensor between two int8 convolutions.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -53,6 +54,11 @@ Status check_qlinear_conv_inputs(ShapeContext& ctx, int64_t out_channels, const 
 // The parameters' values; the shape function has checked their shapes.
 // `inputs` are the op's (null where omitted), their parameters with host
 // data: a kernel's, or a Vulkan plan's when they are constants.
+// A scale QLinearConv can requantise with: finite and above 0. Its kernels
+// refuse any other (read_qlinear_conv_params), and the converter folds a QDQ
+// Conv into QLinearConv only with such scales (converters/common/fold_qdq.cpp).
+inline bool usable_qlinear_scale(double scale) { return std::isfinite(scale) && scale > 0; }
+
 Result<QLinearConvParams> read_qlinear_conv_params(const std::vector<const Tensor*>& inputs, int64_t out_channels);
 inline Result<QLinearConvParams> read_qlinear_conv_params(const KernelContext& ctx, int64_t out_channels) {
   return read_qlinear_conv_params(ctx.inputs, out_channels);
