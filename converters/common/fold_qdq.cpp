@@ -62,6 +62,39 @@ bool per_tensor_8bit(const Graph& g, const fb::OpT& q) {
   return zero && zero->data->numel() == 1 && is_8bit(zero->data->dtype());
 }
 
+// Why the Conv's bias cannot become QLinearConv's int32 bias (int32_bias
+// below); empty when it can. A float constant, or a DequantizeLinear of a
+// constant with an f32 scale and zero point, each one value or one per
+// element, one element per output channel, all finite: a damaged file may
+// hold any count or type, and int32_bias indexes them per channel.
+std::string bias_problem(const Graph& g, const fb::OpT& conv, const std::vector<int>& producers,
+                         int64_t out_channels) {
+  if (const Value* b = constant_input(g, conv, 2)) {
+    if (b->data->numel() != out_channels) return "bias not one per output channel";
+    for (double v : b->data->to_doubles()) {
+      if (!std::isfinite(v)) return "bias not finite";
+    }
+    return "";
+  }
+  const fb::OpT* dq = producer_of(g, producers, conv.inputs[2], fb::OpType::DequantizeLinear);
+  const Value* q = dq ? constant_input(g, *dq, 0) : nullptr;
+  const Value* scale = dq ? constant_input(g, *dq, 1) : nullptr;
+  if (!q || !scale) return "bias not constant";
+  if (dq->inputs.size() > 2 && dq->inputs[2] >= 0 && !constant_input(g, *dq, 2)) return "bias not constant";
+  if (q->data->numel() != out_channels) return "bias not one per output channel";
+  if (scale->data->dtype() != DType::F32) return "bias scale not f32";
+  const Value* zero = dq->inputs.size() > 2 ? constant_input(g, *dq, 2) : nullptr;
+  for (const Value* v : {scale, zero}) {
+    if (v && v->data->numel() != 1 && v->data->numel() != out_channels) {
+      return "bias scale or zero point not per tensor or per channel";
+    }
+  }
+  for (double v : scale->data->to_doubles()) {
+    if (!std::isfinite(v)) return "bias scale not finite";
+  }
+  return "";
+}
+
 // Why this Conv stays float; empty when it folds.
 struct Match {
   const fb::OpT* dq_x = nullptr;
@@ -98,15 +131,8 @@ std::string match(const Graph& g, const fb::OpT& conv, const std::vector<int>& p
     return "weight zero point not constant";
   }
   if (conv.inputs.size() > 2 && conv.inputs[2] >= 0) {
-    const bool constant_bias = constant_input(g, conv, 2) != nullptr;
-    const fb::OpT* dq_b = producer_of(g, producers, conv.inputs[2], fb::OpType::DequantizeLinear);
-    if (!constant_bias && !(dq_b && constant_input(g, *dq_b, 0) && constant_input(g, *dq_b, 1))) {
-      return "bias not constant";
-    }
-    const Tensor& bias = constant_bias ? *constant_input(g, conv, 2)->data : *constant_input(g, *dq_b, 1)->data;
-    for (double b : bias.to_doubles()) {
-      if (!std::isfinite(b)) return constant_bias ? "bias not finite" : "bias scale not finite";
-    }
+    const std::string why = bias_problem(g, conv, producers, out_channels);
+    if (!why.empty()) return why;
   }
   int next = sole_reader(g, consumers, conv.outputs[0]);
   if (next < 0) return "float output read elsewhere";
@@ -134,7 +160,7 @@ int zero_point(Graph& g, const fb::OpT& q, DType dtype, const std::string& name)
 }
 
 // Bias as int32 at scale x_scale * w_scale[c] (QLinearConv's), from a float
-// constant or a dequantised one.
+// constant or a dequantised one (which bias_problem accepted).
 int int32_bias(Graph& g, const fb::OpT& conv, const std::vector<int>& producers, float x_scale,
                const Tensor& w_scale, int64_t out_channels) {
   const int b = conv.inputs[2];
@@ -142,15 +168,16 @@ int int32_bias(Graph& g, const fb::OpT& conv, const std::vector<int>& producers,
   if (const Value* v = constant_input(g, conv, 2)) {
     real = *v->data;
   } else {
+    // bias_problem checked the counts and the scale's type.
     const fb::OpT* dq = producer_of(g, producers, b, fb::OpType::DequantizeLinear);
-    const Tensor& q = *constant_input(g, *dq, 0)->data;
+    const std::vector<double> q = constant_input(g, *dq, 0)->data->to_doubles();
     const Tensor& s = *constant_input(g, *dq, 1)->data;
     const Value* z = constant_input(g, *dq, 2);
-    real = Tensor::zeros(DType::F32, q.shape());
-    for (int64_t c = 0; c < q.numel(); ++c) {
-      const double zc = z ? z->data->to_doubles()[static_cast<size_t>(s.numel() == 1 ? 0 : c)] : 0.0;
-      const double qc = q.to_doubles()[static_cast<size_t>(c)];
-      real.data<float>()[c] = static_cast<float>(s.data<float>()[s.numel() == 1 ? 0 : c] * (qc - zc));
+    const std::vector<double> zeros = z ? z->data->to_doubles() : std::vector<double>{0.0};
+    real = Tensor::zeros(DType::F32, {static_cast<int64_t>(q.size())});
+    for (size_t c = 0; c < q.size(); ++c) {
+      const double zc = zeros[zeros.size() == 1 ? 0 : c];
+      real.data<float>()[c] = static_cast<float>(s.data<float>()[s.numel() == 1 ? 0 : c] * (q[c] - zc));
     }
   }
   std::vector<int32_t> out(static_cast<size_t>(out_channels));
@@ -181,8 +208,10 @@ Status fold_qdq(Graph& graph, PassLog& log) {
       continue;
     }
     const fb::OpT& q = *graph.ops[static_cast<size_t>(m.quantize)];
-    const Tensor& w = *graph.values[static_cast<size_t>(m.dq_w->inputs[0])].data;
-    const Tensor& w_scale = *graph.values[static_cast<size_t>(m.dq_w->inputs[1])].data;
+    // Copies (they share the bytes), not references: zero_point below adds
+    // constants to graph.values, which may move every Value.
+    const int64_t out_channels = graph.values[static_cast<size_t>(m.dq_w->inputs[0])].data->dim(0);
+    const Tensor w_scale = *graph.values[static_cast<size_t>(m.dq_w->inputs[1])].data;
     const float x_scale = graph.values[static_cast<size_t>(m.dq_x->inputs[1])].data->data<float>()[0];
     const DType x_dtype = graph.values[static_cast<size_t>(m.dq_x->inputs[0])].dtype;  // used without a zero point
     const DType y_dtype = q.inputs.size() > 2 && q.inputs[2] >= 0
@@ -198,7 +227,7 @@ Status fold_qdq(Graph& graph, PassLog& log) {
                                q.inputs[1],
                                zero_point(graph, q, y_dtype, name + "/y_zero_point")};
     if (conv.inputs.size() > 2 && conv.inputs[2] >= 0) {
-      inputs.push_back(int32_bias(graph, conv, producers, x_scale, w_scale, w.dim(0)));
+      inputs.push_back(int32_bias(graph, conv, producers, x_scale, w_scale, out_channels));
     }
     auto folded = std::make_unique<fb::OpT>();
     folded->type = fb::OpType::QLinearConv;

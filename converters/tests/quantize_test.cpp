@@ -268,7 +268,10 @@ TEST(QuantizeInt8, ResidualConvWithOtherActivationStaysFloat) {
 // A QDQ model (onnxruntime's quantize_static writes this form): x and y
 // through QuantizeLinear / DequantizeLinear, the Conv's weights int8 behind a
 // DequantizeLinear with per-channel scales `w_scales`.
-OnnxBuilder qdq_conv(const std::vector<float>& w_scales) {
+// A QDQ Conv with these weight scales (one per output channel); its bias is
+// a float constant, or with b_scales an int32 constant dequantised by them
+// (per channel when more than one, as a damaged file may have any count).
+OnnxBuilder qdq_conv(const std::vector<float>& w_scales, const std::vector<float>& b_scales = {}) {
   const auto channels = static_cast<int64_t>(w_scales.size());
   OnnxBuilder b(13);
   b.input("x", DType::F32, {1, 3, 8, 8}).output("y");
@@ -276,7 +279,14 @@ OnnxBuilder qdq_conv(const std::vector<float>& w_scales) {
   for (size_t i = 0; i < codes.size(); ++i) codes[i] = static_cast<int8_t>(static_cast<int>(i * 37 % 255) - 127);
   b.initializer("w_q", Tensor::from_vector<int8_t>({channels, 3, 3, 3}, codes));
   b.initializer("w_scale", Tensor::from_vector<float>({channels}, w_scales));
-  b.initializer("b", random_f32({channels}, 7));
+  if (b_scales.empty()) {
+    b.initializer("b", random_f32({channels}, 7));
+  } else {
+    b.initializer("b_q",
+                  Tensor::from_vector<int32_t>({channels}, std::vector<int32_t>(static_cast<size_t>(channels), 40)));
+    b.initializer("b_scale", Tensor::from_vector<float>({static_cast<int64_t>(b_scales.size())}, b_scales));
+    set_attr(b.node("DequantizeLinear", {"b_q", "b_scale"}, {"b"}), "axis", int64_t{0});
+  }
   b.initializer("x_scale", Tensor::from_vector<float>({}, {0.02f}));
   b.initializer("x_zero", Tensor::from_vector<uint8_t>({}, {128}));
   b.initializer("y_scale", Tensor::from_vector<float>({}, {0.05f}));
@@ -306,6 +316,21 @@ TEST(FoldQdq, ConvWithUnusableWeightScalesStaysFloat) {
     EXPECT_EQ(c.count(fb::OpType::QLinearConv), 0) << bad;
     EXPECT_EQ(c.counter("fold_qdq", "Conv left float: weight scales not finite and positive"), 1) << bad;
   }
+}
+
+// A dequantised bias folds into the int32 bias when its scales are one per
+// output channel; a count that matches nothing (a damaged file; int32_bias
+// indexed the scales per channel) keeps the Conv float, and says why.
+TEST(FoldQdq, DequantizedBiasNeedsOneScalePerChannel) {
+  OnnxBuilder good = qdq_conv({0.01f, 0.02f}, {0.0002f, 0.0004f});
+  Converted folded = convert(good);
+  ASSERT_TRUE(folded.model);
+  EXPECT_EQ(folded.count(fb::OpType::QLinearConv), 1);
+  OnnxBuilder bad = qdq_conv({0.01f, 0.02f}, {0.0002f, 0.0004f, 0.0008f});
+  Converted c = convert(bad);
+  ASSERT_TRUE(c.model);
+  EXPECT_EQ(c.count(fb::OpType::QLinearConv), 0);
+  EXPECT_EQ(c.counter("fold_qdq", "Conv left float: bias scale or zero point not per tensor or per channel"), 1);
 }
 
 TEST(QuantizeInt8, MissingCalibrationFolderIsAnError) {

@@ -36,12 +36,17 @@ HWY_INLINE hn::Vec<D> MapLanes(D d, hn::Vec<D> x, F f) {
   return hn::Load(d, lanes);
 }
 
-// e^x. Past 89, e^x overflows float anyway, so clamping there keeps hn::Exp
-// in its valid range and still yields +inf.
+// e^x for every float. hn::Exp takes [-FLT_MAX, 104]: past 89 e^x overflows
+// float anyway, so clamping there still yields +inf; below -105 it is 0 and
+// hn::Exp returns exactly 0 there (its own bound is -104), so -inf is clamped
+// too, since hn::Exp converts its argument to int32 first, which for -inf or
+// NaN is undefined behaviour in the portable (EMU128, scalar) targets. NaN
+// lanes see 0 and get their NaN back.
 template <class D>
 HWY_INLINE hn::Vec<D> Exp(D d, hn::Vec<D> x) {
-  const auto y = hn::Exp(d, hn::Min(x, hn::Set(d, 89.0f)));
-  return hn::IfThenElse(hn::IsNaN(x), x, y);
+  const auto nan = hn::IsNaN(x);
+  const auto in_range = hn::Min(hn::Max(hn::IfThenZeroElse(nan, x), hn::Set(d, -105.0f)), hn::Set(d, 89.0f));
+  return hn::IfThenElse(nan, x, hn::Exp(d, in_range));
 }
 
 // ln(x), with ln(0) = -inf, ln(+inf) = +inf and NaN for x < 0.

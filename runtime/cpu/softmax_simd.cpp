@@ -7,14 +7,15 @@
 #include <cstddef>
 #include <cstring>
 
-#include "hwy/contrib/math/math-inl.h"
 #include "hwy/highway.h"
+#include "runtime/cpu/simd_math-inl.h"
 #include "runtime/cpu/softmax_simd.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace mote::cpu::simd {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
+namespace sm = mote::simd_math::HWY_NAMESPACE;
 
 using D = hn::ScalableTag<float>;
 using V = hn::Vec<D>;
@@ -24,6 +25,7 @@ constexpr size_t kSumBlock = 4096;
 
 // The last partial vector goes through a zero-padded copy so that every
 // element sees the same vector Exp (padding lanes are dropped, not summed).
+// sm::Exp, not hn::Exp: a masked logit is -inf and x - max may be NaN.
 float ExpShiftedSumSpan(const float* x, size_t n, float shift, float* y) {
   const D d;
   const size_t N = hn::Lanes(d);
@@ -31,8 +33,8 @@ float ExpShiftedSumSpan(const float* x, size_t n, float shift, float* y) {
   V a0 = hn::Zero(d), a1 = a0;
   size_t i = 0;
   for (; i + 2 * N <= n; i += 2 * N) {
-    const V e0 = hn::Exp(d, hn::Sub(hn::LoadU(d, x + i), s));
-    const V e1 = hn::Exp(d, hn::Sub(hn::LoadU(d, x + i + N), s));
+    const V e0 = sm::Exp(d, hn::Sub(hn::LoadU(d, x + i), s));
+    const V e1 = sm::Exp(d, hn::Sub(hn::LoadU(d, x + i + N), s));
     if (y) {
       hn::StoreU(e0, d, y + i);
       hn::StoreU(e1, d, y + i + N);
@@ -41,7 +43,7 @@ float ExpShiftedSumSpan(const float* x, size_t n, float shift, float* y) {
     a1 = hn::Add(a1, e1);
   }
   for (; i + N <= n; i += N) {
-    const V e = hn::Exp(d, hn::Sub(hn::LoadU(d, x + i), s));
+    const V e = sm::Exp(d, hn::Sub(hn::LoadU(d, x + i), s));
     if (y) hn::StoreU(e, d, y + i);
     a0 = hn::Add(a0, e);
   }
@@ -49,7 +51,7 @@ float ExpShiftedSumSpan(const float* x, size_t n, float shift, float* y) {
     float buffer[HWY_MAX_BYTES / sizeof(float)] = {};
     const size_t rest = n - i;
     std::memcpy(buffer, x + i, rest * sizeof(float));
-    const V e = hn::Exp(d, hn::Sub(hn::LoadU(d, buffer), s));
+    const V e = sm::Exp(d, hn::Sub(hn::LoadU(d, buffer), s));
     hn::StoreU(e, d, buffer);
     float tail = 0.0f;
     for (size_t j = 0; j < rest; ++j) {
@@ -77,7 +79,7 @@ void ExpShiftedAccumulate(const float* x, const float* shift, int64_t n, float* 
   const size_t count = static_cast<size_t>(n);
   size_t i = 0;
   for (; i + N <= count; i += N) {
-    const V e = hn::Exp(d, hn::Sub(hn::LoadU(d, x + i), hn::LoadU(d, shift + i)));
+    const V e = sm::Exp(d, hn::Sub(hn::LoadU(d, x + i), hn::LoadU(d, shift + i)));
     if (y) hn::StoreU(e, d, y + i);
     hn::StoreU(hn::Add(hn::LoadU(d, sum + i), e), d, sum + i);
   }
@@ -87,7 +89,7 @@ void ExpShiftedAccumulate(const float* x, const float* shift, int64_t n, float* 
     const size_t rest = count - i;
     std::memcpy(xs, x + i, rest * sizeof(float));
     std::memcpy(ss, shift + i, rest * sizeof(float));
-    hn::StoreU(hn::Exp(d, hn::Sub(hn::LoadU(d, xs), hn::LoadU(d, ss))), d, xs);
+    hn::StoreU(sm::Exp(d, hn::Sub(hn::LoadU(d, xs), hn::LoadU(d, ss))), d, xs);
     for (size_t j = 0; j < rest; ++j) {
       if (y) y[i + j] = xs[j];
       sum[i + j] += xs[j];

@@ -1,7 +1,9 @@
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "tests/support/op_test_util.hpp"
+#include "tests/support/simd_targets.hpp"
 
 namespace mote::test {
 namespace {
@@ -83,22 +85,47 @@ TEST(SoftmaxOps, LogSoftmaxReferenceMatchesNumpy) {
                       1e-6, 1e-7);
 }
 
-// A -inf logit (an attention mask) gets probability exactly 0 on both paths.
+// A -inf logit (an attention mask) gets probability exactly 0 on both paths,
+// on every SIMD target (the portable ones once converted -inf to int32 inside
+// the vector exponential, undefined behaviour that clang's UBSan reports).
 // x = np.array([0.5, -np.inf, 1.5]): softmax = [0.268941421, 0, 0.731058579],
 // log_softmax = [-1.313261688, -inf, -0.313261688]
 TEST(SoftmaxOps, MinusInfinityGivesZeroProbability) {
   const float inf = std::numeric_limits<float>::infinity();
   Tensor x = Tensor::from_vector<float>({3}, {0.5f, -inf, 1.5f});
-  for (Impl impl : {Impl::kReference, Impl::kCpu}) {
-    auto y = run_op(make_op(fb::OpType::Softmax), {x}, impl);
-    ASSERT_TRUE(y.ok()) << y.status().to_string();
-    expect_tensors_near((*y)[0], Tensor::from_vector<float>({3}, {0.268941421f, 0.0f, 0.731058579f}), 1e-6, 0,
-                        impl_name(impl));
-    auto z = run_op(make_op(fb::OpType::LogSoftmax), {x}, impl);
-    ASSERT_TRUE(z.ok()) << z.status().to_string();
-    expect_tensors_near((*z)[0], Tensor::from_vector<float>({3}, {-1.313261688f, -inf, -0.313261688f}), 1e-6, 0,
-                        impl_name(impl));
-  }
+  for_each_simd_target([&] {
+    for (Impl impl : {Impl::kReference, Impl::kCpu}) {
+      auto y = run_op(make_op(fb::OpType::Softmax), {x}, impl);
+      ASSERT_TRUE(y.ok()) << y.status().to_string();
+      expect_tensors_near((*y)[0], Tensor::from_vector<float>({3}, {0.268941421f, 0.0f, 0.731058579f}), 1e-6, 0,
+                          impl_name(impl));
+      auto z = run_op(make_op(fb::OpType::LogSoftmax), {x}, impl);
+      ASSERT_TRUE(z.ok()) << z.status().to_string();
+      expect_tensors_near((*z)[0], Tensor::from_vector<float>({3}, {-1.313261688f, -inf, -0.313261688f}), 1e-6, 0,
+                          impl_name(impl));
+    }
+  });
+}
+
+// A NaN logit, or a row that is all -inf (x - max is NaN), makes the whole
+// row NaN, as numpy's np.exp(x - x.max()) / sum does; the other row is
+// untouched. Rows of 19 cover full vectors and a tail on every target.
+TEST(SoftmaxOps, NaNAndAllMaskedRowsGiveNaN) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> values(3 * 19, 0.0f);
+  values[5] = nan;                                                      // row 0: one NaN
+  for (int i = 19; i < 38; ++i) values[static_cast<size_t>(i)] = -inf;  // row 1: all masked
+  const Tensor x = Tensor::from_vector<float>({3, 19}, values);         // row 2: all 0
+  for_each_simd_target([&] {
+    for (Impl impl : {Impl::kReference, Impl::kCpu}) {
+      auto y = run_op(make_op(fb::OpType::Softmax), {x}, impl);
+      ASSERT_TRUE(y.ok()) << y.status().to_string();
+      const float* p = (*y)[0].data<float>();
+      for (int i = 0; i < 38; ++i) EXPECT_TRUE(std::isnan(p[i])) << impl_name(impl) << " element " << i;
+      for (int i = 38; i < 57; ++i) EXPECT_NEAR(p[i], 1.0f / 19.0f, 1e-7f) << impl_name(impl) << " element " << i;
+    }
+  });
 }
 
 // Large logits: x - max must be taken before subtracting log(sum), or float
