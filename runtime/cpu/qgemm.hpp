@@ -35,7 +35,9 @@
 
 namespace mote::cpu {
 
-inline constexpr int64_t kQgemmPanelRows = 4;
+// Eight rows per panel of A: what the widest tile reads (AVX-512's; tiles of
+// four rows read half a panel).
+inline constexpr int64_t kQgemmPanelRows = 8;
 
 enum class QgemmFormat { kPairs, kQuads };
 
