@@ -267,8 +267,9 @@ bool TakesFixedPlane(const PlaneConvShape& s) {
 // across cache lines, were what limited the row copies. MobileNetV2-shaped
 // layers alone at 1 thread: 72 channels 56x56 stride 2 0.065 -> 0.055 ms,
 // 144 channels 56x56 stride 1 0.24 -> 0.21 ms.
-void DepthwisePlane(const PlaneConvShape& s, const float* x, const float* w, float bias, float* y,
-                    DepthwiseScratch& scratch) {
+template <class TS>
+void DepthwisePlaneFrom(const PlaneConvShape& s, const TS* x, int32_t zero, const float* w, float bias, float* y,
+                        DepthwiseScratch& scratch) {
   const padded_plane::Layout l = padded_plane::PaddedLayout(s);
   // Zero when unknown: no geometry has a width of 0.
   const std::array<int64_t, 8> geometry = {l.height, l.width,   l.odd_half, s.in_h,
@@ -276,7 +277,7 @@ void DepthwisePlane(const PlaneConvShape& s, const float* x, const float* w, flo
   const bool zeroed = scratch.zeroed_for == geometry;
   scratch.buffer.resize(static_cast<size_t>(l.floats()));
   float* padded = scratch.buffer.data();
-  padded_plane::PadRows(s, l, x, 0, s.in_h, zeroed, padded);
+  padded_plane::PadRows(s, l, x, zero, 0, s.in_h, zeroed, padded);
   scratch.zeroed_for = geometry;
 
   const bool fixed = TakesFixedPlane(s);
@@ -284,6 +285,20 @@ void DepthwisePlane(const PlaneConvShape& s, const float* x, const float* w, flo
     (fixed ? FixedPlane<1, 3> : Plane<1>)(s, padded, l.width, l.odd_half, w, bias, y);
   } else {
     (fixed ? FixedPlane<2, 3> : Plane<2>)(s, padded, l.width, l.odd_half, w, bias, y);
+  }
+}
+
+void DepthwisePlane(const PlaneConvShape& s, const float* x, const float* w, float bias, float* y,
+                    DepthwiseScratch& scratch) {
+  DepthwisePlaneFrom(s, x, 0, w, bias, y, scratch);
+}
+
+void DepthwisePlane8(const PlaneConvShape& s, const void* x, bool is_signed, int32_t zero, const float* w, float* y,
+                     DepthwiseScratch& scratch) {
+  if (is_signed) {
+    DepthwisePlaneFrom(s, static_cast<const int8_t*>(x), zero, w, 0.0f, y, scratch);
+  } else {
+    DepthwisePlaneFrom(s, static_cast<const uint8_t*>(x), zero, w, 0.0f, y, scratch);
   }
 }
 
@@ -392,12 +407,18 @@ HWY_AFTER_NAMESPACE();
 namespace mote::cpu {
 
 HWY_EXPORT(DepthwisePlane);
+HWY_EXPORT(DepthwisePlane8);
 HWY_EXPORT(DepthwiseLanes);
 HWY_EXPORT(DepthwiseChannelBlock);
 
 void depthwise_plane(const PlaneConvShape& s, const float* x, const float* w, float bias, float* y,
                      DepthwiseScratch& scratch) {
   HWY_DYNAMIC_DISPATCH(DepthwisePlane)(s, x, w, bias, y, scratch);
+}
+
+void depthwise_plane_8bit(const PlaneConvShape& s, const void* x, bool is_signed, int32_t zero, const float* w,
+                          float* y, DepthwiseScratch& scratch) {
+  HWY_DYNAMIC_DISPATCH(DepthwisePlane8)(s, x, is_signed, zero, w, y, scratch);
 }
 
 int64_t depthwise_block_channels() { return static_cast<int64_t>(HWY_DYNAMIC_DISPATCH(DepthwiseLanes)()); }

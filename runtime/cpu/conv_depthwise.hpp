@@ -36,6 +36,13 @@ DepthwiseScratch& depthwise_scratch();
 void depthwise_plane(const PlaneConvShape& s, const float* x, const float* w, float bias, float* y,
                      DepthwiseScratch& scratch);
 
+// The same for an 8-bit plane (int8 if is_signed, else uint8) less `zero`,
+// without bias: the int8 depthwise kernel's exact integer sums (qdepthwise.hpp),
+// the plane converted as it is padded. stride_w must be 1 or 2
+// (plane_conv_supports_stride).
+void depthwise_plane_8bit(const PlaneConvShape& s, const void* x, bool is_signed, int32_t zero, const float* w,
+                          float* y, DepthwiseScratch& scratch);
+
 // Whether depthwise_channel_block is the faster path for this shape.
 bool prefers_channel_blocks(const PlaneConvShape& s);
 

@@ -46,7 +46,7 @@ int64_t DirectConvPlaneFloats(const PlaneConvShape& s) { return padded_plane::Pa
 
 // Input rows [r0, r1) of one channel plane x into its padded plane.
 void DirectConvPadRows(const PlaneConvShape& s, const float* x, int64_t r0, int64_t r1, float* padded) {
-  padded_plane::PadRows(s, padded_plane::PaddedLayout(s), x, r0, r1, /*margins_zeroed=*/false, padded);
+  padded_plane::PadRows(s, padded_plane::PaddedLayout(s), x, /*zero=*/0, r0, r1, /*margins_zeroed=*/false, padded);
 }
 
 // kBlock output channels x kCols vectors of one output row. `base` is the

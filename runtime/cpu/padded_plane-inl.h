@@ -113,25 +113,57 @@ HWY_INLINE V LoadFirst(D d, const float* HWY_RESTRICT src, int64_t count) {
 #endif
 }
 
+// A row of the input as floats: float rows as they are (`zero` unused);
+// the int8 depthwise kernel's 8-bit rows (uint8_t or int8_t) less their
+// zero point, exact in float, so the padded plane it convolves is made in
+// the same pass as the copy instead of a widened plane first.
+template <class TS>
+HWY_INLINE V LoadRow(D d, const TS* HWY_RESTRICT src, int32_t zero) {
+  if constexpr (std::is_same_v<TS, float>) {
+    (void)zero;
+    return hn::LoadU(d, src);
+  } else {
+    const hn::Rebind<TS, D> d8;
+    const hn::Rebind<int32_t, D> di;
+    return hn::ConvertTo(d, hn::Sub(hn::PromoteTo(di, hn::LoadU(d8, src)), hn::Set(di, zero)));
+  }
+}
+
+// LoadRow of src[0, count) for count <= lanes, zeros after.
+template <class TS>
+HWY_INLINE V LoadRowFirst(D d, const TS* HWY_RESTRICT src, int64_t count, int32_t zero) {
+  if constexpr (std::is_same_v<TS, float>) {
+    (void)zero;
+    return LoadFirst(d, src, count);
+  } else {
+    HWY_ALIGN TS buffer[hn::MaxLanes(d)] = {};
+    std::copy(src, src + count, buffer);
+    // The lanes past count read 0 - zero: zero them again.
+    return hn::IfThenElseZero(hn::FirstN(d, static_cast<size_t>(count)), LoadRow(d, buffer, zero));
+  }
+}
+
 // Writes input row `src` at `dst` (pad_left floats into a padded row of
 // `padded_w`, a whole number of vectors), with zeros around it unless
 // `margins_zeroed` (they are from an earlier call).
-HWY_INLINE void PadRow(D d, const float* HWY_RESTRICT src, int64_t in_w, int64_t pad_left, int64_t padded_w, bool margins_zeroed,
-            float* HWY_RESTRICT dst) {
+template <class TS>
+HWY_INLINE void PadRow(D d, const TS* HWY_RESTRICT src, int32_t zero, int64_t in_w, int64_t pad_left,
+                       int64_t padded_w, bool margins_zeroed, float* HWY_RESTRICT dst) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   if (!margins_zeroed) ZeroOutside(d, dst, padded_w, pad_left, pad_left + in_w);
   float* data = dst + pad_left;
   int64_t c = 0;
-  for (; c + lanes <= in_w; c += lanes) hn::StoreU(hn::LoadU(d, src + c), d, data + c);
-  if (c < in_w) hn::StoreU(LoadFirst(d, src + c, in_w - c), d, data + c);
+  for (; c + lanes <= in_w; c += lanes) hn::StoreU(LoadRow(d, src + c, zero), d, data + c);
+  if (c < in_w) hn::StoreU(LoadRowFirst(d, src + c, in_w - c, zero), d, data + c);
 }
 
 // Writes input row `src` into a padded row split by parity: padded column
 // j = pad_left + c goes to (j & 1) * odd_half + j / 2 (odd_half a whole
 // number of vectors). Straight from the input: assembling the padded row
 // first and splitting that cost more than the convolution on 28x28 planes.
-HWY_INLINE void SplitRow(D d, const float* HWY_RESTRICT src, int64_t in_w, int64_t pad_left, int64_t odd_half,
-              bool margins_zeroed, float* HWY_RESTRICT dst) {
+template <class TS>
+HWY_INLINE void SplitRow(D d, const TS* HWY_RESTRICT src, int32_t zero, int64_t in_w, int64_t pad_left,
+                         int64_t odd_half, bool margins_zeroed, float* HWY_RESTRICT dst) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   // Padded column j = pad_left + c sits at j / 2 in the half of j's parity.
   if (!margins_zeroed) {
@@ -147,9 +179,9 @@ HWY_INLINE void SplitRow(D d, const float* HWY_RESTRICT src, int64_t in_w, int64
     // The last columns as whole vectors still, zeros past the row landing on
     // the right margin (odd_half leaves room for them).
     const int64_t rest = in_w - c;
-    const V low = rest >= lanes ? hn::LoadU(d, src + c) : LoadFirst(d, src + c, rest);
-    const V high = rest >= 2 * lanes ? hn::LoadU(d, src + c + lanes)
-                                     : LoadFirst(d, src + c + lanes, std::max<int64_t>(rest - lanes, 0));
+    const V low = rest >= lanes ? LoadRow(d, src + c, zero) : LoadRowFirst(d, src + c, rest, zero);
+    const V high = rest >= 2 * lanes ? LoadRow(d, src + c + lanes, zero)
+                                     : LoadRowFirst(d, src + c + lanes, std::max<int64_t>(rest - lanes, 0), zero);
 #if HWY_TARGET == HWY_SCALAR
     hn::StoreU(low, d, even_cols + c / 2);
     hn::StoreU(high, d, odd_cols + c / 2);
@@ -160,20 +192,21 @@ HWY_INLINE void SplitRow(D d, const float* HWY_RESTRICT src, int64_t in_w, int64
   }
 }
 
-// Input rows [r0, r1) of plane x into `padded` (laid out as l), with the
-// padding rows above and below when the range reaches them. The zeros around
-// the data are written unless `margins_zeroed` (they are from an earlier call
-// on the same layout).
-HWY_INLINE void PadRows(const PlaneConvShape& s, const Layout& l, const float* HWY_RESTRICT x, int64_t r0, int64_t r1,
-                        bool margins_zeroed, float* HWY_RESTRICT padded) {
+// Input rows [r0, r1) of plane x (float, or 8-bit less `zero`) into
+// `padded` (laid out as l), with the padding rows above and below when the
+// range reaches them. The zeros around the data are written unless
+// `margins_zeroed` (they are from an earlier call on the same layout).
+template <class TS>
+HWY_INLINE void PadRows(const PlaneConvShape& s, const Layout& l, const TS* HWY_RESTRICT x, int32_t zero, int64_t r0,
+                        int64_t r1, bool margins_zeroed, float* HWY_RESTRICT padded) {
   const D d;
   if (!margins_zeroed && r0 == 0) std::fill(padded, padded + s.pad_top * l.width, 0.0f);
   for (int64_t r = r0; r < r1; ++r) {
     float* row = padded + (s.pad_top + r) * l.width;
     if (s.stride_w == 1) {
-      PadRow(d, x + r * s.in_w, s.in_w, s.pad_left, l.width, margins_zeroed, row);
+      PadRow(d, x + r * s.in_w, zero, s.in_w, s.pad_left, l.width, margins_zeroed, row);
     } else {
-      SplitRow(d, x + r * s.in_w, s.in_w, s.pad_left, l.odd_half, margins_zeroed, row);
+      SplitRow(d, x + r * s.in_w, zero, s.in_w, s.pad_left, l.odd_half, margins_zeroed, row);
     }
   }
   if (!margins_zeroed && r1 == s.in_h) {

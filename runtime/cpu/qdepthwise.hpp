@@ -1,15 +1,18 @@
 // int8 depthwise convolution (QLinearConv with one input channel per group,
 // any multiplier, 1-D or 2-D): each output channel is a small stencil over
 // one input plane, which the im2col + GEMM path would compute with a GEMM of
-// one row per group, mostly padding. Here each plane is widened once to
-// float less its zero point and run through the float depthwise kernel
-// (conv_depthwise.hpp, Highway) with the integer weights less theirs: every
-// product and partial sum is an integer below 2^24 (255 * 255 * 25 taps <
-// 2^21), so the float sums are the exact int32 ones. The int32 bias is added
-// after, and the sum requantised by qgemm's own store (qgemm_requantize_row:
-// float multiplier, round half to even, the fused clamp), so both paths give
-// the same outputs.
-// Widths with strides other than 1 and 2 take a plain int32 loop.
+// one row per group, mostly padding. Here the float depthwise kernel
+// (conv_depthwise.hpp, Highway) computes it with the integer weights less
+// their zero point, on the input less its zero point: the row path converts
+// each row to float as it pads it (depthwise_plane_8bit), narrow planes
+// widen a block of channels and take the channel-block path, as float
+// Convs do. Every product and partial sum is an integer below 2^24 (255 *
+// 255 * 25 taps < 2^21), so the float sums are the exact int32 ones. The
+// int32 bias is added after, and the sum requantised by qgemm's own store
+// (qgemm_requantize_row: float multiplier, round half to even, the fused
+// clamp), so both paths give the same outputs.
+// Widths with strides other than 1 and 2 take a plain loop over a widened
+// plane.
 #pragma once
 
 #include <cstdint>

@@ -15,6 +15,7 @@
 
 #include "hwy/highway.h"
 #include "runtime/cpu/qgemm.hpp"
+#include "runtime/cpu/simd_store-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 #if HWY_TARGET == HWY_AVX3_DL && defined(__GNUC__)
@@ -103,7 +104,6 @@ HWY_INLINE void StoreRow(D32 d, V32 sum, int32_t bias, float multiplier, const Q
   const DF df;
   const hn::Rebind<T, D32> dt;
   auto v = hn::Mul(hn::ConvertTo(df, hn::Add(sum, hn::Set(d, bias))), hn::Set(df, multiplier));
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   if (residual) {
     const V32 r = rq.residual_dtype == DType::I8 ? LoadResidual<int8_t>(d, residual, count)
                                                  : LoadResidual<uint8_t>(d, residual, count);
@@ -111,14 +111,21 @@ HWY_INLINE void StoreRow(D32 d, V32 sum, int32_t bias, float multiplier, const Q
                    v);
   }
   v = hn::Min(hn::Max(v, hn::Set(df, rq.lo)), hn::Set(df, rq.hi));
-  const auto q = hn::DemoteTo(dt, hn::Add(hn::NearestInt(v), hn::Set(d, rq.zero)));
-  if (count >= lanes) {
-    hn::StoreU(q, dt, out);
-  } else {
-    HWY_ALIGN T buffer[hn::MaxLanes(dt)];
-    hn::Store(q, dt, buffer);
-    std::memcpy(out, buffer, static_cast<size_t>(count) * sizeof(T));
-  }
+  // Round half to even and add the zero point: adding 1.5 * 2^23 (bits
+  // 0x4B400000) leaves round(v) in the low bits of the sum's mantissa, exact
+  // for |v| < 2^22, and v is within the 8-bit range now. NearestInt's
+  // overflow handling and the saturating DemoteTo (three packs and a
+  // permute on AVX-512) cost as much as the rest of a depthwise layer's
+  // store; the result is in T's range, so its low byte is the value (two's
+  // complement for int8).
+  const V32 q =
+      hn::Sub(hn::BitCast(d, hn::Add(v, hn::Set(df, 12582912.0f))), hn::Set(d, int32_t{0x4B400000} - rq.zero));
+  // U8FromU32, not TruncateTo: Highway 1.0.3's TruncateTo to bytes on
+  // AVX3_DL permutes dwords by byte indices (every lane but the first came
+  // out 0 in QLinearConvOps).
+  const hn::Rebind<uint32_t, D32> du32;
+  simd_store::HWY_NAMESPACE::StoreFirstN(dt, hn::BitCast(dt, hn::U8FromU32(hn::BitCast(du32, q))),
+                                         static_cast<size_t>(count), out);
 }
 
 // sum += the products of one lane group: two int16 pairs (kPairs) or, with

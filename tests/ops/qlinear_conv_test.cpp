@@ -49,16 +49,17 @@ TEST(QLinearConvOps, GeneralCpuMatchesReference) {
   };
   const std::vector<Variant> variants = {
       {{3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}), 3, 4},
-      {{3, 3}, conv_attrs({2, 2}, {0, 1, 2, 1}), 3, 5},          // asymmetric pads, stride 2
-      {{3, 3}, conv_attrs({3, 3}, {1, 1, 1, 1}), 3, 4},          // stride 3 (the gather's general stride)
-      {{3, 3}, conv_attrs({1, 1}, {2, 2, 2, 2}, {2, 2}), 2, 3},  // dilation
-      {{3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1}, {}, 2), 4, 6},   // groups
-      {{3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 8), 8, 8},   // depthwise (qdepthwise.cpp)
-      {{3, 3}, conv_attrs({2, 2}, {0, 0, 1, 1}, {}, 6), 6, 6},   // depthwise, stride 2, TFLite's SAME pads
-      {{3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 4), 4, 8},   // depthwise, multiplier 2
+      {{3, 3}, conv_attrs({2, 2}, {0, 1, 2, 1}), 3, 5},             // asymmetric pads, stride 2
+      {{3, 3}, conv_attrs({3, 3}, {1, 1, 1, 1}), 3, 4},             // stride 3 (the gather's general stride)
+      {{3, 3}, conv_attrs({1, 1}, {2, 2, 2, 2}, {2, 2}), 2, 3},     // dilation
+      {{3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1}, {}, 2), 4, 6},      // groups
+      {{3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 8), 8, 8},      // depthwise (qdepthwise.cpp)
+      {{3, 3}, conv_attrs({2, 2}, {0, 0, 1, 1}, {}, 6), 6, 6},      // depthwise, stride 2, TFLite's SAME pads
+      {{3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 4), 4, 8},      // depthwise, multiplier 2
       {{5, 5}, conv_attrs({1, 1}, {4, 4, 4, 4}, {2, 2}, 3), 3, 3},  // depthwise, dilated
-      {{3, 5}, conv_attrs({3, 1}, {1, 2, 0, 1}, {}, 5), 5, 5},   // depthwise, stride 3 x 1, uneven kernel
-      {{1, 1}, conv_attrs(), 33, 17},                            // pointwise, odd depth
+      {{3, 5}, conv_attrs({3, 1}, {1, 2, 0, 1}, {}, 5), 5, 5},      // depthwise, stride 3 x 1, uneven kernel
+      {{3, 3}, conv_attrs({1, 3}, {1, 1, 1, 1}, {}, 4), 4, 4},      // depthwise, width stride 3 (plain loop)
+      {{1, 1}, conv_attrs(), 33, 17},                               // pointwise, odd depth
       {{5, 5}, conv_attrs({1, 1}, {2, 2, 2, 2}), 2, 9},
   };
   const std::vector<QuantCase> cases = {
