@@ -63,10 +63,11 @@ bool per_tensor_8bit(const Graph& g, const fb::OpT& q) {
 }
 
 // Why the Conv's bias cannot become QLinearConv's int32 bias (int32_bias
-// below); empty when it can. A float constant, or a DequantizeLinear of a
-// constant with an f32 scale and zero point, each one value or one per
-// element, one element per output channel, all finite: a damaged file may
-// hold any count or type, and int32_bias indexes them per channel.
+// below); empty when it can. A float constant, or a DequantizeLinear of an
+// integer constant with an f32 scale and a zero point of its type, each one
+// value or one per element, one element per output channel, all finite: a
+// damaged file may hold any count or type, and int32_bias indexes them per
+// channel and converts the result to int32.
 std::string bias_problem(const Graph& g, const fb::OpT& conv, const std::vector<int>& producers,
                          int64_t out_channels) {
   if (const Value* b = constant_input(g, conv, 2)) {
@@ -84,6 +85,11 @@ std::string bias_problem(const Graph& g, const fb::OpT& conv, const std::vector<
   if (q->data->numel() != out_channels) return "bias not one per output channel";
   if (scale->data->dtype() != DType::F32) return "bias scale not f32";
   const Value* zero = dq->inputs.size() > 2 ? constant_input(g, *dq, 2) : nullptr;
+  // Integers, so every dequantised value is finite.
+  const DType q_dtype = q->data->dtype();
+  if ((q_dtype != DType::I32 && !is_8bit(q_dtype)) || (zero && zero->data->dtype() != q_dtype)) {
+    return "quantised bias or its zero point not of one integer type";
+  }
   for (const Value* v : {scale, zero}) {
     if (v && v->data->numel() != 1 && v->data->numel() != out_channels) {
       return "bias scale or zero point not per tensor or per channel";

@@ -9,10 +9,13 @@ namespace {
 
 #if defined(__x86_64__) || defined(__i386__)
 constexpr uint64_t kFlushBits = 0x8000 | 0x0040;  // MXCSR FTZ | DAZ
+constexpr uint64_t kRoundingBits = 0x6000;        // MXCSR RC (0: to nearest)
 #elif defined(__aarch64__)
-constexpr uint64_t kFlushBits = uint64_t{1} << 24;  // FPCR.FZ
+constexpr uint64_t kFlushBits = uint64_t{1} << 24;     // FPCR.FZ
+constexpr uint64_t kRoundingBits = uint64_t{3} << 22;  // FPCR.RMode (0: to nearest)
 #else
 constexpr uint64_t kFlushBits = 0;
+constexpr uint64_t kRoundingBits = 0;
 #endif
 
 }  // namespace
@@ -40,7 +43,7 @@ void set_fp_control(uint64_t value) {
 }
 
 FlushDenormalsScope::FlushDenormalsScope() : saved_(fp_control()) {
-  if (kFlushBits) set_fp_control(saved_ | kFlushBits);
+  if (kFlushBits) set_fp_control((saved_ | kFlushBits) & ~kRoundingBits);
 }
 
 FlushDenormalsScope::~FlushDenormalsScope() {

@@ -5,6 +5,8 @@
 // CPU backend before this mode). Session runs therefore treat subnormal
 // inputs and results as zero (x86 MXCSR FTZ and DAZ; arm64 FPCR.FZ), as
 // ncnn does by default; the reference backend keeps IEEE behaviour. The
+// same scope rounds to nearest whatever mode the application set: the int8
+// kernels' requantisation rounds by a float addition (qgemm.cpp). The
 // thread pool runs every task under its caller's mode.
 #pragma once
 
@@ -16,8 +18,8 @@ namespace mote::cpu {
 uint64_t fp_control();
 void set_fp_control(uint64_t value);
 
-// Sets flush-to-zero on the calling thread for its lifetime; restores the
-// previous mode after.
+// Sets flush-to-zero and round-to-nearest on the calling thread for its
+// lifetime; restores the previous mode after.
 class FlushDenormalsScope {
  public:
   FlushDenormalsScope();

@@ -4,10 +4,12 @@
 // one row per group, mostly padding. Here the float depthwise kernel
 // (conv_depthwise.hpp, Highway) computes it with the integer weights less
 // their zero point, on the input less its zero point: the row path converts
-// each row to float as it pads it (depthwise_plane_8bit), narrow planes
-// widen a block of channels and take the channel-block path, as float
-// Convs do. Every product and partial sum is an integer below 2^24 (255 *
-// 255 * 25 taps < 2^21), so the float sums are the exact int32 ones. The
+// each row to float as it pads it (depthwise_plane_8bit); with one output
+// channel per group, narrow outputs (prefers_channel_blocks) widen a block
+// of channels and take the channel-block path, as float Convs do. Every
+// product and partial sum is an integer below 2^24 (255 * 255 per tap; a
+// kernel of more than 258 taps takes the GEMM), so the float sums are the
+// exact int32 ones. The
 // int32 bias is added after, and the sum requantised by qgemm's own store
 // (qgemm_requantize_row: float multiplier, round half to even, the fused
 // clamp), so both paths give the same outputs.

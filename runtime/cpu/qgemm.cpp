@@ -12,17 +12,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "hwy/highway.h"
 #include "runtime/cpu/qgemm.hpp"
 #include "runtime/cpu/simd_store-inl.h"
 
 HWY_BEFORE_NAMESPACE();
-#if HWY_TARGET == HWY_AVX3_DL && defined(__GNUC__)
-// Highway 1.0's AVX3_DL names the 256-bit VEX form of VNNI only; the CPUs
-// of that target all have the 512-bit one too.
-#pragma GCC target("avx512vnni")
-#endif
 namespace mote::cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
@@ -113,19 +109,24 @@ HWY_INLINE void StoreRow(D32 d, V32 sum, int32_t bias, float multiplier, const Q
   v = hn::Min(hn::Max(v, hn::Set(df, rq.lo)), hn::Set(df, rq.hi));
   // Round half to even and add the zero point: adding 1.5 * 2^23 (bits
   // 0x4B400000) leaves round(v) in the low bits of the sum's mantissa, exact
-  // for |v| < 2^22, and v is within the 8-bit range now. NearestInt's
-  // overflow handling and the saturating DemoteTo (three packs and a
-  // permute on AVX-512) cost as much as the rest of a depthwise layer's
-  // store; the result is in T's range, so its low byte is the value (two's
-  // complement for int8).
-  const V32 q =
-      hn::Sub(hn::BitCast(d, hn::Add(v, hn::Set(df, 12582912.0f))), hn::Set(d, int32_t{0x4B400000} - rq.zero));
+  // for |v| < 2^22, and v is within the 8-bit range now (session runs round
+  // to nearest: denormals.hpp). NearestInt's overflow handling and the
+  // saturating DemoteTo (three packs and a permute on AVX-512) cost as much
+  // as the rest of a depthwise layer's store. int8 outputs are offset by 128
+  // into [0, 255], the range U8FromU32 takes on every target (EMU128's
+  // saturates; x86 and NEON keep the low byte), and their top bit flipped
+  // back after.
+  constexpr int32_t kOffset = std::is_same_v<T, int8_t> ? 128 : 0;
+  const V32 q = hn::Sub(hn::BitCast(d, hn::Add(v, hn::Set(df, 12582912.0f))),
+                        hn::Set(d, int32_t{0x4B400000} - rq.zero - kOffset));
   // U8FromU32, not TruncateTo: Highway 1.0.3's TruncateTo to bytes on
   // AVX3_DL permutes dwords by byte indices (every lane but the first came
   // out 0 in QLinearConvOps).
   const hn::Rebind<uint32_t, D32> du32;
-  simd_store::HWY_NAMESPACE::StoreFirstN(dt, hn::BitCast(dt, hn::U8FromU32(hn::BitCast(du32, q))),
-                                         static_cast<size_t>(count), out);
+  const hn::Rebind<uint8_t, D32> du8;
+  auto bytes = hn::U8FromU32(hn::BitCast(du32, q));
+  if constexpr (kOffset != 0) bytes = hn::Xor(bytes, hn::Set(du8, uint8_t{0x80}));
+  simd_store::HWY_NAMESPACE::StoreFirstN(dt, hn::BitCast(dt, bytes), static_cast<size_t>(count), out);
 }
 
 // sum += the products of one lane group: two int16 pairs (kPairs) or, with
@@ -138,7 +139,14 @@ HWY_INLINE V32 MulAdd(D32 d, V32 a, V32 b, V32 sum, V32& t) {
     (void)d;
     (void)t;
 #if HWY_TARGET == HWY_AVX3_DL
-    return V32{_mm512_dpbusd_epi32(sum.raw, b.raw, a.raw)};
+    // In asm: Highway 1.0's AVX3_DL target enables the 256-bit VEX form of
+    // VNNI only (the CPUs of that target all have the 512-bit one), so the
+    // intrinsic needs the feature added, which GCC's `#pragma GCC target`
+    // did and clang's compiler ignored (a clang build failed here). The asm
+    // measured as fast as GCC's intrinsic (mote_microbench Qgemm).
+    __m512i acc = sum.raw;
+    __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(b.raw), "v"(a.raw));
+    return V32{acc};
 #elif HWY_TARGET == HWY_AVX3
     const __m512i pairs = _mm512_maddubs_epi16(b.raw, a.raw);
     return V32{_mm512_add_epi32(sum.raw, _mm512_madd_epi16(pairs, _mm512_set1_epi16(1)))};
@@ -314,15 +322,37 @@ void InterleaveScalar(const QgemmGroupRows& src, int64_t n, int64_t count, int64
 #endif
 
 #if MOTE_QGEMM_ZIP_INTERLEAVE
-// Row i's 128 bits at column n, its masked columns replaced by `pad`.
-template <class D>
-HWY_INLINE hn::Vec<D> LoadGroupRow(D d, const QgemmGroupRows& src, int i, hn::Vec<D> pad, int64_t n) {
+// The rows of one depth group as local pointers (the caller's struct might
+// alias b for all the compiler knows, and it reloaded every pointer after
+// each store) and one 128-bit zip step over them.
+template <class T>
+struct GroupRows {
+  const T* HWY_RESTRICT rows[4];
+  const uint8_t* HWY_RESTRICT masks[4];
+  bool masked;  // any row has a mask
+};
+
+template <class T>
+GroupRows<T> LocalRows(const QgemmGroupRows& src, int count) {
+  GroupRows<T> g{};
+  for (int i = 0; i < count; ++i) {
+    g.rows[i] = static_cast<const T*>(src.rows[i]);
+    g.masks[i] = src.pad_masks[i];
+    g.masked = g.masked || src.pad_masks[i];
+  }
+  return g;
+}
+
+// Row i's 128 bits at column n, its masked columns replaced by `pad`
+// (kMasked: some row of the group has a mask).
+template <bool kMasked, class D>
+HWY_INLINE hn::Vec<D> LoadGroupRow(D d, const GroupRows<hn::TFromD<D>>& g, int i, hn::Vec<D> pad, int64_t n) {
   using T = hn::TFromD<D>;
-  const auto v = hn::LoadU(d, static_cast<const T*>(src.rows[i]) + n);
-  if (!src.pad_masks[i]) return v;
+  const auto v = hn::LoadU(d, g.rows[i] + n);
+  if (!kMasked || !g.masks[i]) return v;
   // One mask byte per column, widened to the row's lane size.
   const hn::Rebind<uint8_t, D> d8;
-  const auto bytes = hn::LoadU(d8, src.pad_masks[i] + n);
+  const auto bytes = hn::LoadU(d8, g.masks[i] + n);
   if constexpr (sizeof(T) == 1) {
     return hn::IfThenElse(hn::Ne(bytes, hn::Zero(d8)), pad, v);
   } else {
@@ -330,48 +360,70 @@ HWY_INLINE hn::Vec<D> LoadGroupRow(D d, const QgemmGroupRows& src, int i, hn::Ve
     return hn::IfThenElse(hn::RebindMask(d, hn::Ne(hn::PromoteTo(du, bytes), hn::Zero(du))), pad, v);
   }
 }
+
+// Columns [0, width) in steps of 16 (quads) or 8 (pairs); returns where it
+// stopped. The first and second half of a step go to their own places: a
+// panel of 8 columns (SSE4, NEON) ends in the middle, wider ones do not.
+template <bool kMasked>
+int64_t ZipQuads(const GroupRows<uint8_t>& g, uint8_t pad_value, int64_t width, int64_t k, int64_t groups,
+                 int64_t step, int32_t* HWY_RESTRICT b) {
+  const hn::FixedTag<uint8_t, 16> d8;
+  const hn::Repartition<uint16_t, decltype(d8)> d16;
+  const hn::Repartition<uint32_t, decltype(d8)> du32;
+  const hn::Repartition<int32_t, decltype(d8)> di32;
+  const auto pad = hn::Set(d8, pad_value);
+  int64_t n = 0;
+  for (; n + 16 <= width; n += 16) {
+    const auto r0 = LoadGroupRow<kMasked>(d8, g, 0, pad, n), r1 = LoadGroupRow<kMasked>(d8, g, 1, pad, n);
+    const auto r2 = LoadGroupRow<kMasked>(d8, g, 2, pad, n), r3 = LoadGroupRow<kMasked>(d8, g, 3, pad, n);
+    const auto lo01 = hn::ZipLower(d16, r0, r1), hi01 = hn::ZipUpper(d16, r0, r1);
+    const auto lo23 = hn::ZipLower(d16, r2, r3), hi23 = hn::ZipUpper(d16, r2, r3);
+    int32_t* HWY_RESTRICT first = b + qgemm_b_index(n, k, groups, step);
+    int32_t* HWY_RESTRICT second = b + qgemm_b_index(n + 8, k, groups, step);
+    hn::StoreU(hn::BitCast(di32, hn::ZipLower(du32, lo01, lo23)), di32, first);
+    hn::StoreU(hn::BitCast(di32, hn::ZipUpper(du32, lo01, lo23)), di32, first + 4);
+    hn::StoreU(hn::BitCast(di32, hn::ZipLower(du32, hi01, hi23)), di32, second);
+    hn::StoreU(hn::BitCast(di32, hn::ZipUpper(du32, hi01, hi23)), di32, second + 4);
+  }
+  return n;
+}
+
+template <bool kMasked>
+int64_t ZipPairs(const GroupRows<uint16_t>& g, uint16_t pad_value, int64_t width, int64_t k, int64_t groups,
+                 int64_t step, int32_t* HWY_RESTRICT b) {
+  const hn::FixedTag<uint16_t, 8> d16;
+  const hn::Repartition<uint32_t, decltype(d16)> du32;
+  const hn::Repartition<int32_t, decltype(d16)> di32;
+  const auto pad = hn::Set(d16, pad_value);
+  int64_t n = 0;
+  for (; n + 8 <= width; n += 8) {
+    const auto r0 = LoadGroupRow<kMasked>(d16, g, 0, pad, n), r1 = LoadGroupRow<kMasked>(d16, g, 1, pad, n);
+    int32_t* HWY_RESTRICT first = b + qgemm_b_index(n, k, groups, step);
+    hn::StoreU(hn::BitCast(di32, hn::ZipLower(du32, r0, r1)), di32, first);
+    hn::StoreU(hn::BitCast(di32, hn::ZipUpper(du32, r0, r1)), di32, first + 4);
+  }
+  return n;
+}
 #endif
 
-void InterleaveB(QgemmFormat f, const QgemmGroupRows& src, int64_t width, int64_t k, int64_t groups, int32_t* b) {
+void InterleaveB(QgemmFormat f, const QgemmGroupRows& src, int64_t width, int64_t k, int64_t groups,
+                 int32_t* HWY_RESTRICT b) {
   const int64_t step = QgemmColumnStep();
   int64_t n = 0;
   if (f == QgemmFormat::kQuads) {
 #if MOTE_QGEMM_ZIP_INTERLEAVE
-    {
-      const hn::FixedTag<uint8_t, 16> d8;
-      const hn::Repartition<uint16_t, decltype(d8)> d16;
-      const hn::Repartition<uint32_t, decltype(d8)> du32;
-      const hn::Repartition<int32_t, decltype(d8)> di32;
-      const auto pad = hn::Set(d8, static_cast<uint8_t>(src.pad));
-      for (; n + 16 <= width; n += 16) {
-        const auto r0 = LoadGroupRow(d8, src, 0, pad, n), r1 = LoadGroupRow(d8, src, 1, pad, n);
-        const auto r2 = LoadGroupRow(d8, src, 2, pad, n), r3 = LoadGroupRow(d8, src, 3, pad, n);
-        const auto lo01 = hn::ZipLower(d16, r0, r1), hi01 = hn::ZipUpper(d16, r0, r1);
-        const auto lo23 = hn::ZipLower(d16, r2, r3), hi23 = hn::ZipUpper(d16, r2, r3);
-        hn::StoreU(hn::BitCast(di32, hn::ZipLower(du32, lo01, lo23)), di32, b + qgemm_b_index(n, k, groups, step));
-        hn::StoreU(hn::BitCast(di32, hn::ZipUpper(du32, lo01, lo23)), di32,
-                   b + qgemm_b_index(n + 4, k, groups, step));
-        hn::StoreU(hn::BitCast(di32, hn::ZipLower(du32, hi01, hi23)), di32,
-                   b + qgemm_b_index(n + 8, k, groups, step));
-        hn::StoreU(hn::BitCast(di32, hn::ZipUpper(du32, hi01, hi23)), di32,
-                   b + qgemm_b_index(n + 12, k, groups, step));
-      }
-    }
+    const GroupRows<uint8_t> g = LocalRows<uint8_t>(src, 4);
+    const auto pad = static_cast<uint8_t>(src.pad);
+    n = g.masked ? ZipQuads<true>(g, pad, width, k, groups, step, b)
+                 : ZipQuads<false>(g, pad, width, k, groups, step, b);
 #endif
     InterleaveScalar<4, uint8_t>(src, n, width - n, k, groups, step, b);
   } else {
 #if MOTE_QGEMM_ZIP_INTERLEAVE
-    {
-      const hn::FixedTag<uint16_t, 8> d16;
-      const hn::Repartition<uint32_t, decltype(d16)> du32;
-      const hn::Repartition<int32_t, decltype(d16)> di32;
-      const auto pad = hn::Set(d16, static_cast<uint16_t>(src.pad));
-      for (; n + 8 <= width; n += 8) {
-        const auto r0 = LoadGroupRow(d16, src, 0, pad, n), r1 = LoadGroupRow(d16, src, 1, pad, n);
-        hn::StoreU(hn::BitCast(di32, hn::ZipLower(du32, r0, r1)), di32, b + qgemm_b_index(n, k, groups, step));
-        hn::StoreU(hn::BitCast(di32, hn::ZipUpper(du32, r0, r1)), di32, b + qgemm_b_index(n + 4, k, groups, step));
-      }
-    }
+    const GroupRows<uint16_t> g = LocalRows<uint16_t>(src, 2);
+    const auto pad = static_cast<uint16_t>(src.pad);
+    n = g.masked ? ZipPairs<true>(g, pad, width, k, groups, step, b)
+                 : ZipPairs<false>(g, pad, width, k, groups, step, b);
 #endif
     InterleaveScalar<2, uint16_t>(src, n, width - n, k, groups, step, b);
   }

@@ -36,12 +36,12 @@ HWY_INLINE hn::Vec<D> MapLanes(D d, hn::Vec<D> x, F f) {
   return hn::Load(d, lanes);
 }
 
-// e^x for every float. hn::Exp takes [-FLT_MAX, 104]: past 89 e^x overflows
-// float anyway, so clamping there still yields +inf; below -105 it is 0 and
-// hn::Exp returns exactly 0 there (its own bound is -104), so -inf is clamped
-// too, since hn::Exp converts its argument to int32 first, which for -inf or
-// NaN is undefined behaviour in the portable (EMU128, scalar) targets. NaN
-// lanes see 0 and get their NaN back.
+// e^x for every float. hn::Exp documents [-FLT_MAX, 104]: past 89 e^x
+// overflows float anyway, so clamping there still yields +inf; below -105 it
+// is 0, which hn::Exp returns there (its own bound is -104), so -inf is
+// clamped into the documented range too. hn::Exp converts its argument to
+// int32 first, which for NaN is undefined behaviour in the portable (EMU128,
+// scalar) targets: NaN lanes see 0 and get their NaN back.
 template <class D>
 HWY_INLINE hn::Vec<D> Exp(D d, hn::Vec<D> x) {
   const auto nan = hn::IsNaN(x);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cfenv>
 #include <cmath>
 
 #include "runtime/cpu/thread_pool.hpp"
@@ -33,6 +34,23 @@ TEST(Denormals, ScopeFlushesAndRestores) {
     EXPECT_EQ(tiny_product(), 0.0f);
   }
   EXPECT_EQ(std::fpclassify(tiny_product()), FP_SUBNORMAL);
+}
+
+// An application that rounds upward still gets round-to-nearest inside the
+// scope (the int8 requantisation rounds by a float addition), and its own
+// mode back after. 1 + 2^-24 is a tie between 1 and 1 + 2^-23.
+TEST(Denormals, ScopeRoundsToNearestAndRestores) {
+  if (!flush_supported()) GTEST_SKIP() << "no floating-point control on this architecture";
+  const int saved = std::fegetround();
+  ASSERT_EQ(std::fesetround(FE_UPWARD), 0);
+  volatile float one = 1.0f, half_ulp = 0x1p-24f;
+  EXPECT_EQ(one + half_ulp, 1.0f + 0x1p-23f);  // upward
+  {
+    FlushDenormalsScope scope;
+    EXPECT_EQ(one + half_ulp, 1.0f);  // the tie to even
+  }
+  EXPECT_EQ(one + half_ulp, 1.0f + 0x1p-23f);  // upward again
+  std::fesetround(saved);
 }
 
 TEST(Denormals, PoolTasksRunUnderTheCallersMode) {

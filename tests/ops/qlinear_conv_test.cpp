@@ -103,6 +103,37 @@ TEST(QLinearConvOps, OneDimensionalAndWideCpuMatchesReference) {
   EXPECT_TRUE(check_qlinear_conv({1, 256, 30, 30}, {8, 256, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}), QuantCase{}));
 }
 
+// Depthwise outputs wider than the channel-block path takes (14 columns on
+// 8- and 16-lane vectors), so the row paths run on every target: the float
+// kernel's rows converted from 8 bits as they are padded, at width strides 1
+// and 2 (rows split by parity), and the plain loop for stride 3; partial
+// vectors at each row's end; int8 and uint8 inputs and outputs.
+TEST(QLinearConvOps, DepthwiseRowPathsCpuMatchReference) {
+  struct Variant {
+    Shape x, w;
+    fb::ConvAttrsT attrs;
+  };
+  const std::vector<Variant> variants = {
+      {{1, 5, 9, 37}, {5, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 5)},  // stride 1, 37 columns
+      {{1, 4, 9, 70}, {4, 1, 3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1}, {}, 4)},  // stride 2, 35 columns
+      {{1, 3, 6, 61}, {3, 1, 5, 5}, conv_attrs({1, 2}, {2, 2, 2, 2}, {}, 3)},  // 5x5, stride 1 x 2, 31 columns
+      {{1, 4, 7, 95}, {4, 1, 3, 3}, conv_attrs({1, 3}, {1, 1, 1, 1}, {}, 4)},  // stride 3 (plain loop), 32 columns
+  };
+  const std::vector<QuantCase> cases = {
+      {DType::U8, DType::I8, DType::U8, true, true},
+      {DType::I8, DType::I8, DType::I8, false, false},
+      {DType::I8, DType::U8, DType::I8, true, true, DType::I8},  // a fused int8 residual
+  };
+  for_each_simd_target([&] {
+    for (size_t v = 0; v < variants.size(); ++v) {
+      for (size_t c = 0; c < cases.size(); ++c) {
+        EXPECT_TRUE(check_qlinear_conv(variants[v].x, variants[v].w, variants[v].attrs, cases[c], nullptr,
+                                       static_cast<uint32_t>(17 * v + c)));
+      }
+    }
+  });
+}
+
 // Stride 1 with the output the input's size: the patches are read in place
 // from shifted planes (qconv_patches.hpp), masked where a shift crosses the
 // image's left or right edge. Asymmetric pads, 1-D, kernels wider or taller
