@@ -85,7 +85,7 @@ std::string bias_problem(const Graph& g, const fb::OpT& conv, const std::vector<
   if (q->data->numel() != out_channels) return "bias not one per output channel";
   if (scale->data->dtype() != DType::F32) return "bias scale not f32";
   const Value* zero = dq->inputs.size() > 2 ? constant_input(g, *dq, 2) : nullptr;
-  // Integers, so every dequantised value is finite.
+  // Integers, so no dequantised value is NaN (int32_bias clamps the rest).
   const DType q_dtype = q->data->dtype();
   if ((q_dtype != DType::I32 && !is_8bit(q_dtype)) || (zero && zero->data->dtype() != q_dtype)) {
     return "quantised bias or its zero point not of one integer type";

@@ -65,6 +65,13 @@ Backend resolve_backend(Backend requested) {
   return Backend::kCpu;
 }
 
+// The optimised backends' kernels count subnormals as zero and round to
+// nearest (runtime/cpu/denormals.hpp), also where planning folds constants
+// by running them; the reference backend keeps the caller's IEEE mode.
+void enter_kernel_float_mode(Backend backend, std::optional<cpu::FlushDenormalsScope>& scope) {
+  if (backend != Backend::kReference) scope.emplace();
+}
+
 }  // namespace
 
 struct Session::Impl {
@@ -186,6 +193,8 @@ Status Session::prepare(const std::map<std::string, Shape>& input_shapes) {
     MOTE_RETURN_IF_ERROR(impl_->check_input(k, decl.dtype, shape));
     shapes.push_back(std::move(shape));
   }
+  std::optional<cpu::FlushDenormalsScope> float_mode;
+  enter_kernel_float_mode(impl_->options.backend, float_mode);
   return impl_->plan_for(shapes);
 }
 
@@ -205,11 +214,9 @@ Result<std::vector<Tensor>> Session::run(const std::vector<Tensor>& inputs) {
     MOTE_RETURN_IF_ERROR(impl_->check_input(k, inputs[k].dtype(), inputs[k].shape()));
     shapes.push_back(inputs[k].shape());
   }
+  std::optional<cpu::FlushDenormalsScope> float_mode;
+  enter_kernel_float_mode(impl_->options.backend, float_mode);
   MOTE_RETURN_IF_ERROR(impl_->plan_for(shapes));
-  // Subnormals count as zero in the optimised backends' kernels; the
-  // reference backend keeps IEEE arithmetic (runtime/cpu/denormals.hpp).
-  std::optional<cpu::FlushDenormalsScope> flush;
-  if (impl_->options.backend != Backend::kReference) flush.emplace();
   auto result = impl_->plan->run(inputs, *impl_->pool);
   if (!result.ok() && result.status().code() == StatusCode::kGpuFault) {
     // The CPU plan recomputes everything from the inputs: nothing the failed

@@ -114,7 +114,7 @@ HWY_INLINE void StoreRow(D32 d, V32 sum, int32_t bias, float multiplier, const Q
   // saturating DemoteTo (three packs and a permute on AVX-512) cost as much
   // as the rest of a depthwise layer's store. int8 outputs are offset by 128
   // into [0, 255], the range U8FromU32 takes on every target (EMU128's
-  // saturates; x86 and NEON keep the low byte), and their top bit flipped
+  // saturates; the others keep the low byte), and their top bit flipped
   // back after.
   constexpr int32_t kOffset = std::is_same_v<T, int8_t> ? 128 : 0;
   const V32 q = hn::Sub(hn::BitCast(d, hn::Add(v, hn::Set(df, 12582912.0f))),
@@ -363,7 +363,8 @@ HWY_INLINE hn::Vec<D> LoadGroupRow(D d, const GroupRows<hn::TFromD<D>>& g, int i
 
 // Columns [0, width) in steps of 16 (quads) or 8 (pairs); returns where it
 // stopped. The first and second half of a step go to their own places: a
-// panel of 8 columns (SSE4, NEON) ends in the middle, wider ones do not.
+// panel of 8 columns (SSSE3, SSE4; NEON for pairs) ends in the middle,
+// wider ones do not.
 template <bool kMasked>
 int64_t ZipQuads(const GroupRows<uint8_t>& g, uint8_t pad_value, int64_t width, int64_t k, int64_t groups,
                  int64_t step, int32_t* HWY_RESTRICT b) {

@@ -84,7 +84,8 @@ void qgemm_interleave_b(QgemmFormat f, const QgemmGroupRows& src, int64_t width,
 //   clamped to [lo, hi], out = round_half_even(v) + zero, saturated to the
 //   output type.
 // lo and hi are in output quanta relative to zero (so a plain u8 output with
-// zero z has lo = -z, hi = 255 - z; a fused Relu or Clip narrows them).
+// zero z has lo = -z, hi = 255 - z; a fused Relu or Clip narrows them), and
+// both within the output type's range: the store keeps the low byte.
 struct QRequantize {
   const int32_t* bias = nullptr;      // one per row, or null
   const float* multiplier = nullptr;  // one per row

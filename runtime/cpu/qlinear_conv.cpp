@@ -54,8 +54,10 @@ bool constant_inputs(const KernelContext& ctx) {
 // narrowed by a fused Relu or Clip; and the residual's parameters.
 Status output_range(const KernelContext& ctx, const QLinearConvParams& p, QRequantize& rq) {
   const bool is_signed = p.y_dtype == DType::I8;
-  rq.lo = static_cast<float>((is_signed ? -128 : 0) - p.y_zero);
-  rq.hi = static_cast<float>((is_signed ? 127 : 255) - p.y_zero);
+  const float type_lo = static_cast<float>((is_signed ? -128 : 0) - p.y_zero);
+  const float type_hi = static_cast<float>((is_signed ? 127 : 255) - p.y_zero);
+  rq.lo = type_lo;
+  rq.hi = type_hi;
   rq.zero = p.y_zero;
   rq.dtype = p.y_dtype;
   if (p.residual) {
@@ -68,8 +70,10 @@ Status output_range(const KernelContext& ctx, const QLinearConvParams& p, QRequa
   if (act->kind == fb::ActivationKind::Relu) {
     rq.lo = std::max(rq.lo, 0.0f);
   } else if (act->kind == fb::ActivationKind::Clip) {
-    rq.lo = std::max(rq.lo, act->min / p.y_scale);
-    rq.hi = std::min(rq.hi, act->max / p.y_scale);
+    // Both bounds stay inside the type's range, also for a Clip that lies
+    // wholly outside it (the store relies on it: qgemm.hpp).
+    rq.lo = std::min(std::max(rq.lo, act->min / p.y_scale), type_hi);
+    rq.hi = std::max(std::min(rq.hi, act->max / p.y_scale), type_lo);
   } else {
     return ctx.fail("QLinearConv fuses only Relu and Clip");
   }
