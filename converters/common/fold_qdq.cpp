@@ -51,6 +51,36 @@ bool usable_scales(const Tensor& scales) {
   return std::all_of(values.begin(), values.end(), usable_qlinear_scale);
 }
 
+// Weight scales a QLinearConv can take once the zeros among them are
+// replaced (pruned_channels_to_unit_scale): finite and positive, or exactly 0.
+bool foldable_weight_scales(const Tensor& scales) {
+  const std::vector<double> values = scales.to_doubles();
+  return std::all_of(values.begin(), values.end(), [](double v) { return v == 0.0 || usable_qlinear_scale(v); });
+}
+
+// A weight scale of exactly 0 (a pruned channel: its dequantised weights are
+// all 0, whatever they hold) becomes 1 with that channel's weights zeroed:
+// the same dequantised weights, and a scale QLinearConv's requantisation and
+// the int32 bias (which divides by it) can use, as onnxruntime's quantiser
+// writes such channels. Sets w and w_scale to the new constants, if any.
+void pruned_channels_to_unit_scale(Graph& g, const std::string& name, int& w, int& w_scale) {
+  const Tensor scales = *g.values[static_cast<size_t>(w_scale)].data;  // copies: add_derived_constant
+  const Tensor weights = *g.values[static_cast<size_t>(w)].data;       // may move every Value
+  const std::vector<double> s = scales.to_doubles();
+  if (std::none_of(s.begin(), s.end(), [](double v) { return v == 0.0; })) return;
+  const int64_t channels = weights.dim(0), per_channel = weights.numel() / channels;
+  Tensor unit_scales = Tensor::zeros(DType::F32, scales.shape());
+  Tensor kept = Tensor::zeros(DType::I8, weights.shape());
+  for (int64_t c = 0; c < channels; ++c) {
+    const size_t k = s.size() == 1 ? 0 : static_cast<size_t>(c);
+    if (s[k] == 0.0) continue;  // zeros already
+    std::copy_n(weights.data<int8_t>() + c * per_channel, per_channel, kept.data<int8_t>() + c * per_channel);
+  }
+  for (size_t k = 0; k < s.size(); ++k) unit_scales.data<float>()[k] = s[k] == 0.0 ? 1.0f : static_cast<float>(s[k]);
+  w = g.add_derived_constant(name + "/w_pruned_zeroed", std::move(kept));
+  w_scale = g.add_derived_constant(name + "/w_scale_pruned_unit", std::move(unit_scales));
+}
+
 // A per-tensor Q/DQ: constant one-element usable scale, constant (or absent)
 // 8-bit zero point.
 bool per_tensor_8bit(const Graph& g, const fb::OpT& q) {
@@ -123,7 +153,7 @@ std::string match(const Graph& g, const fb::OpT& conv, const std::vector<int>& p
   if (has_attrs<fb::QuantizeAttrsT>(*m.dq_w) && attrs<fb::QuantizeAttrsT>(*m.dq_w).block_size != 0) return "blocked weights";
   const Value* w_scale = constant_input(g, *m.dq_w, 1);
   if (!w_scale || w_scale->data->dtype() != DType::F32) return "weight scale not constant";
-  if (!usable_scales(*w_scale->data)) return "weight scales not finite and positive";
+  if (!foldable_weight_scales(*w_scale->data)) return "weight scales not finite and positive";
   const int64_t out_channels = w->data->dim(0);
   if (w_scale->data->numel() != 1 && (w_scale->data->numel() != out_channels ||
                                       (has_attrs<fb::QuantizeAttrsT>(*m.dq_w) && attrs<fb::QuantizeAttrsT>(*m.dq_w).axis != 0))) {
@@ -214,21 +244,24 @@ Status fold_qdq(Graph& graph, PassLog& log) {
       continue;
     }
     const fb::OpT& q = *graph.ops[static_cast<size_t>(m.quantize)];
+    const std::string name = conv.name;
+    int w_input = m.dq_w->inputs[0], w_scale_input = m.dq_w->inputs[1];
+    pruned_channels_to_unit_scale(graph, name, w_input, w_scale_input);
     // Copies (they share the bytes), not references: zero_point below adds
     // constants to graph.values, which may move every Value.
-    const int64_t out_channels = graph.values[static_cast<size_t>(m.dq_w->inputs[0])].data->dim(0);
-    const Tensor w_scale = *graph.values[static_cast<size_t>(m.dq_w->inputs[1])].data;
+    const int64_t out_channels = graph.values[static_cast<size_t>(w_input)].data->dim(0);
+    const Tensor w_scale = *graph.values[static_cast<size_t>(w_scale_input)].data;
     const float x_scale = graph.values[static_cast<size_t>(m.dq_x->inputs[1])].data->data<float>()[0];
     const DType x_dtype = graph.values[static_cast<size_t>(m.dq_x->inputs[0])].dtype;  // used without a zero point
-    const DType y_dtype = q.inputs.size() > 2 && q.inputs[2] >= 0
-                              ? graph.values[static_cast<size_t>(q.inputs[2])].data->dtype()
-                              : (has_attrs<fb::QuantizeAttrsT>(q) ? attrs<fb::QuantizeAttrsT>(q).output_dtype : DType::U8);
-    const std::string name = conv.name;
+    const DType y_dtype =
+        q.inputs.size() > 2 && q.inputs[2] >= 0
+            ? graph.values[static_cast<size_t>(q.inputs[2])].data->dtype()
+            : (has_attrs<fb::QuantizeAttrsT>(q) ? attrs<fb::QuantizeAttrsT>(q).output_dtype : DType::U8);
     std::vector<int> inputs = {m.dq_x->inputs[0],
                                m.dq_x->inputs[1],
                                zero_point(graph, *m.dq_x, x_dtype, name + "/x_zero_point"),
-                               m.dq_w->inputs[0],
-                               m.dq_w->inputs[1],
+                               w_input,
+                               w_scale_input,
                                zero_point(graph, *m.dq_w, DType::I8, name + "/w_zero_point"),
                                q.inputs[1],
                                zero_point(graph, q, y_dtype, name + "/y_zero_point")};

@@ -301,20 +301,37 @@ OnnxBuilder qdq_conv(const std::vector<float>& w_scales, const std::vector<float
 }
 
 // fold_qdq turns the QDQ Conv into QLinearConv, but not with a scale that is
-// NaN, infinite or 0 (a damaged file: the int32 bias would divide by it and
-// convert a NaN to int32); that Conv stays float and the log says why.
+// NaN, infinite or negative (a damaged file: the int32 bias would divide by
+// it and convert a NaN to int32); that Conv stays float and the log says why.
 TEST(FoldQdq, ConvWithUnusableWeightScalesStaysFloat) {
   OnnxBuilder good = qdq_conv({0.01f, 0.02f});
   Converted folded = convert(good);
   ASSERT_TRUE(folded.model);
   EXPECT_EQ(folded.count(fb::OpType::QLinearConv), 1);
   EXPECT_EQ(folded.counter("fold_qdq", "Conv -> QLinearConv"), 1);
-  for (float bad : {std::nanf(""), INFINITY, 0.0f, -0.01f}) {
+  for (float bad : {std::nanf(""), INFINITY, -0.01f}) {
     OnnxBuilder b = qdq_conv({0.01f, bad});
     Converted c = convert(b);
     ASSERT_TRUE(c.model) << bad;
     EXPECT_EQ(c.count(fb::OpType::QLinearConv), 0) << bad;
     EXPECT_EQ(c.counter("fold_qdq", "Conv left float: weight scales not finite and positive"), 1) << bad;
+  }
+}
+
+// A weight scale of exactly 0 is a pruned channel (its dequantised weights
+// are 0): it folds, with scale 1 and zeroed weights, and the int8 model
+// gives the float chain's outputs to within one output quantum (0.05) on
+// the reference and CPU backends, also for that channel (the bias alone).
+TEST(FoldQdq, PrunedChannelWithZeroScaleFolds) {
+  for (const std::vector<float>& scales : {std::vector<float>{0.01f, 0.0f}, std::vector<float>{0.0f}}) {
+    OnnxBuilder b = qdq_conv(scales);
+    Converted c = convert(b);
+    ASSERT_TRUE(c.model);
+    EXPECT_EQ(c.count(fb::OpType::QLinearConv), 1);
+    EXPECT_EQ(c.counter("fold_qdq", "Conv -> QLinearConv"), 1);
+    for (Backend backend : {Backend::kReference, Backend::kCpu}) {
+      expect_same_outputs(b, {random_f32({1, 3, 8, 8}, 77)}, 0.0501, {}, backend);
+    }
   }
 }
 
