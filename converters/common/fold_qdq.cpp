@@ -45,17 +45,13 @@ int sole_reader(const Graph& g, const std::vector<std::vector<int>>& consumers, 
 }
 
 // Scales QLinearConv can use, every one (a damaged file may hold anything,
-// and a NaN scale would reach an int conversion here and in its kernels).
-bool usable_scales(const Tensor& scales) {
+// and a NaN scale would reach an int conversion here and in its kernels);
+// with zero_ok, weight scales of exactly 0 too, which
+// pruned_channels_to_unit_scale replaces.
+bool usable_scales(const Tensor& scales, bool zero_ok = false) {
   const std::vector<double> values = scales.to_doubles();
-  return std::all_of(values.begin(), values.end(), usable_qlinear_scale);
-}
-
-// Weight scales a QLinearConv can take once the zeros among them are
-// replaced (pruned_channels_to_unit_scale): finite and positive, or exactly 0.
-bool foldable_weight_scales(const Tensor& scales) {
-  const std::vector<double> values = scales.to_doubles();
-  return std::all_of(values.begin(), values.end(), [](double v) { return v == 0.0 || usable_qlinear_scale(v); });
+  return std::all_of(values.begin(), values.end(),
+                     [zero_ok](double v) { return (zero_ok && v == 0.0) || usable_qlinear_scale(v); });
 }
 
 // A weight scale of exactly 0 (a pruned channel: its dequantised weights are
@@ -153,7 +149,7 @@ std::string match(const Graph& g, const fb::OpT& conv, const std::vector<int>& p
   if (has_attrs<fb::QuantizeAttrsT>(*m.dq_w) && attrs<fb::QuantizeAttrsT>(*m.dq_w).block_size != 0) return "blocked weights";
   const Value* w_scale = constant_input(g, *m.dq_w, 1);
   if (!w_scale || w_scale->data->dtype() != DType::F32) return "weight scale not constant";
-  if (!foldable_weight_scales(*w_scale->data)) return "weight scales not finite and positive";
+  if (!usable_scales(*w_scale->data, /*zero_ok=*/true)) return "weight scales not finite and positive";
   const int64_t out_channels = w->data->dim(0);
   if (w_scale->data->numel() != 1 && (w_scale->data->numel() != out_channels ||
                                       (has_attrs<fb::QuantizeAttrsT>(*m.dq_w) && attrs<fb::QuantizeAttrsT>(*m.dq_w).axis != 0))) {
