@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "runtime/core/half.hpp"
+#include "runtime/core/layout.hpp"
 #include "runtime/core/memory_planner.hpp"
 #include "runtime/core/registry.hpp"
 #include "runtime/core/shape_util.hpp"
@@ -105,6 +106,7 @@ Result<std::unique_ptr<ExecutionPlan>> ExecutionPlan::build(const Model& model, 
     MOTE_RETURN_IF_ERROR(plan->plan_op(static_cast<int>(i), pool));
   }
   if (options.backend == Backend::kVulkan) MOTE_RETURN_IF_ERROR(plan->place_steps());
+  plan->choose_layouts();
   MOTE_RETURN_IF_ERROR(plan->allocate_arena());
   MOTE_RETURN_IF_ERROR(plan->prepare_kernels(pool));
   if (options.backend == Backend::kVulkan) MOTE_RETURN_IF_ERROR(plan->build_gpu_program());
@@ -343,6 +345,91 @@ std::vector<ExecutionPlan::ConcatSlab> ExecutionPlan::concat_slabs() const {
   return slabs;
 }
 
+void ExecutionPlan::choose_layouts() {
+  const int64_t block = channel_block();
+  if (backend_ != Backend::kCpu || !options_.channel_blocked_layout || block <= 1) return;
+  const auto& ops = graph_.ops;
+  // Control-flow bodies read the outer graph's tensors by name, past the
+  // steps' inputs: such plans keep everything planar.
+  for (const Step& step : steps_) {
+    if (step.control) return;
+  }
+  std::vector<bool> graph_output(slots_.size(), false);
+  for (int32_t index : graph_.outputs) graph_output[static_cast<size_t>(index)] = true;
+  std::vector<BlockedSupport> support(steps_.size());
+  std::vector<Tensor> views;
+  for (size_t k = 0; k < steps_.size(); ++k) {
+    const Step& step = steps_[k];
+    if (step.dynamic || step.segment >= 0 || !step.kernel->blocked) continue;
+    const fb::OpT& op = *ops[static_cast<size_t>(step.op_index)];
+    KernelContext ctx{op, {}, {}, nullptr, nullptr};
+    prepare_time_views(op, views, ctx.inputs, ctx.outputs);
+    support[k] = step.kernel->blocked(ctx);
+  }
+  // Candidates: float 4-D intermediates whose producer writes blocks...
+  std::vector<bool> blocked(slots_.size(), false);
+  for (size_t k = 0; k < steps_.size(); ++k) {
+    const fb::OpT& op = *ops[static_cast<size_t>(steps_[k].op_index)];
+    if (!support[k].output || op.outputs.empty() || op.outputs[0] < 0) continue;
+    const size_t out = static_cast<size_t>(op.outputs[0]);
+    const Slot& s = slots_[out];
+    blocked[out] = s.storage == Storage::kArena && s.dtype == DType::F32 && s.shape.size() == 4 &&
+                   shape_numel(s.shape) > 0 && !graph_output[out];
+  }
+  // ...and that every reader takes as blocks.
+  for (size_t k = 0; k < steps_.size(); ++k) {
+    const fb::OpT& op = *ops[static_cast<size_t>(steps_[k].op_index)];
+    for (size_t i = 0; i < op.inputs.size(); ++i) {
+      const int32_t index = op.inputs[i];
+      if (index >= 0 && (i >= 64 || (support[k].inputs >> i & 1) == 0)) blocked[static_cast<size_t>(index)] = false;
+    }
+  }
+  // Inputs tied to an output's layout: where the two differ, both go planar
+  // (or only the input, for only_with_output), which can break another tie;
+  // repeat until none does.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t k = 0; k < steps_.size(); ++k) {
+      const fb::OpT& op = *ops[static_cast<size_t>(steps_[k].op_index)];
+      const BlockedSupport& sup = support[k];
+      if (!(sup.same_as_output | sup.only_with_output) || op.outputs.empty() || op.outputs[0] < 0) continue;
+      const size_t out = static_cast<size_t>(op.outputs[0]);
+      for (size_t i = 0; i < op.inputs.size() && i < 64; ++i) {
+        if (op.inputs[i] < 0) continue;
+        const size_t in = static_cast<size_t>(op.inputs[i]);
+        if ((sup.same_as_output >> i & 1) != 0 && blocked[in] != blocked[out]) {
+          blocked[in] = blocked[out] = false;
+          changed = true;
+        } else if ((sup.only_with_output >> i & 1) != 0 && blocked[in] && !blocked[out]) {
+          blocked[in] = false;
+          changed = true;
+        }
+      }
+    }
+  }
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    slots_[i].blocked = blocked[i];
+    stats_.blocked_tensors += blocked[i] ? 1 : 0;
+  }
+}
+
+uint64_t ExecutionPlan::slot_bytes(const Slot& s) const {
+  if (s.blocked) return blocked_bytes(s.shape, channel_block());
+  return static_cast<uint64_t>(shape_numel(s.shape)) * dtype_size(s.dtype);
+}
+
+void ExecutionPlan::mark_blocked(const fb::OpT& op, KernelContext& ctx) const {
+  for (size_t i = 0; i < op.inputs.size() && i < 64; ++i) {
+    if (op.inputs[i] >= 0 && slots_[static_cast<size_t>(op.inputs[i])].blocked)
+      ctx.blocked_inputs |= uint64_t{1} << i;
+  }
+  for (size_t i = 0; i < op.outputs.size() && i < 64; ++i) {
+    if (op.outputs[i] >= 0 && slots_[static_cast<size_t>(op.outputs[i])].blocked) {
+      ctx.blocked_outputs |= uint64_t{1} << i;
+    }
+  }
+}
+
 Status ExecutionPlan::allocate_arena() {
   // Graph outputs are handed to the caller, so they live outside the arena.
   for (int32_t index : graph_.outputs) {
@@ -385,8 +472,7 @@ Status ExecutionPlan::allocate_arena() {
         continue;
       }
       request_of_slot[static_cast<size_t>(index)] = static_cast<int>(requests.size());
-      const Slot& s = slots_[static_cast<size_t>(index)];
-      requests.push_back({static_cast<uint64_t>(shape_numel(s.shape)) * dtype_size(s.dtype), step, step});
+      requests.push_back({slot_bytes(slots_[static_cast<size_t>(index)]), step, step});
     }
   }
   MemoryPlan mp = plan_memory(requests, kWeightAlignment);
@@ -431,6 +517,7 @@ Status ExecutionPlan::check_memory_limit(uint64_t bytes, const std::string& what
 Status ExecutionPlan::run_kernel(const fb::OpT& op, const CpuKernel& kernel, ThreadPool& pool, KernelState* state,
                                  std::unique_ptr<KernelState>* prepare_into) {
   KernelContext ctx{op, {}, {}, &pool, state};
+  mark_blocked(op, ctx);
   ctx.inputs.reserve(op.inputs.size());
   for (int32_t index : op.inputs) ctx.inputs.push_back(index < 0 ? nullptr : &slots_[static_cast<size_t>(index)].value);
   for (int32_t index : op.outputs) ctx.outputs.push_back(&slots_[static_cast<size_t>(index)].value);
@@ -469,6 +556,7 @@ Status ExecutionPlan::prepare_kernels(ThreadPool& pool) {
     if (step.dynamic || step.segment >= 0 || !step.kernel->prepare) continue;
     const fb::OpT& op = *ops[static_cast<size_t>(step.op_index)];
     KernelContext ctx{op, {}, {}, &pool, nullptr};
+    mark_blocked(op, ctx);
     // Only constants have data at this point; see KernelPrepareFn.
     std::vector<Tensor> views;
     prepare_time_views(op, views, ctx.inputs, ctx.outputs);

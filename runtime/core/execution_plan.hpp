@@ -57,6 +57,7 @@ class ExecutionPlan {
     // the caller has let go of it (output_storage).
     Tensor last_output;
     uint64_t arena_offset = 0;
+    bool blocked = false;  // channel-blocked (layout.hpp); arena slots of CPU plans only
   };
   struct Step {
     int op_index = 0;
@@ -75,6 +76,12 @@ class ExecutionPlan {
   Status infer_shapes(const fb::OpT& op, bool use_values, std::vector<TensorInfo>& outputs) const;
   Status run_kernel(const fb::OpT& op, const CpuKernel& kernel, ThreadPool& pool, KernelState* state,
                     std::unique_ptr<KernelState>* prepare_into);
+  // Marks the slots kept channel-blocked (layout.hpp); before allocate_arena.
+  void choose_layouts();
+  // Bytes of a slot's storage: its elements, or its blocks when blocked.
+  uint64_t slot_bytes(const Slot& s) const;
+  // Sets ctx's blocked bits from the slots of `op`.
+  void mark_blocked(const fb::OpT& op, KernelContext& ctx) const;
   Status allocate_arena();
   // For a step whose output can be a view of its input (the Reshape family
   // on the CPU, both in the arena): that input's slot; else -1.

@@ -12,6 +12,7 @@
 #include "mote/status.hpp"
 #include "mote/tensor.hpp"
 #include "runtime/core/attrs.hpp"
+#include "runtime/core/layout.hpp"
 
 namespace mote {
 
@@ -31,8 +32,15 @@ struct KernelContext {
   ThreadPool* pool = nullptr;
   // What prepare() returned, or nullptr.
   KernelState* state = nullptr;
+  // Tensors in the channel-blocked layout (runtime/core/layout.hpp): bit i
+  // for input or output i. Only set where the kernel's `blocked` said it
+  // takes them.
+  uint64_t blocked_inputs = 0;
+  uint64_t blocked_outputs = 0;
 
   bool has_input(size_t i) const { return i < inputs.size() && inputs[i] != nullptr; }
+  bool input_blocked(size_t i) const { return i < 64 && (blocked_inputs >> i & 1) != 0; }
+  bool output_blocked(size_t i) const { return i < 64 && (blocked_outputs >> i & 1) != 0; }
   const Tensor& in(size_t i) const { return *inputs[i]; }
   Tensor& out(size_t i) const { return *outputs[i]; }
   // An error naming this op: "Conv 'conv1': ..." (the session adds the index).
@@ -47,9 +55,15 @@ using KernelRunFn = Status (*)(KernelContext& ctx);
 // May leave `state` null.
 using KernelPrepareFn = Status (*)(KernelContext& ctx, std::unique_ptr<KernelState>& state);
 
+// Which tensors of this op the kernel takes in the channel-blocked layout
+// (layout.hpp). Called at plan time with a context like prepare()'s (shapes
+// final, constants with data), before prepare().
+using KernelBlockedFn = BlockedSupport (*)(const KernelContext& ctx);
+
 struct CpuKernel {
   KernelRunFn run = nullptr;
   KernelPrepareFn prepare = nullptr;
+  KernelBlockedFn blocked = nullptr;  // nullptr: planar tensors only
 };
 
 }  // namespace mote
@@ -58,7 +72,7 @@ struct CpuKernel {
 // (runtime/reference) for op `OP`. One line per op, found by
 // cmake/generate_registry.py:
 //   MOTE_CPU_KERNEL(Relu, relu_run);
-//   MOTE_CPU_KERNEL(Conv, conv_run, conv_prepare);
+//   MOTE_CPU_KERNEL(Conv, conv_run, conv_prepare, conv_blocked);
 //   MOTE_REF_KERNEL(Relu, relu_reference);
 #define MOTE_CPU_KERNEL(OP, ...)                               \
   namespace mote::registered {                                 \

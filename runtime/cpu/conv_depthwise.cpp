@@ -349,9 +349,9 @@ HWY_INLINE void BlockedTile(D d, const PlaneConvShape& s, const float* HWY_RESTR
 #undef MOTE_DEPTHWISE_STORE
 }
 
-void DepthwiseChannelBlock(const PlaneConvShape& s, const float* x, int64_t in_plane, int64_t channels,
-                           const float* w, const float* bias, float* y, int64_t out_plane,
-                           DepthwiseScratch& scratch) {
+void DepthwiseChannelBlock(const PlaneConvShape& s, const float* x, bool x_blocked, int64_t in_plane,
+                           int64_t channels, const float* w, const float* bias, float* y, bool y_blocked,
+                           int64_t out_plane, DepthwiseScratch& scratch) {
   const D d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const int64_t taps = s.kernel_h * s.kernel_w;
@@ -361,11 +361,11 @@ void DepthwiseChannelBlock(const PlaneConvShape& s, const float* x, int64_t in_p
       std::max(s.pad_top + s.in_h, (s.out_h - 1) * s.stride_h + (s.kernel_h - 1) * s.dilation_h + 1);
   const int64_t out_pixels = s.out_h * s.out_w;
   scratch.zeroed_for = {};  // its layout is not the row path's
-  scratch.buffer.resize(static_cast<size_t>((padded_h * padded_w + taps + 1 + out_pixels) * lanes));
+  scratch.buffer.resize(static_cast<size_t>((padded_h * padded_w + taps + 1 + (y_blocked ? 0 : out_pixels)) * lanes));
   float* HWY_RESTRICT padded = scratch.buffer.data();
   float* HWY_RESTRICT weights = padded + padded_h * padded_w * lanes;
   float* HWY_RESTRICT biases = weights + taps * lanes;
-  float* HWY_RESTRICT blocked_out = biases + lanes;
+  float* HWY_RESTRICT blocked_out = y_blocked ? y : biases + lanes;
 
   // Row by row, so the transposed row stays in L1 while each channel's part
   // of it is written; the padding rows and margins are zeroed, lanes past the
@@ -376,11 +376,15 @@ void DepthwiseChannelBlock(const PlaneConvShape& s, const float* x, int64_t in_p
     std::fill(dst, dst + s.pad_left * lanes, 0.0f);
     std::fill(dst + (s.pad_left + s.in_w) * lanes, dst + padded_w * lanes, 0.0f);
     dst += s.pad_left * lanes;
+    if (x_blocked) {
+      std::memcpy(dst, x + r * s.in_w * lanes, static_cast<size_t>(s.in_w * lanes) * sizeof(float));
+      continue;
+    }
     if (channels < lanes) std::fill(dst, dst + s.in_w * lanes, 0.0f);
     simd::transpose_4byte(x + r * s.in_w, in_plane, channels, s.in_w, dst, lanes);
   }
   std::fill(padded + (s.pad_top + s.in_h) * padded_w * lanes, padded + padded_h * padded_w * lanes, 0.0f);
-  std::fill(weights, blocked_out, 0.0f);
+  std::fill(weights, biases + lanes, 0.0f);
   for (int64_t c = 0; c < channels; ++c) {
     for (int64_t t = 0; t < taps; ++t) weights[t * lanes + c] = w[c * taps + t];
     biases[c] = bias ? bias[c] : 0.0f;
@@ -394,7 +398,7 @@ void DepthwiseChannelBlock(const PlaneConvShape& s, const float* x, int64_t in_p
   }
   for (; q < out_pixels; ++q) BlockedTile<1>(d, s, padded, padded_w, weights, biases, q, blocked_out);
 
-  simd::transpose_4byte(blocked_out, lanes, out_pixels, channels, y, out_plane);
+  if (!y_blocked) simd::transpose_4byte(blocked_out, lanes, out_pixels, channels, y, out_plane);
 }
 
 #undef MOTE_FOR_EACH_ACCUMULATOR
@@ -439,11 +443,11 @@ bool prefers_channel_blocks(const PlaneConvShape& s) {
   return lanes >= 8 ? s.out_w <= 14 : s.out_w * 2 <= lanes;
 }
 
-void depthwise_channel_block(const PlaneConvShape& s, const float* x, int64_t in_plane, int64_t channels,
-                             const float* w, const float* bias, float* y, int64_t out_plane,
-                             DepthwiseScratch& scratch) {
+void depthwise_channel_block(const PlaneConvShape& s, const float* x, bool x_blocked, int64_t in_plane,
+                             int64_t channels, const float* w, const float* bias, float* y, bool y_blocked,
+                             int64_t out_plane, DepthwiseScratch& scratch) {
   HWY_DYNAMIC_DISPATCH(DepthwiseChannelBlock)
-  (s, x, in_plane, channels, w, bias, y, out_plane, scratch);
+  (s, x, x_blocked, in_plane, channels, w, bias, y, y_blocked, out_plane, scratch);
 }
 
 }  // namespace mote::cpu

@@ -53,9 +53,13 @@ int64_t depthwise_block_channels();
 // consecutive planes at once, channels along the vector lanes: the faster
 // path where planes are narrow (see prefers_channel_blocks). Plane c is read
 // at x + c * in_plane with weights w + c * kernel_h * kernel_w and bias[c]
-// (bias may be null), and written at y + c * out_plane.
-void depthwise_channel_block(const PlaneConvShape& s, const float* x, int64_t in_plane, int64_t channels,
-                             const float* w, const float* bias, float* y, int64_t out_plane,
-                             DepthwiseScratch& scratch);
+// (bias may be null), and written at y + c * out_plane. In the
+// channel-blocked layout (runtime/core/layout.hpp; x_blocked, y_blocked) the
+// block is one [in_h][in_w][lanes] array at x, or [out_h][out_w][lanes] at y,
+// and in_plane or out_plane is not used; lanes of y past `channels` are
+// written too (with what the zero weights give).
+void depthwise_channel_block(const PlaneConvShape& s, const float* x, bool x_blocked, int64_t in_plane,
+                             int64_t channels, const float* w, const float* bias, float* y, bool y_blocked,
+                             int64_t out_plane, DepthwiseScratch& scratch);
 
 }  // namespace mote::cpu

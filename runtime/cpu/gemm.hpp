@@ -132,4 +132,33 @@ void sgemm(const IndexedMatrix& A, int64_t M, float alpha, const PackedMatrix& B
 void sgemm(const PackedMatrix& A, const PackedMatrix& B, float alpha, float beta, float* C,
            int64_t ldc, const GemmEpilogue& epilogue = {}, ThreadPool* pool = nullptr);
 
+// A pixels x channels matrix of a convolution's activations stored in
+// channel blocks: element (i, j) at data[(j / block) * block_stride +
+// i * block + j % block]. With block 1 and block_stride the plane size it is
+// an NCHW image read as pixels x channels; with block gemm_lanes() it is the
+// runtime's channel-blocked layout (runtime/core/layout.hpp), each pixel's
+// channels of one block side by side; a row-major matrix with leading
+// dimension ld is one block of width ld.
+template <class T>
+struct ChannelBlocks {
+  T* data = nullptr;
+  int64_t block = 1;
+  int64_t block_stride = 0;
+};
+
+// Floats per vector of the GEMM kernel chosen for this CPU: the block of a
+// channel-blocked A or C below.
+int64_t gemm_lanes();
+
+// A 1x1 convolution with pixels along M and the weights packed as B (from
+// pack_b(true, C_in, C_out, W, C_in)): C = A * B with the epilogue. A is an
+// NCHW image (block 1) or channel-blocked (block gemm_lanes()); C is
+// row-major (block_stride 0, leading dimension block >= N) or
+// channel-blocked (block gemm_lanes()), and a residual, if any, is read in
+// C's layout (ld_residual = C's block). A channel-blocked C is written in
+// whole blocks: lanes of its last block past N get what columns of zero
+// weights and zero bias give (plus the residual's lanes there).
+void sgemm(const ChannelBlocks<const float>& A, int64_t M, const PackedMatrix& B, const ChannelBlocks<float>& C,
+           const GemmEpilogue& epilogue = {}, ThreadPool* pool = nullptr);
+
 }  // namespace mote::cpu

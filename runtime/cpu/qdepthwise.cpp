@@ -69,8 +69,8 @@ void run_channel_blocks(KernelContext& ctx, const ConvGeometry& g, const PlaneCo
       const int64_t n = task / blocks, c0 = task % blocks * width, count = std::min(width, channels - c0);
       const int64_t first = n * channels + c0;  // plane index of the block's first channel
       widen(x + first * in_plane, count * in_plane, w.x_zero, planes);
-      depthwise_channel_block(s, planes, in_plane, count, w.taps.data() + c0 * kvol, nullptr, sums, out_plane,
-                              scratch);
+      depthwise_channel_block(s, planes, false, in_plane, count, w.taps.data() + c0 * kvol, nullptr, sums, false,
+                              out_plane, scratch);
       for (int64_t c = 0; c < count; ++c) {
         const size_t m = static_cast<size_t>(c0 + c);
         qgemm_requantize_row(sums + c * out_plane, out_plane, w.bias[m], w.multiplier[m],

@@ -75,6 +75,11 @@ struct SessionOptions {
   // take input shapes from outside: prepare() and run() refuse a larger plan
   // with kOutOfMemory and a message naming the bytes, without allocating.
   uint64_t max_arena_bytes = 0;
+  // CPU: keeps 4-D float tensors that pass only between kernels able to take
+  // it in a channel-blocked layout (docs/runtime.md), so depthwise and 1x1
+  // convolutions skip transposing planes. Results are the same within
+  // rounding; false keeps every tensor NCHW (for comparisons).
+  bool channel_blocked_layout = true;
   GpuFaultPolicy gpu_faults = GpuFaultPolicy::kFallBackToCpu;
 };
 
@@ -105,6 +110,7 @@ struct PlanStats {
   int ops_total = 0;
   int ops_folded = 0;   // computed once at prepare
   int ops_dynamic = 0;  // shapes known only at run time
+  int blocked_tensors = 0;  // intermediates kept channel-blocked (channel_blocked_layout)
   double prepare_ms = 0;
   // The backend the plan runs on after resolving kAuto and fallbacks.
   Backend backend = Backend::kCpu;

@@ -39,6 +39,7 @@ struct BenchOptions {
   bool fp16 = false;
   bool per_op = false;
   int top = 15;
+  bool planar = false;
 };
 
 struct BackendResult {
@@ -139,6 +140,7 @@ Result<BackendResult> bench_backend(const Fixture& f, const BenchOptions& o, Bac
   SessionOptions options;
   options.backend = backend;
   options.threads = o.threads;
+  options.channel_blocked_layout = !o.planar;
   options.gpu_precision = o.fp16 ? GpuPrecision::kF16Storage : GpuPrecision::kF32;
   namespace fs = std::filesystem;
   fs::path cache = fs::temp_directory_path() / ("mote-bench-cache-" + std::to_string(::getpid()));
@@ -227,6 +229,7 @@ int main(int argc, char** argv) {
   app.add_option("--shape", o.shape_args, "input shape NAME=1x3x224x224 (for dynamic inputs)")->allow_extra_args(false);
   app.add_flag("--fp16", o.fp16, "store float tensors as f16 on the GPU");
   app.add_flag("--per-op", o.per_op, "also print time per op, slowest first");
+  app.add_flag("--planar", o.planar, "CPU: keep every tensor NCHW (no channel-blocked layout), to compare");
   app.add_option("--top", o.top, "with --per-op: ops to list (0 = all)")->capture_default_str();
   return mote::tools::run_tool(app, argc, argv, [&] { return mote::tools::bench(o); });
 }

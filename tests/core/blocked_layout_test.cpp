@@ -1,0 +1,153 @@
+// The channel-blocked activation layout (runtime/core/layout.hpp): chains of
+// MobileNet-style blocks (1x1 expand, depthwise, 1x1 project with a
+// residual) run with it on the CPU backend and are compared with the plain
+// reference kernels, which never see it; the plan must really have kept
+// tensors blocked, and keep planar what a planar-only reader takes.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "mote/mote.hpp"
+#include "runtime/core/layout.hpp"
+#include "tests/support/model_util.hpp"
+
+namespace mote {
+namespace {
+
+Tensor random_tensor(Shape shape, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(static_cast<size_t>(shape_numel(shape)));
+  for (float& x : v) x = dist(rng);
+  return Tensor::from_vector<float>(std::move(shape), v);
+}
+
+fb::ConvAttrsT conv(int64_t stride, int64_t pad, int64_t group) {
+  fb::ConvAttrsT a;
+  a.strides = {stride, stride};
+  a.pads = {pad, pad, pad, pad};
+  a.group = group;
+  return a;
+}
+
+void fuse(GraphBuilder& b, fb::ActivationKind kind, float lo = -3.4e38f, float hi = 3.4e38f) {
+  auto act = std::make_unique<fb::FusedActivationT>();
+  act->kind = kind;
+  act->min = lo;
+  act->max = hi;
+  b.last_op().fused = std::move(act);
+}
+
+struct Chain {
+  int64_t batch, channels, expanded, size, stride;
+  bool planar_reader;  // a Relu (no blocked kernel) also reads the middle tensor
+  int blocked;         // tensors the plan should keep blocked
+};
+
+// x -> [expand 1x1 + Relu6, depthwise 3x3 + HardSwish, project 1x1] -> y1
+//   -> [expand, depthwise, project + residual y1] -> 1x1 head -> out.
+// Channel counts that are not multiples of the block leave padding lanes.
+std::shared_ptr<const Model> chain_model(const Chain& c) {
+  GraphBuilder b;
+  uint32_t seed = 10;
+  const auto weight = [&](const std::string& name, Shape shape) {
+    return b.add_constant(name, random_tensor(std::move(shape), seed++));
+  };
+  const auto block = [&](int x, int64_t stride, int residual, const std::string& p) {
+    int e = b.add_op(fb::OpType::Conv,
+                     {x, weight(p + "we", {c.expanded, c.channels, 1, 1}), weight(p + "be", {c.expanded})},
+                     conv(1, 0, 1))[0];
+    fuse(b, fb::ActivationKind::Clip, 0.0f, 6.0f);
+    int d = b.add_op(fb::OpType::Conv, {e, weight(p + "wd", {c.expanded, 1, 3, 3}), weight(p + "bd", {c.expanded})},
+                     conv(stride, 1, c.expanded))[0];
+    fuse(b, fb::ActivationKind::HardSwish);
+    std::vector<int> inputs = {d, weight(p + "wp", {c.channels, c.expanded, 1, 1}), weight(p + "bp", {c.channels})};
+    if (residual >= 0) inputs.push_back(residual);
+    return b.add_op(fb::OpType::Conv, inputs, conv(1, 0, 1))[0];
+  };
+  int x = b.add_input("x", DType::F32, {c.batch, c.channels, c.size, c.size});
+  int y1 = block(x, c.stride, -1, "a");
+  int y2 = block(y1, 1, y1, "b");
+  int head = b.add_op(fb::OpType::Conv, {y2, weight("wh", {80, c.channels, 1, 1})}, conv(1, 0, 1))[0];
+  b.mark_output(head, "out");
+  if (c.planar_reader) b.mark_output(b.add_op(fb::OpType::Relu, {y1})[0], "relu");
+  return test::load_built(b);
+}
+
+std::vector<Tensor> run(const std::shared_ptr<const Model>& model, const Tensor& x, SessionOptions options,
+                        PlanStats* stats = nullptr) {
+  auto session = Session::create(model, options);
+  EXPECT_TRUE(session.ok()) << session.status().to_string();
+  if (!session.ok()) return {};
+  auto out = (*session)->run({x});
+  EXPECT_TRUE(out.ok()) << out.status().to_string();
+  if (stats) *stats = (*session)->plan_stats();
+  return out.ok() ? *out : std::vector<Tensor>{};
+}
+
+TEST(BlockedLayout, ChainsMatchTheReference) {
+  if (channel_block() <= 1) GTEST_SKIP() << "the GEMM and depthwise kernels use different vector widths here";
+  // 1x1 layers take blocks from 64 output channels at up to 28x28 (conv.cpp):
+  // sizes at and under that, strides 1 and 2, batch 1 and 2.
+  // All six intermediates blocked, but: with a planar reader of y1, y1 and
+  // (tied to it as the residual) y2 stay planar; at 81 pixels a 1x1 layer
+  // with an NCHW output takes no blocked input (conv.cpp), so the head
+  // keeps y2 planar, the tie y1, and the projects the depthwise outputs.
+  const Chain chains[] = {
+      {1, 72, 136, 7, 1, false, 6}, {2, 64, 96, 8, 1, false, 6}, {1, 96, 200, 14, 2, false, 6},
+      {1, 80, 120, 9, 1, false, 2}, {2, 72, 136, 7, 1, true, 4},
+  };
+  for (const Chain& c : chains) {
+    SCOPED_TRACE("batch " + std::to_string(c.batch) + " channels " + std::to_string(c.channels) + "/" +
+                 std::to_string(c.expanded) + " size " + std::to_string(c.size) + " stride " +
+                 std::to_string(c.stride) + (c.planar_reader ? " with a planar reader" : ""));
+    auto model = chain_model(c);
+    ASSERT_NE(model, nullptr);
+    const Tensor x = random_tensor({c.batch, c.channels, c.size, c.size}, 7);
+    PlanStats blocked_stats, planar_stats;
+    const std::vector<Tensor> expected = run(model, x, {.backend = Backend::kReference});
+    for (int threads : {1, 2}) {
+      const std::vector<Tensor> blocked = run(model, x, {.threads = threads}, &blocked_stats);
+      SessionOptions planar_options{.threads = threads};
+      planar_options.channel_blocked_layout = false;
+      const std::vector<Tensor> planar = run(model, x, planar_options, &planar_stats);
+      ASSERT_EQ(blocked.size(), expected.size());
+      ASSERT_EQ(planar.size(), expected.size());
+      EXPECT_EQ(blocked_stats.blocked_tensors, c.blocked);
+      EXPECT_EQ(planar_stats.blocked_tensors, 0);
+      for (size_t o = 0; o < expected.size(); ++o) {
+        ASSERT_EQ(blocked[o].shape(), expected[o].shape());
+        const float* e = expected[o].data<float>();
+        for (int64_t i = 0; i < expected[o].numel(); ++i) {
+          ASSERT_NEAR(blocked[o].data<float>()[i], e[i], 1e-3 * (1.0 + std::fabs(e[i])))
+              << "output " << o << " " << i;
+          ASSERT_NEAR(planar[o].data<float>()[i], e[i], 1e-3 * (1.0 + std::fabs(e[i]))) << "output " << o << " " << i;
+        }
+      }
+    }
+  }
+}
+
+// A tensor read by an op without a blocked kernel (here Relu) stays NCHW,
+// and so does the residual tied to it: with the planar reader, the first
+// project's output and the second project's output (its residual is the
+// first's) are planar, leaving fewer blocked tensors than without it.
+TEST(BlockedLayout, PlanarReadersKeepTheirTensorsPlanar) {
+  if (channel_block() <= 1) GTEST_SKIP() << "the GEMM and depthwise kernels use different vector widths here";
+  PlanStats with_reader, without_reader;
+  for (bool reader : {false, true}) {
+    auto model = chain_model({1, 72, 136, 7, 1, reader, 0});
+    ASSERT_NE(model, nullptr);
+    run(model, random_tensor({1, 72, 7, 7}, 3), {.threads = 1}, reader ? &with_reader : &without_reader);
+  }
+  // Without the reader: both expands, both depthwise outputs, y1 and y2.
+  EXPECT_EQ(without_reader.blocked_tensors, 6);
+  EXPECT_EQ(with_reader.blocked_tensors, 4);
+}
+
+}  // namespace
+}  // namespace mote
