@@ -2,7 +2,9 @@
 // and Where: a broadcast plan (broadcast.hpp) cuts the output into rows, the
 // pool runs chunks of them in parallel, and a vectorised row function
 // (binary_simd.hpp) computes each row.
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "runtime/core/attrs.hpp"
 #include "runtime/core/kernel.hpp"
@@ -56,8 +58,79 @@ Status apply(KernelContext& ctx, BinaryFn fn, const Tensor& a, const Tensor& b, 
   return {};
 }
 
+// Whether `per_channel` is [1 or N, C, 1, 1] against the 4-D `full`.
+bool is_per_channel(const Shape& per_channel, const Shape& full) {
+  return per_channel.size() == 4 && full.size() == 4 && (per_channel[0] == 1 || per_channel[0] == full[0]) &&
+         per_channel[1] == full[1] && per_channel[2] == 1 && per_channel[3] == 1;
+}
+
+// Channel-blocked operands (runtime/core/layout.hpp), float only: both of the
+// output's shape, all three blocked; or one of the output's shape, blocked
+// with the output, and the other per channel in NCHW (the
+// squeeze-and-excitation scale of MobileNetV3 and EfficientNet: a Mul by
+// [1, C, 1, 1]). The per-channel operand may come first for Add and Mul only.
+template <BinaryFn kFn>
+BlockedSupport binary_blocked(const KernelContext& ctx) {
+  if (ctx.in(0).dtype() != DType::F32 || ctx.in(1).dtype() != DType::F32) return {};
+  const Shape& out = ctx.out(0).shape();
+  const Shape& a = ctx.in(0).shape();
+  const Shape& b = ctx.in(1).shape();
+  if (out.size() != 4) return {};
+  if (a == out && b == out) return {0b11, true, 0b11};
+  if (a == out && is_per_channel(b, out)) return {0b01, true, 0b01};
+  const bool commutes = kFn == BinaryFn::kAdd || kFn == BinaryFn::kMul;
+  if (commutes && b == out && is_per_channel(a, out)) return {0b10, true, 0b10};
+  return {};
+}
+
+// fn over channel-blocked tensors (binary_blocked). The padding lanes are
+// computed too: they hold whatever the blocks' producers left there.
+Status apply_blocked(KernelContext& ctx, BinaryFn fn) {
+  const BinaryRowFn row = binary_row_fn(fn, DType::F32, DType::F32);
+  const Shape& shape = ctx.out(0).shape();
+  const int64_t lanes = channel_block(), blocks = (shape[1] + lanes - 1) / lanes;
+  const int64_t pixels = shape[2] * shape[3], images = shape[0];
+  float* out = ctx.out(0).data<float>();
+  if (ctx.input_blocked(0) && ctx.input_blocked(1)) {
+    const float* a = ctx.in(0).data<float>();
+    const float* b = ctx.in(1).data<float>();
+    ctx.pool->parallel_for(images * blocks * pixels * lanes, kGrain, [&](int64_t begin, int64_t end) {
+      row(a + begin, 1, b + begin, 1, out + begin, end - begin);
+    });
+    return {};
+  }
+  const bool first_blocked = ctx.input_blocked(0);
+  const Tensor& full = ctx.in(first_blocked ? 0 : 1);
+  const Tensor& per_channel = ctx.in(first_blocked ? 1 : 0);
+  // The per-channel operand, its channels padded to whole blocks with zeros:
+  // a block's lanes are then one vector of it.
+  const int64_t channel_images = per_channel.shape()[0];
+  std::vector<float> padded(static_cast<size_t>(channel_images * blocks * lanes), 0.0f);
+  for (int64_t n = 0; n < channel_images; ++n) {
+    std::copy_n(per_channel.data<float>() + n * shape[1], shape[1], padded.begin() + n * blocks * lanes);
+  }
+  const float* x = full.data<float>();
+  ctx.pool->parallel_for(
+      images * blocks, std::max<int64_t>(1, kGrain / (pixels * lanes)), [&](int64_t begin, int64_t end) {
+        for (int64_t task = begin; task < end; ++task) {
+          const int64_t n = task / blocks, block = task % blocks;
+          const float* scale = padded.data() + ((channel_images == 1 ? 0 : n) * blocks + block) * lanes;
+          for (int64_t p = 0; p < pixels; ++p) {
+            const int64_t at = (task * pixels + p) * lanes;
+            if (first_blocked) {
+              row(x + at, 1, scale, 1, out + at, lanes);
+            } else {
+              row(scale, 1, x + at, 1, out + at, lanes);
+            }
+          }
+        }
+      });
+  return {};
+}
+
 template <BinaryFn kFn>
 Status binary(KernelContext& ctx) {
+  if (ctx.output_blocked(0)) return apply_blocked(ctx, kFn);
   return apply(ctx, kFn, ctx.in(0), ctx.in(1), ctx.out(0));
 }
 
@@ -110,10 +183,14 @@ Status where(KernelContext& ctx) {
 }  // namespace
 }  // namespace mote::cpu
 
-MOTE_CPU_KERNEL(Add, mote::cpu::binary<mote::cpu::BinaryFn::kAdd>);
-MOTE_CPU_KERNEL(Sub, mote::cpu::binary<mote::cpu::BinaryFn::kSub>);
-MOTE_CPU_KERNEL(Mul, mote::cpu::binary<mote::cpu::BinaryFn::kMul>);
-MOTE_CPU_KERNEL(Div, mote::cpu::binary<mote::cpu::BinaryFn::kDiv>);
+MOTE_CPU_KERNEL(Add, mote::cpu::binary<mote::cpu::BinaryFn::kAdd>, nullptr,
+                mote::cpu::binary_blocked<mote::cpu::BinaryFn::kAdd>);
+MOTE_CPU_KERNEL(Sub, mote::cpu::binary<mote::cpu::BinaryFn::kSub>, nullptr,
+                mote::cpu::binary_blocked<mote::cpu::BinaryFn::kSub>);
+MOTE_CPU_KERNEL(Mul, mote::cpu::binary<mote::cpu::BinaryFn::kMul>, nullptr,
+                mote::cpu::binary_blocked<mote::cpu::BinaryFn::kMul>);
+MOTE_CPU_KERNEL(Div, mote::cpu::binary<mote::cpu::BinaryFn::kDiv>, nullptr,
+                mote::cpu::binary_blocked<mote::cpu::BinaryFn::kDiv>);
 MOTE_CPU_KERNEL(Pow, mote::cpu::binary<mote::cpu::BinaryFn::kPow>);
 MOTE_CPU_KERNEL(Min, mote::cpu::variadic<mote::cpu::BinaryFn::kMin>);
 MOTE_CPU_KERNEL(Max, mote::cpu::variadic<mote::cpu::BinaryFn::kMax>);

@@ -190,8 +190,42 @@ Status global_pool(KernelContext& ctx, bool is_max) {
   return {};
 }
 
+// GlobalAveragePool of a channel-blocked input (runtime/core/layout.hpp):
+// per block, the pixels' vectors summed lane by lane, into an NCHW output.
+Status global_average_pool_blocked(KernelContext& ctx) {
+  const Shape& shape = ctx.in(0).shape();
+  const int64_t lanes = channel_block(), blocks = (shape[1] + lanes - 1) / lanes;
+  const int64_t pixels = shape[2] * shape[3];
+  const float* in = ctx.in(0).data<float>();
+  float* out = ctx.out(0).data<float>();
+  ctx.pool->parallel_for(shape[0] * blocks, std::max<int64_t>(1, kGrainElements / (pixels * lanes)),
+                         [&](int64_t begin, int64_t end) {
+                           std::vector<float> sums(static_cast<size_t>(lanes));
+                           for (int64_t task = begin; task < end; ++task) {
+                             std::fill(sums.begin(), sums.end(), 0.0f);
+                             const float* x = in + task * pixels * lanes;
+                             for (int64_t p = 0; p < pixels; ++p) {
+                               for (int64_t l = 0; l < lanes; ++l) sums[static_cast<size_t>(l)] += x[p * lanes + l];
+                             }
+                             const int64_t n = task / blocks, c0 = task % blocks * lanes;
+                             for (int64_t l = 0; l < lanes && c0 + l < shape[1]; ++l) {
+                               out[n * shape[1] + c0 + l] = sums[static_cast<size_t>(l)] / static_cast<float>(pixels);
+                             }
+                           }
+                         });
+  return {};
+}
+
 Status global_max_pool(KernelContext& ctx) { return global_pool(ctx, true); }
-Status global_average_pool(KernelContext& ctx) { return global_pool(ctx, false); }
+Status global_average_pool(KernelContext& ctx) {
+  return ctx.input_blocked(0) ? global_average_pool_blocked(ctx) : global_pool(ctx, false);
+}
+
+// A 4-D float input may come channel-blocked; the output is NCHW.
+BlockedSupport global_average_pool_layouts(const KernelContext& ctx) {
+  if (ctx.in(0).dtype() != DType::F32 || ctx.in(0).shape().size() != 4) return {};
+  return {1, false, 0};
+}
 
 }  // namespace
 }  // namespace mote::cpu
@@ -199,4 +233,4 @@ Status global_average_pool(KernelContext& ctx) { return global_pool(ctx, false);
 MOTE_CPU_KERNEL(MaxPool, mote::cpu::max_pool);
 MOTE_CPU_KERNEL(AveragePool, mote::cpu::average_pool);
 MOTE_CPU_KERNEL(GlobalMaxPool, mote::cpu::global_max_pool);
-MOTE_CPU_KERNEL(GlobalAveragePool, mote::cpu::global_average_pool);
+MOTE_CPU_KERNEL(GlobalAveragePool, mote::cpu::global_average_pool, nullptr, mote::cpu::global_average_pool_layouts);

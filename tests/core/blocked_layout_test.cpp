@@ -132,6 +132,58 @@ TEST(BlockedLayout, ChainsMatchTheReference) {
   }
 }
 
+// A squeeze-and-excitation block as MobileNetV3 and EfficientNet have it:
+// expand, depthwise, GlobalAveragePool of the depthwise output, two 1x1
+// layers on [N, C, 1, 1] with a Sigmoid, the depthwise output scaled by them
+// (Mul, per-channel operand first or second), project, and an unfused Add of
+// two blocked tensors. The depthwise output, the Mul and the Add stay blocked.
+std::shared_ptr<const Model> excitation_model(int64_t batch, int64_t channels, int64_t expanded, int64_t size,
+                                              bool scale_first) {
+  GraphBuilder b;
+  uint32_t seed = 40;
+  const auto weight = [&](const std::string& name, Shape shape) {
+    return b.add_constant(name, random_tensor(std::move(shape), seed++));
+  };
+  int x = b.add_input("x", DType::F32, {batch, channels, size, size});
+  int e = b.add_op(fb::OpType::Conv, {x, weight("we", {expanded, channels, 1, 1})}, conv(1, 0, 1))[0];
+  fuse(b, fb::ActivationKind::SiLU);
+  int d = b.add_op(fb::OpType::Conv, {e, weight("wd", {expanded, 1, 5, 5})}, conv(1, 2, expanded))[0];
+  int pooled = b.add_op(fb::OpType::GlobalAveragePool, {d})[0];
+  int squeezed = b.add_op(fb::OpType::Conv, {pooled, weight("ws", {16, expanded, 1, 1})}, conv(1, 0, 1))[0];
+  fuse(b, fb::ActivationKind::Relu);
+  int gate = b.add_op(fb::OpType::Conv, {squeezed, weight("wx", {expanded, 16, 1, 1})}, conv(1, 0, 1))[0];
+  fuse(b, fb::ActivationKind::Sigmoid);
+  int scaled = b.add_op(fb::OpType::Mul, scale_first ? std::vector<int>{gate, d} : std::vector<int>{d, gate})[0];
+  int p = b.add_op(fb::OpType::Conv, {scaled, weight("wp", {channels, expanded, 1, 1})}, conv(1, 0, 1))[0];
+  int q = b.add_op(fb::OpType::Conv, {p, weight("wq", {channels, channels, 1, 1})}, conv(1, 0, 1))[0];
+  int sum = b.add_op(fb::OpType::Add, {p, q})[0];
+  b.mark_output(b.add_op(fb::OpType::Conv, {sum, weight("wh", {72, channels, 1, 1})}, conv(1, 0, 1))[0], "out");
+  return test::load_built(b);
+}
+
+TEST(BlockedLayout, ExcitationBlocksMatchTheReference) {
+  if (channel_block() <= 1) GTEST_SKIP() << "the GEMM and depthwise kernels use different vector widths here";
+  for (bool scale_first : {false, true}) {
+    for (int64_t batch : {1, 2}) {
+      SCOPED_TRACE(std::string(scale_first ? "gate * x" : "x * gate") + " batch " + std::to_string(batch));
+      auto model = excitation_model(batch, 72, 120, 7, scale_first);
+      ASSERT_NE(model, nullptr);
+      const Tensor x = random_tensor({batch, 72, 7, 7}, 5);
+      const std::vector<Tensor> expected = run(model, x, {.backend = Backend::kReference});
+      PlanStats stats;
+      const std::vector<Tensor> blocked = run(model, x, {.threads = 2}, &stats);
+      // e, d, the Mul, p, q and the Add.
+      EXPECT_EQ(stats.blocked_tensors, 6);
+      ASSERT_EQ(blocked.size(), 1u);
+      ASSERT_EQ(blocked[0].shape(), expected[0].shape());
+      for (int64_t i = 0; i < expected[0].numel(); ++i) {
+        const float e = expected[0].data<float>()[i];
+        ASSERT_NEAR(blocked[0].data<float>()[i], e, 1e-3 * (1.0 + std::fabs(e))) << i;
+      }
+    }
+  }
+}
+
 // A tensor read by an op without a blocked kernel (here Relu) stays NCHW,
 // and so does the residual tied to it: with the planar reader, the first
 // project's output and the second project's output (its residual is the

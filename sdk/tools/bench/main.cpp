@@ -157,6 +157,7 @@ Result<BackendResult> bench_backend(const Fixture& f, const BenchOptions& o, Bac
   r.name = backend_name(stats.backend);
   if (stats.backend != backend) r.note = std::string("asked for ") + backend_name(backend);
   r.device = stats.backend == Backend::kVulkan ? stats.device_name : std::to_string(session->thread_count()) + " threads";
+  if (stats.blocked_tensors > 0) r.device += ", " + std::to_string(stats.blocked_tensors) + " channel-blocked";
   r.host_arena = stats.arena_bytes;
   r.device_bytes = stats.device_arena_bytes + stats.device_weight_bytes;
   r.ops_gpu = stats.ops_gpu;
