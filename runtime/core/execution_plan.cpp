@@ -411,14 +411,16 @@ void ExecutionPlan::choose_layouts() {
     slots_[i].blocked = blocked[i];
     stats_.blocked_tensors += blocked[i] ? 1 : 0;
   }
+  if (stats_.blocked_tensors > 0) channel_block_ = block;
 }
 
 uint64_t ExecutionPlan::slot_bytes(const Slot& s) const {
-  if (s.blocked) return blocked_bytes(s.shape, channel_block());
+  if (s.blocked) return blocked_bytes(s.shape, channel_block_);
   return static_cast<uint64_t>(shape_numel(s.shape)) * dtype_size(s.dtype);
 }
 
 void ExecutionPlan::mark_blocked(const fb::OpT& op, KernelContext& ctx) const {
+  ctx.channel_block = channel_block_;
   for (size_t i = 0; i < op.inputs.size() && i < 64; ++i) {
     if (op.inputs[i] >= 0 && slots_[static_cast<size_t>(op.inputs[i])].blocked)
       ctx.blocked_inputs |= uint64_t{1} << i;
@@ -634,6 +636,7 @@ Result<std::vector<Tensor>> ExecutionPlan::run(const std::vector<Tensor>& inputs
   }
   dynamic_bytes_ = 0;
   profile_.clear();
+  if (channel_block_ > 0) MOTE_RETURN_IF_ERROR(check_channel_block(channel_block_));
   for (size_t k = 0; k < steps_.size(); ++k) {
     Step& step = steps_[k];
     if (step.segment >= 0) {

@@ -128,6 +128,7 @@ class ExecutionPlan {
   uint64_t planned_host_bytes_ = 0;   // the arena plus the outputs of a run
   uint64_t dynamic_bytes_ = 0;        // run-time-shaped tensors of the current run
   PlanStats stats_;
+  int64_t channel_block_ = 0;  // the block of the blocked slots; 0 when none is
 };
 
 }  // namespace mote

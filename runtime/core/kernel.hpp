@@ -37,6 +37,9 @@ struct KernelContext {
   // takes them.
   uint64_t blocked_inputs = 0;
   uint64_t blocked_outputs = 0;
+  // The channel block the plan sized blocked tensors for (channel_block() at
+  // plan time); a kernel given blocks checks it against its own lanes.
+  int64_t channel_block = 0;
 
   bool has_input(size_t i) const { return i < inputs.size() && inputs[i] != nullptr; }
   bool input_blocked(size_t i) const { return i < 64 && (blocked_inputs >> i & 1) != 0; }

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 
+#include "mote/status.hpp"
 #include "mote/tensor.hpp"
 
 namespace mote {
@@ -33,8 +34,12 @@ struct BlockedSupport {
 
 // Channels per block on this machine: the float lanes the GEMM and the
 // depthwise kernels both use, or 0 where they differ (the layout is then
-// not used).
+// not used). Follows the SIMD target chosen now (tests force others).
 int64_t channel_block();
+
+// An error unless `planned`, the block a plan sized its blocked tensors for,
+// is still this machine's (the SIMD target was not changed since).
+Status check_channel_block(int64_t planned);
 
 // Bytes of a blocked [N, C, H, W] float tensor, its padding included.
 inline uint64_t blocked_bytes(const Shape& shape, int64_t block) {

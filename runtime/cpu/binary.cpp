@@ -88,7 +88,7 @@ BlockedSupport binary_blocked(const KernelContext& ctx) {
 Status apply_blocked(KernelContext& ctx, BinaryFn fn) {
   const BinaryRowFn row = binary_row_fn(fn, DType::F32, DType::F32);
   const Shape& shape = ctx.out(0).shape();
-  const int64_t lanes = channel_block(), blocks = (shape[1] + lanes - 1) / lanes;
+  const int64_t lanes = ctx.channel_block, blocks = (shape[1] + lanes - 1) / lanes;
   const int64_t pixels = shape[2] * shape[3], images = shape[0];
   float* out = ctx.out(0).data<float>();
   if (ctx.input_blocked(0) && ctx.input_blocked(1)) {

@@ -206,15 +206,16 @@ void run_depthwise(KernelContext& ctx, const ConvGeometry& g) {
   const int64_t channels = g.in_channels;
   const bool x_blocked = ctx.input_blocked(0), y_blocked = ctx.output_blocked(0);
   if (x_blocked || y_blocked || prefers_channel_blocks(s)) {
-    const int64_t width = depthwise_block_channels();
+    // The plan's block where tensors are blocked (ExecutionPlan::run checked
+    // that it still is the kernel's), else the kernel's.
+    const int64_t width = x_blocked || y_blocked ? ctx.channel_block : depthwise_block_channels();
     const int64_t blocks = (channels + width - 1) / width;
     ctx.pool->parallel_for(g.batch * blocks, 1, [&](int64_t begin, int64_t end) {
       DepthwiseScratch& scratch = depthwise_scratch();
       for (int64_t task = begin; task < end; ++task) {
         const int64_t n = task / blocks, c0 = task % blocks * width, count = std::min(width, channels - c0);
         const int64_t plane = n * channels + c0;
-        // A block's [pixels][width] array is where its planes would start,
-        // scaled by the padding of the last block.
+        // Block `task` of a blocked tensor starts task * width planes in.
         const float* in = x + (x_blocked ? task * width * in_plane : plane * in_plane);
         float* out = y + (y_blocked ? task * width * out_plane : plane * out_plane);
         depthwise_channel_block(s, in, x_blocked, in_plane, count, w + c0 * kvol, bias ? bias + c0 : nullptr, out,
@@ -269,7 +270,7 @@ int64_t tile_pixels(const ConvGeometry& g, int64_t threads) {
 void run_blocked_pointwise(KernelContext& ctx, const ConvGeometry& g, const PackedMatrix& packed) {
   const fb::FusedActivationT* act = ctx.op.fused.get();
   const bool x_blocked = ctx.input_blocked(0), y_blocked = ctx.output_blocked(0);
-  const int64_t lanes = channel_block(), pixels = g.out_pixels(), mg = g.out_channels;
+  const int64_t lanes = ctx.channel_block, pixels = g.out_pixels(), mg = g.out_channels;
   const auto padded = [&](int64_t channels) { return (channels + lanes - 1) / lanes * lanes; };
   const float* x = ctx.in(0).data<float>();
   const float* bias = ctx.has_input(2) ? ctx.in(2).data<float>() : nullptr;

@@ -1,15 +1,25 @@
 #include "runtime/core/layout.hpp"
 
+#include <string>
+
 #include "runtime/cpu/conv_depthwise.hpp"
 #include "runtime/cpu/gemm.hpp"
 
 namespace mote {
 
 int64_t channel_block() {
-  // Both dispatch on the best target of their own lists, which could differ
-  // on a CPU that one list lacks (the depthwise kernels skip SSE4).
-  static const int64_t block = cpu::gemm_lanes() == cpu::depthwise_block_channels() ? cpu::gemm_lanes() : 0;
-  return block;
+  // Both dispatch on the best target of their own target lists, which need
+  // not stay the same lists.
+  const int64_t lanes = cpu::gemm_lanes();
+  return lanes == cpu::depthwise_block_channels() ? lanes : 0;
+}
+
+Status check_channel_block(int64_t planned) {
+  const int64_t now = channel_block();
+  if (planned > 1 && planned == now) return {};
+  return internal_error("tensors were laid out in channel blocks of " + std::to_string(planned) +
+                        " but the kernels now use " + std::to_string(now) +
+                        " (the SIMD target changed after the plan was built)");
 }
 
 }  // namespace mote

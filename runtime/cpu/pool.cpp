@@ -194,7 +194,7 @@ Status global_pool(KernelContext& ctx, bool is_max) {
 // per block, the pixels' vectors summed lane by lane, into an NCHW output.
 Status global_average_pool_blocked(KernelContext& ctx) {
   const Shape& shape = ctx.in(0).shape();
-  const int64_t lanes = channel_block(), blocks = (shape[1] + lanes - 1) / lanes;
+  const int64_t lanes = ctx.channel_block, blocks = (shape[1] + lanes - 1) / lanes;
   const int64_t pixels = shape[2] * shape[3];
   const float* in = ctx.in(0).data<float>();
   float* out = ctx.out(0).data<float>();

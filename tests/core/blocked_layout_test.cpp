@@ -99,7 +99,7 @@ TEST(BlockedLayout, ChainsMatchTheReference) {
   // keeps y2 planar, the tie y1, and the projects the depthwise outputs.
   const Chain chains[] = {
       {1, 72, 136, 7, 1, false, 6}, {2, 64, 96, 8, 1, false, 6}, {1, 96, 200, 14, 2, false, 6},
-      {1, 80, 120, 9, 1, false, 2}, {2, 72, 136, 7, 1, true, 4},
+      {1, 80, 120, 9, 1, false, 2}, {2, 72, 136, 7, 1, true, 4}, {1, 68, 100, 6, 1, false, 6},
   };
   for (const Chain& c : chains) {
     SCOPED_TRACE("batch " + std::to_string(c.batch) + " channels " + std::to_string(c.channels) + "/" +
@@ -179,6 +179,59 @@ TEST(BlockedLayout, ExcitationBlocksMatchTheReference) {
       for (int64_t i = 0; i < expected[0].numel(); ++i) {
         const float e = expected[0].data<float>()[i];
         ASSERT_NEAR(blocked[0].data<float>()[i], e, 1e-3 * (1.0 + std::fabs(e))) << i;
+      }
+    }
+  }
+}
+
+// The layouts' other edges, with channel counts of partial blocks on every
+// vector width: a depthwise 5x5 with dilation and uneven padding reading the
+// NCHW graph input and writing blocks; a stride-2 depthwise reading blocks
+// and writing NCHW for a Relu; 1x1 layers with fused HardSwish and SiLU, one
+// with a blocked residual and a fused Sigmoid after it.
+std::shared_ptr<const Model> edges_model(int64_t batch) {
+  GraphBuilder b;
+  uint32_t seed = 70;
+  const auto weight = [&](const std::string& name, Shape shape) {
+    return b.add_constant(name, random_tensor(std::move(shape), seed++));
+  };
+  int x = b.add_input("x", DType::F32, {batch, 68, 10, 10});
+  fb::ConvAttrsT dilated = conv(1, 0, 68);
+  dilated.pads = {3, 4, 4, 3};
+  dilated.dilations = {2, 2};
+  int d1 = b.add_op(fb::OpType::Conv, {x, weight("w1", {68, 1, 5, 5}), weight("b1", {68})}, dilated)[0];
+  fuse(b, fb::ActivationKind::SiLU);
+  int p1 = b.add_op(fb::OpType::Conv, {d1, weight("wp1", {100, 68, 1, 1})}, conv(1, 0, 1))[0];
+  fuse(b, fb::ActivationKind::HardSwish);
+  int d2 = b.add_op(fb::OpType::Conv, {p1, weight("w2", {100, 1, 3, 3})}, conv(2, 1, 100))[0];
+  int p2 = b.add_op(fb::OpType::Conv, {d2, weight("wp2", {100, 100, 1, 1}), weight("bp2", {100})}, conv(1, 0, 1))[0];
+  fuse(b, fb::ActivationKind::SiLU);
+  int p3 = b.add_op(fb::OpType::Conv, {p2, weight("wp3", {100, 100, 1, 1}), -1, p2}, conv(1, 0, 1))[0];
+  fuse(b, fb::ActivationKind::Sigmoid);
+  b.mark_output(b.add_op(fb::OpType::Conv, {p3, weight("wp4", {72, 100, 1, 1})}, conv(1, 0, 1))[0], "out");
+  b.mark_output(b.add_op(fb::OpType::Relu, {d2})[0], "relu");
+  return test::load_built(b);
+}
+
+TEST(BlockedLayout, LayoutEdgesMatchTheReference) {
+  if (channel_block() <= 1) GTEST_SKIP() << "the GEMM and depthwise kernels use different vector widths here";
+  for (int64_t batch : {1, 2}) {
+    SCOPED_TRACE("batch " + std::to_string(batch));
+    auto model = edges_model(batch);
+    ASSERT_NE(model, nullptr);
+    const Tensor x = random_tensor({batch, 68, 10, 10}, 9);
+    const std::vector<Tensor> expected = run(model, x, {.backend = Backend::kReference});
+    for (int threads : {1, 2}) {
+      PlanStats stats;
+      const std::vector<Tensor> blocked = run(model, x, {.threads = threads}, &stats);
+      EXPECT_EQ(stats.blocked_tensors, 4);  // d1, p1, p2, p3; d2 feeds the Relu
+      ASSERT_EQ(blocked.size(), expected.size());
+      for (size_t o = 0; o < expected.size(); ++o) {
+        ASSERT_EQ(blocked[o].shape(), expected[o].shape());
+        for (int64_t i = 0; i < expected[o].numel(); ++i) {
+          const float e = expected[o].data<float>()[i];
+          ASSERT_NEAR(blocked[o].data<float>()[i], e, 1e-3 * (1.0 + std::fabs(e))) << "output " << o << " " << i;
+        }
       }
     }
   }

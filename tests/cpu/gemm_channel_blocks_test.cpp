@@ -121,8 +121,8 @@ TEST(SgemmChannelBlocks, MatchesTripleLoopOnEveryTarget) {
     struct Size {
       int64_t M, N, K;
     };
-    // Pixels past a panel and a chunk edge, channels of whole and partial
-    // blocks, K across channel blocks and K blocks (kc 256 or 384).
+    // Pixels past a panel edge, channels of whole and partial blocks, K
+    // across channel blocks and K blocks (kc 256 or 384).
     for (Size s : {Size{1, 5, 3}, Size{7, 16, 16}, Size{49, 24, 37}, Size{50, 72, 136}, Size{130, 100, 500}}) {
       for (bool a_blocked : {false, true}) {
         for (bool c_blocked : {false, true}) {
