@@ -385,14 +385,15 @@ void ExecutionPlan::choose_layouts() {
     }
   }
   // Inputs tied to an output's layout: where the two differ, both go planar
-  // (or only the input, for only_with_output), which can break another tie;
-  // repeat until none does.
+  // (or only the input, for only_with_output; only the output, for
+  // output_only_with), which can break another tie; repeat until none does.
   for (bool changed = true; changed;) {
     changed = false;
     for (size_t k = 0; k < steps_.size(); ++k) {
       const fb::OpT& op = *ops[static_cast<size_t>(steps_[k].op_index)];
       const BlockedSupport& sup = support[k];
-      if (!(sup.same_as_output | sup.only_with_output) || op.outputs.empty() || op.outputs[0] < 0) continue;
+      const uint64_t tied = sup.same_as_output | sup.only_with_output | sup.output_only_with;
+      if (!tied || op.outputs.empty() || op.outputs[0] < 0) continue;
       const size_t out = static_cast<size_t>(op.outputs[0]);
       for (size_t i = 0; i < op.inputs.size() && i < 64; ++i) {
         if (op.inputs[i] < 0) continue;
@@ -402,6 +403,9 @@ void ExecutionPlan::choose_layouts() {
           changed = true;
         } else if ((sup.only_with_output >> i & 1) != 0 && blocked[in] && !blocked[out]) {
           blocked[in] = false;
+          changed = true;
+        } else if ((sup.output_only_with >> i & 1) != 0 && blocked[out] && !blocked[in]) {
+          blocked[out] = false;
           changed = true;
         }
       }

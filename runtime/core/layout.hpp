@@ -30,6 +30,7 @@ struct BlockedSupport {
   bool output = false;            // output 0 may be blocked
   uint64_t same_as_output = 0;    // bit i: input i must be blocked exactly when output 0 is
   uint64_t only_with_output = 0;  // bit i: input i may be blocked only when output 0 is
+  uint64_t output_only_with = 0;  // bit i: output 0 may be blocked only when input i is
 };
 
 // Channels per block on this machine: the float lanes the GEMM and the

@@ -32,6 +32,7 @@
 #include "runtime/cpu/fused_epilogue.hpp"
 #include "runtime/cpu/gemm.hpp"
 #include "runtime/cpu/plane_conv_shape.hpp"
+#include "runtime/cpu/pointwise_blocked.hpp"
 #include "runtime/cpu/strided_copy.hpp"
 #include "runtime/cpu/thread_pool.hpp"
 #include "runtime/cpu/thread_scratch.hpp"
@@ -69,6 +70,9 @@ struct ConvState : KernelState {
   std::vector<PackedMatrix> packed;  // per group: W_g as [M_g, C_g * kvol]
   WinogradWeights winograd;          // instead of `packed` where Winograd pays
   std::vector<float> direct;         // instead of both where direct_conv_applies
+  // A 1x1 layer writing channel blocks; `bias` the constant it holds, or null.
+  PointwiseBlockedWeights pointwise_blocked;
+  const void* bias = nullptr;
 
   bool direct_fits(const ConvGeometry& g) const {
     return direct.size() == direct_conv_pack_weights_size(g);
@@ -114,6 +118,12 @@ bool channels_along_vectors(const ConvGeometry& g) {
   return g.out_pixels() <= max_pixels && g.out_channels_per_group() >= kMinChannelsForChannelsAlongVectors;
 }
 
+// A 1x1 layer of one group whose output is channel-blocked: the
+// pointwise_blocked kernel, from NCHW or blocked inputs alike.
+bool writes_blocks_directly(const KernelContext& ctx, const ConvGeometry& g) {
+  return ctx.output_blocked(0) && is_pointwise(g) && g.group == 1;
+}
+
 // Whether the product is turned around: channels_along_vectors, or a
 // channel-blocked input or output (a 1x1 layer: its [pixels, channels] tiles
 // are the blocked layout's rows, so nothing is transposed).
@@ -142,7 +152,14 @@ Status conv_prepare(KernelContext& ctx, std::unique_ptr<KernelState>& state) {
   if (use_depthwise(*g)) return {};  // reads W as it is
   auto s = std::make_unique<ConvState>();
   s->weights = ctx.in(1).raw();
-  if (direct_conv_applies(*g)) {
+  if (writes_blocks_directly(ctx, *g)) {
+    const bool constant_bias = ctx.has_input(2) && ctx.in(2).raw();
+    if (ctx.has_input(2) && !constant_bias) return {};  // packed per run with the bias of the run
+    s->bias = constant_bias ? ctx.in(2).raw() : nullptr;
+    s->pointwise_blocked =
+        pack_pointwise_blocked(ctx.in(1).data<float>(), constant_bias ? ctx.in(2).data<float>() : nullptr,
+                               g->out_channels, g->in_channels, ctx.channel_block);
+  } else if (direct_conv_applies(*g)) {
     s->direct = direct_conv_pack_weights(*g, ctx.in(1).data<float>());
   } else if (winograd_tile(*g) != 0) {
     s->winograd = winograd_pack_weights(*g, ctx.in(1).data<float>());
@@ -154,30 +171,26 @@ Status conv_prepare(KernelContext& ctx, std::unique_ptr<KernelState>& state) {
 }
 
 // Depthwise layers without a residual and 1x1 layers of one group, 2-D and
-// float, take and give channel blocks; a 1x1 layer's residual comes in its
-// output's layout (its GEMM adds it as it stores). A 1x1 layer does so only
-// where its turned product is as fast as the plain one: with few output
-// channels (a tile of 8 pixels x 1-2 vectors is short of accumulators) or
-// many pixels, the product on NCHW won. MobileNetV2 at 1 thread (AVX-512),
-// blocked against planar: its 14x14 and 7x7 1x1 layers 0.127 -> 0.102 ms,
-// 0.091 -> 0.080, depthwise 0.065 -> 0.041, 0.037 -> 0.020; at 28x28 the
-// 192 -> 32 layer 0.046 -> 0.061, at 56x56 the 24-channel expands 0.133 ->
-// 0.142; at 112x112 the 32 -> 16 layer 0.086 -> 0.133.
-constexpr int64_t kMinBlockedPointwiseChannels = 64;
-constexpr int64_t kMaxBlockedPointwisePixels = 28 * 28;
-
+// float, take and give channel blocks. A 1x1 layer writing blocks runs
+// pointwise_blocked from either input layout; its residual comes in its
+// output's layout. Writing NCHW from blocks takes the turned GEMM and a
+// transpose, which lost to the plain product from 196 pixels on
+// (channels_along_vectors; ShuffleNetV2's 14x14 1x1 layers before a Concat
+// 0.027 -> 0.037 ms), so there a blocked input needs a blocked output.
 BlockedSupport conv_blocked(const KernelContext& ctx) {
   if (ctx.in(0).dtype() != DType::F32 || ctx.in(0).shape().size() != 4 || !ctx.has_input(1)) return {};
   auto g = resolve_conv(attrs<fb::ConvAttrsT>(ctx.op), ctx.in(0).shape(), ctx.in(1).shape());
   if (!g.ok()) return {};
-  if (use_depthwise(*g)) return ctx.has_input(3) ? BlockedSupport{} : BlockedSupport{1, true, 0};
+  if (use_depthwise(*g)) {
+    if (ctx.has_input(3)) return {};
+    // From an NCHW input, blocks cost a transpose of every plane, which only
+    // narrow planes repay (prefers_channel_blocks; MobileNetV2's first
+    // depthwise layer, 32 channels 112x112, 0.120 -> 0.185 ms).
+    const bool from_planar = prefers_channel_blocks(plane_conv_shape(*g, 0.0f, 0.0f));
+    return {1, true, 0, 0, from_planar ? uint64_t{0} : uint64_t{1}};
+  }
   if (!is_pointwise(*g) || g->group != 1 || direct_conv_applies(*g)) return {};
-  if (g->out_channels < kMinBlockedPointwiseChannels || g->out_pixels() > kMaxBlockedPointwisePixels) return {};
   const uint64_t residual = ctx.has_input(3) ? uint64_t{1} << 3 : 0;
-  // A blocked input with an NCHW output takes the turned product and a
-  // transpose, which lost to the plain product from 196 pixels on
-  // (channels_along_vectors; ShuffleNetV2's 14x14 1x1 layers before a
-  // Concat 0.027 -> 0.037 ms).
   const uint64_t input_needs_blocked_output = channels_along_vectors(*g) ? 0 : 1;
   return {1 | residual, true, residual, input_needs_blocked_output};
 }
@@ -418,6 +431,26 @@ void run_gemm_paths(KernelContext& ctx, const ConvGeometry& g, const std::vector
   }
 }
 
+// A 1x1 layer writing channel blocks (writes_blocks_directly), with the
+// weights packed at prepare when they and the bias are constants.
+void run_pointwise_blocked(KernelContext& ctx, const ConvGeometry& g) {
+  const auto* state = static_cast<const ConvState*>(ctx.state);
+  const float* bias = ctx.has_input(2) ? ctx.in(2).data<float>() : nullptr;
+  PointwiseBlockedWeights packed_now;
+  const PointwiseBlockedWeights* w = nullptr;
+  if (state && state->weights == ctx.in(1).raw() && state->bias == static_cast<const void*>(bias) &&
+      state->pointwise_blocked.fits(g.in_channels, g.out_channels, ctx.channel_block)) {
+    w = &state->pointwise_blocked;
+  } else {
+    packed_now =
+        pack_pointwise_blocked(ctx.in(1).data<float>(), bias, g.out_channels, g.in_channels, ctx.channel_block);
+    w = &packed_now;
+  }
+  const float* residual = ctx.has_input(3) ? ctx.in(3).data<float>() : nullptr;
+  pointwise_blocked(*w, g.batch, g.out_pixels(), ctx.in(0).data<float>(), ctx.input_blocked(0), residual,
+                    fused::gemm_epilogue(ctx.op.fused.get()), ctx.out(0).data<float>(), *ctx.pool);
+}
+
 Status conv_run(KernelContext& ctx) {
   MOTE_RETURN_IF_ERROR(fused::check_f32_inputs_and_activation(ctx));
   auto resolved = resolve_conv(attrs<fb::ConvAttrsT>(ctx.op), ctx.in(0).shape(), ctx.in(1).shape());
@@ -426,6 +459,10 @@ Status conv_run(KernelContext& ctx) {
   if (ctx.out(0).numel() == 0) return {};
   if (use_depthwise(g)) {
     run_depthwise(ctx, g);
+    return {};
+  }
+  if (writes_blocks_directly(ctx, g)) {
+    run_pointwise_blocked(ctx, g);
     return {};
   }
   // The state was made for the shapes at prepare; input shapes may have

@@ -349,6 +349,63 @@ HWY_INLINE void BlockedTile(D d, const PlaneConvShape& s, const float* HWY_RESTR
 #undef MOTE_DEPTHWISE_STORE
 }
 
+// kK x kK kernels, undilated, equal strides kStride: kCount outputs of one
+// output row from column ow on. Each input vector a tile row needs is
+// loaded once for all the taps that read it ((kCount - 1) * kStride + kK
+// loads per kernel row instead of kCount * kK): BlockedTile's load per
+// multiply-add left MobileNetV2's 56x56 layers load-bound.
+#if HWY_TARGET == HWY_AVX2
+constexpr int kRowTileOutputs = 4;  // 16 registers
+#else
+constexpr int kRowTileOutputs = 8;
+#endif
+
+template <int kStride, int kK>
+HWY_INLINE void BlockedRowTile(D d, const float* HWY_RESTRICT padded, int64_t padded_w,
+                               const float* HWY_RESTRICT weights, V bias, V lo, V hi, int64_t oh, int64_t ow,
+                               float* HWY_RESTRICT out) {
+  constexpr int kCount = kRowTileOutputs;
+  constexpr int kInputs = (kCount - 1) * kStride + kK;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  V acc[kCount];
+  for (V& a : acc) a = bias;
+  Unroll<kK>([&](auto kh) HWY_ATTR {
+    const float* row = padded + ((oh * kStride + kh()) * padded_w + ow * kStride) * lanes;
+    V x[kInputs];
+    Unroll<kInputs>([&](auto j) HWY_ATTR { x[j()] = hn::LoadU(d, row + j() * lanes); });
+    Unroll<kK>([&](auto kw) HWY_ATTR {
+      const V w = hn::LoadU(d, weights + (kh() * kK + kw()) * lanes);
+      Unroll<kCount>([&](auto i) HWY_ATTR { acc[i()] = hn::MulAdd(x[i() * kStride + kw()], w, acc[i()]); });
+    });
+  });
+  Unroll<kCount>([&](auto i) HWY_ATTR {
+    hn::StoreU(simd_clamp::HWY_NAMESPACE::ClampKeepingNaN(acc[i()], lo, hi), d, out + i() * lanes);
+  });
+}
+
+// The output rows in BlockedRowTiles, each row's last few outputs (fewer
+// than a tile) by BlockedTiles of 4, 2 and 1.
+template <int kStride, int kK>
+HWY_FLATTEN void BlockedRows(D d, const PlaneConvShape& s, const float* padded, int64_t padded_w,
+                             const float* weights, const float* biases, float* blocked_out) {
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const V bias = hn::LoadU(d, biases);
+  const V lo = hn::Set(d, s.clamp_min), hi = hn::Set(d, s.clamp_max);
+  for (int64_t oh = 0; oh < s.out_h; ++oh) {
+    int64_t ow = 0;
+    for (; ow + kRowTileOutputs <= s.out_w; ow += kRowTileOutputs) {
+      BlockedRowTile<kStride, kK>(d, padded, padded_w, weights, bias, lo, hi, oh, ow,
+                                  blocked_out + (oh * s.out_w + ow) * lanes);
+    }
+    for (; ow + 4 <= s.out_w; ow += 4)
+      BlockedTile<4>(d, s, padded, padded_w, weights, biases, oh * s.out_w + ow, blocked_out);
+    for (; ow + 2 <= s.out_w; ow += 2)
+      BlockedTile<2>(d, s, padded, padded_w, weights, biases, oh * s.out_w + ow, blocked_out);
+    for (; ow < s.out_w; ++ow)
+      BlockedTile<1>(d, s, padded, padded_w, weights, biases, oh * s.out_w + ow, blocked_out);
+  }
+}
+
 void DepthwiseChannelBlock(const PlaneConvShape& s, const float* x, bool x_blocked, int64_t in_plane,
                            int64_t channels, const float* w, const float* bias, float* y, bool y_blocked,
                            int64_t out_plane, DepthwiseScratch& scratch) {
@@ -390,8 +447,21 @@ void DepthwiseChannelBlock(const PlaneConvShape& s, const float* x, bool x_block
     biases[c] = bias ? bias[c] : 0.0f;
   }
 
-  // Output pixels in row-major order, kMaxAccumulators at a time whatever
-  // the row width (a 7-wide plane has no 8-pixel run in a row).
+  // Rows of at least three row tiles, with the kernels those are made for;
+  // otherwise output pixels in row-major order, kMaxAccumulators at a time
+  // whatever the row width (a 7-wide plane has no 8-pixel run in a row).
+  // Measured at 1 thread (AVX-512), MobileNetV2's blocked depthwise layers:
+  // 56x56 0.150 -> 0.117 ms, 112x112 stride 2 0.21 -> 0.17; at 14x14 one
+  // row tile and six odd outputs per row ran 0.031 -> 0.050.
+  const bool square = s.kernel_h == s.kernel_w && s.stride_h == s.stride_w && s.dilation_h == 1 &&
+                      s.dilation_w == 1 && s.out_w >= 3 * kRowTileOutputs;
+  if (square && (s.kernel_h == 3 || s.kernel_h == 5) && (s.stride_h == 1 || s.stride_h == 2)) {
+    const auto rows = s.kernel_h == 3 ? (s.stride_h == 1 ? BlockedRows<1, 3> : BlockedRows<2, 3>)
+                                      : (s.stride_h == 1 ? BlockedRows<1, 5> : BlockedRows<2, 5>);
+    rows(d, s, padded, padded_w, weights, biases, blocked_out);
+    if (!y_blocked) simd::transpose_4byte(blocked_out, lanes, out_pixels, channels, y, out_plane);
+    return;
+  }
   int64_t q = 0;
   for (; q + kMaxAccumulators <= out_pixels; q += kMaxAccumulators) {
     BlockedTile<kMaxAccumulators>(d, s, padded, padded_w, weights, biases, q, blocked_out);

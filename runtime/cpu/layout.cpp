@@ -4,6 +4,7 @@
 
 #include "runtime/cpu/conv_depthwise.hpp"
 #include "runtime/cpu/gemm.hpp"
+#include "runtime/cpu/pointwise_blocked.hpp"
 
 namespace mote {
 
@@ -11,7 +12,7 @@ int64_t channel_block() {
   // Both dispatch on the best target of their own target lists, which need
   // not stay the same lists.
   const int64_t lanes = cpu::gemm_lanes();
-  return lanes == cpu::depthwise_block_channels() ? lanes : 0;
+  return lanes == cpu::depthwise_block_channels() && lanes == cpu::pointwise_blocked_lanes() ? lanes : 0;
 }
 
 Status check_channel_block(int64_t planned) {

@@ -191,7 +191,10 @@ Status global_pool(KernelContext& ctx, bool is_max) {
 }
 
 // GlobalAveragePool of a channel-blocked input (runtime/core/layout.hpp):
-// per block, the pixels' vectors summed lane by lane, into an NCHW output.
+// per block, the pixels' vectors summed lane by lane in double
+// (column_sums: one float sum per lane over EfficientNet-B0's 112x112
+// planes, 12,544 terms, left its batch-3 output 1.4e-4 off onnxruntime's),
+// into an NCHW output.
 Status global_average_pool_blocked(KernelContext& ctx) {
   const Shape& shape = ctx.in(0).shape();
   const int64_t lanes = ctx.channel_block, blocks = (shape[1] + lanes - 1) / lanes;
@@ -202,11 +205,7 @@ Status global_average_pool_blocked(KernelContext& ctx) {
                          [&](int64_t begin, int64_t end) {
                            std::vector<float> sums(static_cast<size_t>(lanes));
                            for (int64_t task = begin; task < end; ++task) {
-                             std::fill(sums.begin(), sums.end(), 0.0f);
-                             const float* x = in + task * pixels * lanes;
-                             for (int64_t p = 0; p < pixels; ++p) {
-                               for (int64_t l = 0; l < lanes; ++l) sums[static_cast<size_t>(l)] += x[p * lanes + l];
-                             }
+                             simd::column_sums(in + task * pixels * lanes, pixels, lanes, sums.data());
                              const int64_t n = task / blocks, c0 = task % blocks * lanes;
                              for (int64_t l = 0; l < lanes && c0 + l < shape[1]; ++l) {
                                out[n * shape[1] + c0 + l] = sums[static_cast<size_t>(l)] / static_cast<float>(pixels);

@@ -35,6 +35,11 @@ void scale_shift_row(const float* x, int64_t n, float a, float b, float* y);
 void normalize_row(const float* x, int64_t n, float mean, float inv_std, const float* scale, const float* bias,
                    float* y);
 
+// out[j] = sum over i < rows of x[i * width + j], for j < width: a
+// reduction over the pixels of a channel-blocked tensor (width = its
+// block). Accumulated in double.
+void column_sums(const float* x, int64_t rows, int64_t width, float* out);
+
 // y[i] = x[i] * s[i]. y may alias x.
 void multiply_row(const float* x, const float* s, int64_t n, float* y);
 

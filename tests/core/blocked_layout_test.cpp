@@ -46,6 +46,7 @@ struct Chain {
   int64_t batch, channels, expanded, size, stride;
   bool planar_reader;  // a Relu (no blocked kernel) also reads the middle tensor
   int blocked;         // tensors the plan should keep blocked
+  bool pooled_head = false;  // a GlobalAveragePool (reads blocks) instead of the 1x1 head
 };
 
 // x -> [expand 1x1 + Relu6, depthwise 3x3 + HardSwish, project 1x1] -> y1
@@ -72,7 +73,8 @@ std::shared_ptr<const Model> chain_model(const Chain& c) {
   int x = b.add_input("x", DType::F32, {c.batch, c.channels, c.size, c.size});
   int y1 = block(x, c.stride, -1, "a");
   int y2 = block(y1, 1, y1, "b");
-  int head = b.add_op(fb::OpType::Conv, {y2, weight("wh", {80, c.channels, 1, 1})}, conv(1, 0, 1))[0];
+  int head = c.pooled_head ? b.add_op(fb::OpType::GlobalAveragePool, {y2})[0]
+                           : b.add_op(fb::OpType::Conv, {y2, weight("wh", {80, c.channels, 1, 1})}, conv(1, 0, 1))[0];
   b.mark_output(head, "out");
   if (c.planar_reader) b.mark_output(b.add_op(fb::OpType::Relu, {y1})[0], "relu");
   return test::load_built(b);
@@ -96,10 +98,19 @@ TEST(BlockedLayout, ChainsMatchTheReference) {
   // All six intermediates blocked, but: with a planar reader of y1, y1 and
   // (tied to it as the residual) y2 stay planar; at 81 pixels a 1x1 layer
   // with an NCHW output takes no blocked input (conv.cpp), so the head
-  // keeps y2 planar, the tie y1, and the projects the depthwise outputs.
+  // keeps y2 planar, the tie y1, and the projects the depthwise outputs
+  // (the wide ones then transpose their row tiles into NCHW).
   const Chain chains[] = {
-      {1, 72, 136, 7, 1, false, 6}, {2, 64, 96, 8, 1, false, 6}, {1, 96, 200, 14, 2, false, 6},
-      {1, 80, 120, 9, 1, false, 2}, {2, 72, 136, 7, 1, true, 4}, {1, 68, 100, 6, 1, false, 6},
+      {1, 72, 136, 7, 1, false, 6},
+      {2, 64, 96, 8, 1, false, 6},
+      {1, 96, 200, 14, 2, false, 6},
+      {1, 80, 120, 9, 1, false, 2},
+      {2, 72, 136, 7, 1, true, 4},
+      {1, 68, 100, 6, 1, false, 6},
+      // Rows of 28 and 27 outputs: the depthwise row tiles and their tails.
+      {1, 64, 96, 28, 1, false, 6, true},
+      {2, 68, 100, 54, 2, false, 6, true},
+      {1, 64, 96, 28, 1, false, 2},
   };
   for (const Chain& c : chains) {
     SCOPED_TRACE("batch " + std::to_string(c.batch) + " channels " + std::to_string(c.channels) + "/" +
@@ -137,8 +148,9 @@ TEST(BlockedLayout, ChainsMatchTheReference) {
 // layers on [N, C, 1, 1] with a Sigmoid, the depthwise output scaled by them
 // (Mul, per-channel operand first or second), project, and an unfused Add of
 // two blocked tensors. The depthwise output, the Mul and the Add stay blocked.
+// 1x1 layers of few pixels and channels write blocks too (pointwise_blocked).
 std::shared_ptr<const Model> excitation_model(int64_t batch, int64_t channels, int64_t expanded, int64_t size,
-                                              bool scale_first) {
+                                              bool scale_first, bool pooled_head) {
   GraphBuilder b;
   uint32_t seed = 40;
   const auto weight = [&](const std::string& name, Shape shape) {
@@ -157,23 +169,36 @@ std::shared_ptr<const Model> excitation_model(int64_t batch, int64_t channels, i
   int p = b.add_op(fb::OpType::Conv, {scaled, weight("wp", {channels, expanded, 1, 1})}, conv(1, 0, 1))[0];
   int q = b.add_op(fb::OpType::Conv, {p, weight("wq", {channels, channels, 1, 1})}, conv(1, 0, 1))[0];
   int sum = b.add_op(fb::OpType::Add, {p, q})[0];
-  b.mark_output(b.add_op(fb::OpType::Conv, {sum, weight("wh", {72, channels, 1, 1})}, conv(1, 0, 1))[0], "out");
+  b.mark_output(pooled_head ? b.add_op(fb::OpType::GlobalAveragePool, {sum})[0]
+                            : b.add_op(fb::OpType::Conv, {sum, weight("wh", {72, channels, 1, 1})}, conv(1, 0, 1))[0],
+                "out");
   return test::load_built(b);
 }
 
 TEST(BlockedLayout, ExcitationBlocksMatchTheReference) {
   if (channel_block() <= 1) GTEST_SKIP() << "the GEMM and depthwise kernels use different vector widths here";
-  for (bool scale_first : {false, true}) {
-    for (int64_t batch : {1, 2}) {
-      SCOPED_TRACE(std::string(scale_first ? "gate * x" : "x * gate") + " batch " + std::to_string(batch));
-      auto model = excitation_model(batch, 72, 120, 7, scale_first);
+  struct Case {
+    bool scale_first;
+    int64_t batch, size;  // 30: the 5x5 depthwise in row tiles
+  };
+  // At 30x30 the head is a GlobalAveragePool: a 1x1 head writing NCHW there
+  // would take its input, and through the ties everything after the
+  // depthwise, out of blocks.
+  for (const Case& c : {Case{false, 1, 7}, Case{true, 1, 7}, Case{false, 2, 7}, Case{true, 2, 30}}) {
+    {
+      const bool scale_first = c.scale_first;
+      const int64_t batch = c.batch;
+      SCOPED_TRACE(std::string(scale_first ? "gate * x" : "x * gate") + " batch " + std::to_string(batch) + " size " +
+                   std::to_string(c.size));
+      auto model = excitation_model(batch, 72, 120, c.size, scale_first, c.size > 8);
       ASSERT_NE(model, nullptr);
-      const Tensor x = random_tensor({batch, 72, 7, 7}, 5);
+      const Tensor x = random_tensor({batch, 72, c.size, c.size}, 5);
       const std::vector<Tensor> expected = run(model, x, {.backend = Backend::kReference});
       PlanStats stats;
       const std::vector<Tensor> blocked = run(model, x, {.threads = 2}, &stats);
-      // e, d, the Mul, p, q and the Add.
-      EXPECT_EQ(stats.blocked_tensors, 6);
+      // e, d, the squeezed [N, 16, 1, 1] between the two 1x1 layers, the
+      // Mul, p, q and the Add; the gate stays NCHW for the Mul.
+      EXPECT_EQ(stats.blocked_tensors, 7);
       ASSERT_EQ(blocked.size(), 1u);
       ASSERT_EQ(blocked[0].shape(), expected[0].shape());
       for (int64_t i = 0; i < expected[0].numel(); ++i) {

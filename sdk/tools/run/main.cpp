@@ -29,6 +29,7 @@ struct RunOptions {
   std::string backend = "cpu";
   bool fp16 = false;
   bool placement = false;
+  bool planar = false;
   std::vector<std::string> cpu_ops;
   int threads = 0;
   int repeat = 10;
@@ -86,6 +87,7 @@ Status run(const RunOptions& o) {
   SessionOptions session_options;
   session_options.backend = backend;
   session_options.threads = o.threads;
+  session_options.channel_blocked_layout = !o.planar;
   session_options.gpu_precision = o.fp16 ? GpuPrecision::kF16Storage : GpuPrecision::kF32;
   session_options.cpu_ops = o.cpu_ops;
   MOTE_ASSIGN_OR_RETURN(auto session, Session::create(model, session_options));
@@ -190,6 +192,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--fp16", o.fp16, "with vulkan: store float tensors as f16 on the GPU (f32 arithmetic)");
   app.add_flag("--placement", o.placement, "print where each op runs (vulkan, cpu, folded) and why");
+  app.add_flag("--planar", o.planar, "cpu: keep every tensor NCHW (no channel-blocked layout), to compare");
   app.add_option("--cpu-op", o.cpu_ops, "with vulkan: keep this op type or op name on the CPU (repeatable)")
       ->allow_extra_args(false);
   app.add_option("--seed", o.seed, "seed of the random inputs")->capture_default_str();

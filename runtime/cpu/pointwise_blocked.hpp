@@ -1,0 +1,51 @@
+// 1x1 convolution (stride 1, one group) writing the channel-blocked layout
+// (runtime/core/layout.hpp) straight from its input, NCHW or blocked: no
+// im2col, no packing of the activations, no transpose. A tile is a run of
+// pixels x one or two output blocks; for each input channel the tile
+// broadcasts one input value per pixel (read where it lies, a plane apart in
+// NCHW, a block apart when blocked) against the output blocks' weight
+// vectors. The GEMM's turned product did the same with panels of 8 pixels
+// that it packed first, which lost to the plain product on NCHW where
+// output channels are few (one vector per tile row) or pixels many.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "runtime/cpu/gemm.hpp"
+
+namespace mote {
+class ThreadPool;
+}
+
+namespace mote::cpu {
+
+// W [C_out, C_in] as [output block][C_in][lanes], channels past C_out zero;
+// the bias (zeros when absent) padded to whole blocks likewise.
+struct PointwiseBlockedWeights {
+  std::vector<float> weights;
+  std::vector<float> bias;
+  int64_t in_channels = 0, out_channels = 0, lanes = 0;
+
+  bool fits(int64_t in, int64_t out, int64_t block) const {
+    return in_channels == in && out_channels == out && lanes == block && !weights.empty();
+  }
+};
+
+// `lanes` must be pointwise_blocked_lanes() (the block of the plan).
+PointwiseBlockedWeights pack_pointwise_blocked(const float* w, const float* bias, int64_t out_channels,
+                                               int64_t in_channels, int64_t lanes);
+
+// Floats per vector of this kernel on this CPU.
+int64_t pointwise_blocked_lanes();
+
+// y [N][ceil(C_out / lanes)][pixels][lanes] = W x + bias (+ residual, in y's
+// layout), then the epilogue's clamp and activation (its biases and
+// residual are not used). x is [N][C_in][pixels] or, x_blocked,
+// [N][ceil(C_in / lanes)][pixels][lanes]. Padding lanes of y get the
+// residual's padding lanes plus zero.
+void pointwise_blocked(const PointwiseBlockedWeights& w, int64_t batch, int64_t pixels, const float* x,
+                       bool x_blocked, const float* residual, const GemmEpilogue& epilogue, float* y,
+                       ThreadPool& pool);
+
+}  // namespace mote::cpu
