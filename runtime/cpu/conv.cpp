@@ -124,11 +124,11 @@ bool writes_blocks_directly(const KernelContext& ctx, const ConvGeometry& g) {
   return ctx.output_blocked(0) && is_pointwise(g) && g.group == 1;
 }
 
-// Whether the product is turned around: channels_along_vectors, or a
-// channel-blocked input or output (a 1x1 layer: its [pixels, channels] tiles
-// are the blocked layout's rows, so nothing is transposed).
+// Whether the product is turned around: channels_along_vectors, or a 1x1
+// layer reading channel blocks into NCHW (its GEMM reads the blocks as
+// [pixels, channels] rows). Layers writing blocks take pointwise_blocked.
 bool turned_product(const KernelContext& ctx, const ConvGeometry& g) {
-  return ctx.input_blocked(0) || ctx.output_blocked(0) || channels_along_vectors(g);
+  return ctx.input_blocked(0) || channels_along_vectors(g);
 }
 
 // W_g as the GEMM's left operand [M_g, C_g * kvol], or, where the product is
@@ -153,8 +153,8 @@ Status conv_prepare(KernelContext& ctx, std::unique_ptr<KernelState>& state) {
   auto s = std::make_unique<ConvState>();
   s->weights = ctx.in(1).raw();
   if (writes_blocks_directly(ctx, *g)) {
+    // A bias computed at run time is padded per run (run_pointwise_blocked).
     const bool constant_bias = ctx.has_input(2) && ctx.in(2).raw();
-    if (ctx.has_input(2) && !constant_bias) return {};  // packed per run with the bias of the run
     s->bias = constant_bias ? ctx.in(2).raw() : nullptr;
     s->pointwise_blocked =
         pack_pointwise_blocked(ctx.in(1).data<float>(), constant_bias ? ctx.in(2).data<float>() : nullptr,
@@ -275,42 +275,30 @@ int64_t tile_pixels(const ConvGeometry& g, int64_t threads) {
   return std::min(tile, pixels);
 }
 
-// A 1x1 layer of one group with a channel-blocked input or output (or
-// both): per image one turned product, [pixels, C_in] x W^T, read from the
-// input's planes or blocks and stored as blocks, or as [pixels, C_out]
-// rows transposed into NCHW after. A residual comes in the output's layout:
-// blocked, the GEMM adds it; planar, a pass after the transpose does.
+// A 1x1 layer of one group reading channel blocks and writing NCHW: per
+// image one turned product, [pixels, C_in] x W^T, read from the blocks as
+// it is packed, stored as [pixels, C_out] rows and transposed into NCHW; a
+// residual (NCHW, like the output) is added in a pass after the transpose.
 void run_blocked_pointwise(KernelContext& ctx, const ConvGeometry& g, const PackedMatrix& packed) {
   const fb::FusedActivationT* act = ctx.op.fused.get();
-  const bool x_blocked = ctx.input_blocked(0), y_blocked = ctx.output_blocked(0);
   const int64_t lanes = ctx.channel_block, pixels = g.out_pixels(), mg = g.out_channels;
-  const auto padded = [&](int64_t channels) { return (channels + lanes - 1) / lanes * lanes; };
   const float* x = ctx.in(0).data<float>();
   const float* bias = ctx.has_input(2) ? ctx.in(2).data<float>() : nullptr;
   const float* residual = ctx.has_input(3) ? ctx.in(3).data<float>() : nullptr;
   float* y = ctx.out(0).data<float>();
-  const int64_t x_image = (x_blocked ? padded(g.in_channels) : g.in_channels) * pixels;
-  const int64_t y_image = (y_blocked ? padded(mg) : mg) * pixels;
-  float* turned = y_blocked ? nullptr : thread_scratch(static_cast<size_t>(pixels * mg));
+  const int64_t x_image = (g.in_channels + lanes - 1) / lanes * lanes * pixels;
+  float* turned = thread_scratch(static_cast<size_t>(pixels * mg));
   const StridedCopy transpose{{mg, pixels}, {1, mg}, {pixels, 1}};
   for (int64_t n = 0; n < g.batch; ++n) {
-    const ChannelBlocks<const float> a = x_blocked
-                                             ? ChannelBlocks<const float>{x + n * x_image, lanes, lanes * pixels}
-                                             : ChannelBlocks<const float>{x + n * x_image, 1, pixels};
-    GemmEpilogue epilogue = residual && !y_blocked ? GemmEpilogue{} : fused::gemm_epilogue(act);
+    GemmEpilogue epilogue = residual ? GemmEpilogue{} : fused::gemm_epilogue(act);
     epilogue.col_bias = bias;
-    if (y_blocked) {
-      epilogue.residual = residual ? residual + n * y_image : nullptr;
-      epilogue.ld_residual = lanes;
-      sgemm(a, pixels, packed, ChannelBlocks<float>{y + n * y_image, lanes, lanes * pixels}, epilogue, ctx.pool);
-      continue;
-    }
-    sgemm(a, pixels, packed, ChannelBlocks<float>{turned, mg, 0}, epilogue, ctx.pool);
-    float* yn = y + n * y_image;
+    sgemm(ChannelBlocks<const float>{x + n * x_image, lanes, lanes * pixels}, pixels, packed,
+          ChannelBlocks<float>{turned, mg, 0}, epilogue, ctx.pool);
+    float* yn = y + n * mg * pixels;
     copy_strided(turned, yn, sizeof(float), transpose, *ctx.pool);
     if (residual) {
       ctx.pool->parallel_for(mg, 1, [&](int64_t m0, int64_t m1) {
-        fused::add_residual_and_activate(act, yn + m0 * pixels, residual + n * y_image + m0 * pixels,
+        fused::add_residual_and_activate(act, yn + m0 * pixels, residual + (n * mg + m0) * pixels,
                                          (m1 - m0) * pixels);
       });
     }
@@ -323,7 +311,7 @@ void run_blocked_pointwise(KernelContext& ctx, const ConvGeometry& g, const Pack
 // residual, the activation waits for one pass over the group's transposed
 // output that adds it.
 void run_channels_along_vectors(KernelContext& ctx, const ConvGeometry& g, const std::vector<PackedMatrix>& packed) {
-  if (ctx.input_blocked(0) || ctx.output_blocked(0)) {
+  if (ctx.input_blocked(0)) {
     run_blocked_pointwise(ctx, g, packed[0]);
     return;
   }
@@ -432,22 +420,28 @@ void run_gemm_paths(KernelContext& ctx, const ConvGeometry& g, const std::vector
 }
 
 // A 1x1 layer writing channel blocks (writes_blocks_directly), with the
-// weights packed at prepare when they and the bias are constants.
+// weights packed at prepare when they are constants; a bias that is not the
+// one packed with them is padded to whole blocks here.
 void run_pointwise_blocked(KernelContext& ctx, const ConvGeometry& g) {
   const auto* state = static_cast<const ConvState*>(ctx.state);
   const float* bias = ctx.has_input(2) ? ctx.in(2).data<float>() : nullptr;
+  const bool prepared = state && state->weights == ctx.in(1).raw() &&
+                        state->pointwise_blocked.fits(g.in_channels, g.out_channels, ctx.channel_block);
   PointwiseBlockedWeights packed_now;
-  const PointwiseBlockedWeights* w = nullptr;
-  if (state && state->weights == ctx.in(1).raw() && state->bias == static_cast<const void*>(bias) &&
-      state->pointwise_blocked.fits(g.in_channels, g.out_channels, ctx.channel_block)) {
-    w = &state->pointwise_blocked;
-  } else {
+  if (!prepared) {
     packed_now =
         pack_pointwise_blocked(ctx.in(1).data<float>(), bias, g.out_channels, g.in_channels, ctx.channel_block);
-    w = &packed_now;
+  }
+  const PointwiseBlockedWeights& w = prepared ? state->pointwise_blocked : packed_now;
+  const float* padded_bias = w.bias.data();
+  if (prepared && state->bias != static_cast<const void*>(bias)) {
+    thread_local std::vector<float> bias_now;
+    bias_now.assign(w.bias.size(), 0.0f);
+    if (bias) std::copy(bias, bias + g.out_channels, bias_now.begin());
+    padded_bias = bias_now.data();
   }
   const float* residual = ctx.has_input(3) ? ctx.in(3).data<float>() : nullptr;
-  pointwise_blocked(*w, g.batch, g.out_pixels(), ctx.in(0).data<float>(), ctx.input_blocked(0), residual,
+  pointwise_blocked(w, padded_bias, g.batch, g.out_pixels(), ctx.in(0).data<float>(), ctx.input_blocked(0), residual,
                     fused::gemm_epilogue(ctx.op.fused.get()), ctx.out(0).data<float>(), *ctx.pool);
 }
 

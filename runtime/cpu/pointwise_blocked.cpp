@@ -113,9 +113,9 @@ HWY_FLATTEN void Pixels(D d, TileArgs t, int64_t p0, int64_t p1) {
 
 // One task: image n, output blocks [b0, b0 + blocks) (1 or 2), pixels
 // [p0, p1); then the activation over what it wrote, still in cache.
-void PointwiseTask(const PointwiseBlockedWeights& w, int64_t pixels, const float* x, bool x_blocked,
-                   const float* residual, const GemmEpilogue& ep, float* y, int64_t n, int64_t b0, int64_t blocks,
-                   int64_t p0, int64_t p1) {
+void PointwiseTask(const PointwiseBlockedWeights& w, const float* bias, int64_t pixels, const float* x,
+                   bool x_blocked, const float* residual, const GemmEpilogue& ep, float* y, int64_t n, int64_t b0,
+                   int64_t blocks, int64_t p0, int64_t p1) {
   const D d;
   const int64_t lanes = w.lanes;
   const int64_t in_blocks = (w.in_channels + lanes - 1) / lanes;
@@ -129,7 +129,7 @@ void PointwiseTask(const PointwiseBlockedWeights& w, int64_t pixels, const float
   t.in_channels = w.in_channels;
   t.w = w.weights.data() + b0 * w.in_channels * lanes;
   t.w_block = w.in_channels * lanes;
-  t.bias = w.bias.data() + b0 * lanes;
+  t.bias = bias + b0 * lanes;
   const int64_t y_at = (n * out_blocks + b0) * y_block;
   t.residual = residual ? residual + y_at : nullptr;
   t.y = y + y_at;
@@ -184,8 +184,8 @@ PointwiseBlockedWeights pack_pointwise_blocked(const float* w, const float* bias
 // Tasks: per image, chunks of about 8 tiles of pixels, each for every pair
 // of output blocks in turn (the pairs of one chunk run back to back, so its
 // input stays in cache); a lone last block is a pair of one.
-void pointwise_blocked(const PointwiseBlockedWeights& w, int64_t batch, int64_t pixels, const float* x,
-                       bool x_blocked, const float* residual, const GemmEpilogue& epilogue, float* y,
+void pointwise_blocked(const PointwiseBlockedWeights& w, const float* bias, int64_t batch, int64_t pixels,
+                       const float* x, bool x_blocked, const float* residual, const GemmEpilogue& epilogue, float* y,
                        ThreadPool& pool) {
   const int64_t out_blocks = (w.out_channels + w.lanes - 1) / w.lanes;
   const int64_t pairs = (out_blocks + 1) / 2;
@@ -197,7 +197,8 @@ void pointwise_blocked(const PointwiseBlockedWeights& w, int64_t batch, int64_t 
       const int64_t pair = t % pairs, c = t / pairs % chunks, n = t / pairs / chunks;
       const int64_t b0 = 2 * pair;
       const int64_t p0 = c * chunk, p1 = std::min(pixels, p0 + chunk);
-      task(w, pixels, x, x_blocked, residual, epilogue, y, n, b0, std::min<int64_t>(2, out_blocks - b0), p0, p1);
+      task(w, bias, pixels, x, x_blocked, residual, epilogue, y, n, b0, std::min<int64_t>(2, out_blocks - b0), p0,
+           p1);
     }
   });
 }

@@ -41,11 +41,12 @@ int64_t pointwise_blocked_lanes();
 
 // y [N][ceil(C_out / lanes)][pixels][lanes] = W x + bias (+ residual, in y's
 // layout), then the epilogue's clamp and activation (its biases and
-// residual are not used). x is [N][C_in][pixels] or, x_blocked,
+// residual are not used). `bias` holds whole blocks, zero past C_out (w.bias,
+// or another bias padded alike). x is [N][C_in][pixels] or, x_blocked,
 // [N][ceil(C_in / lanes)][pixels][lanes]. Padding lanes of y get the
 // residual's padding lanes plus zero.
-void pointwise_blocked(const PointwiseBlockedWeights& w, int64_t batch, int64_t pixels, const float* x,
-                       bool x_blocked, const float* residual, const GemmEpilogue& epilogue, float* y,
+void pointwise_blocked(const PointwiseBlockedWeights& w, const float* bias, int64_t batch, int64_t pixels,
+                       const float* x, bool x_blocked, const float* residual, const GemmEpilogue& epilogue, float* y,
                        ThreadPool& pool);
 
 }  // namespace mote::cpu

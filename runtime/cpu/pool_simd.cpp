@@ -235,11 +235,10 @@ void PoolRowsT(const PoolRows& p, const T* in, T* out, int64_t begin, int64_t en
     // The rows the next output row adds, fetched while this one combines:
     // the input (a layer's output, past L2) came from L3 at about a third
     // of the bandwidth with the hardware prefetchers alone.
-    for (int64_t s = 1; s <= p.stride[1]; ++s) {
+    const int64_t last_row = (rows[count - 1] - plane_in) / in_w;  // in the plane's depth x height rows
+    for (int64_t s = 1; s <= p.stride[1] && last_row + s < in_d * in_h; ++s) {
       const char* next = reinterpret_cast<const char*>(rows[count - 1] + s * in_w);
-      if (next + in_w * sizeof(T) <= reinterpret_cast<const char*>(plane_in + in_d * in_h * in_w)) {
-        for (int64_t b = 0; b < in_w * static_cast<int64_t>(sizeof(T)); b += 64) __builtin_prefetch(next + b);
-      }
+      for (int64_t b = 0; b < in_w * static_cast<int64_t>(sizeof(T)); b += 64) __builtin_prefetch(next + b);
     }
     CombineRows<kMax>(rows.data(), count, static_cast<size_t>(in_w), row_out);
     if constexpr (!kMax) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <random>
 #include <string>
@@ -14,6 +15,7 @@
 #include "mote/mote.hpp"
 #include "runtime/core/layout.hpp"
 #include "tests/support/model_util.hpp"
+#include "tests/support/simd_targets.hpp"
 
 namespace mote {
 namespace {
@@ -80,21 +82,45 @@ std::shared_ptr<const Model> chain_model(const Chain& c) {
   return test::load_built(b);
 }
 
-std::vector<Tensor> run(const std::shared_ptr<const Model>& model, const Tensor& x, SessionOptions options,
-                        PlanStats* stats = nullptr) {
+// Runs `model` twice in one session (the second run reuses what the first
+// prepared) and returns the second run's outputs, checking that both runs
+// agree bit for bit.
+std::vector<Tensor> run(const std::shared_ptr<const Model>& model, const std::vector<Tensor>& inputs,
+                        SessionOptions options, PlanStats* stats = nullptr) {
   auto session = Session::create(model, options);
   EXPECT_TRUE(session.ok()) << session.status().to_string();
   if (!session.ok()) return {};
-  auto out = (*session)->run({x});
+  auto first = (*session)->run(inputs);
+  EXPECT_TRUE(first.ok()) << first.status().to_string();
+  auto out = (*session)->run(inputs);
   EXPECT_TRUE(out.ok()) << out.status().to_string();
+  if (!first.ok() || !out.ok()) return {};
+  for (size_t o = 0; o < out->size(); ++o) {
+    EXPECT_EQ(0, std::memcmp((*first)[o].raw(), (*out)[o].raw(), (*out)[o].bytes())) << "output " << o;
+  }
   if (stats) *stats = (*session)->plan_stats();
-  return out.ok() ? *out : std::vector<Tensor>{};
+  return *out;
+}
+
+std::vector<Tensor> run(const std::shared_ptr<const Model>& model, const Tensor& x, SessionOptions options,
+                        PlanStats* stats = nullptr) {
+  return run(model, std::vector<Tensor>{x}, options, stats);
+}
+
+void expect_near(const std::vector<Tensor>& actual, const std::vector<Tensor>& expected) {
+  ASSERT_EQ(actual.size(), expected.size());
+  for (size_t o = 0; o < expected.size(); ++o) {
+    ASSERT_EQ(actual[o].shape(), expected[o].shape());
+    for (int64_t i = 0; i < expected[o].numel(); ++i) {
+      const float e = expected[o].data<float>()[i];
+      ASSERT_NEAR(actual[o].data<float>()[i], e, 1e-3 * (1.0 + std::fabs(e))) << "output " << o << " " << i;
+    }
+  }
 }
 
 TEST(BlockedLayout, ChainsMatchTheReference) {
   if (channel_block() <= 1) GTEST_SKIP() << "the GEMM and depthwise kernels use different vector widths here";
-  // 1x1 layers take blocks from 64 output channels at up to 28x28 (conv.cpp):
-  // sizes at and under that, strides 1 and 2, batch 1 and 2.
+  // Narrow and wide planes, strides 1 and 2, batch 1 and 2.
   // All six intermediates blocked, but: with a planar reader of y1, y1 and
   // (tied to it as the residual) y2 stay planar; at 81 pixels a 1x1 layer
   // with an NCHW output takes no blocked input (conv.cpp), so the head
@@ -119,28 +145,51 @@ TEST(BlockedLayout, ChainsMatchTheReference) {
     auto model = chain_model(c);
     ASSERT_NE(model, nullptr);
     const Tensor x = random_tensor({c.batch, c.channels, c.size, c.size}, 7);
-    PlanStats blocked_stats, planar_stats;
     const std::vector<Tensor> expected = run(model, x, {.backend = Backend::kReference});
-    for (int threads : {1, 2}) {
-      const std::vector<Tensor> blocked = run(model, x, {.threads = threads}, &blocked_stats);
-      SessionOptions planar_options{.threads = threads};
-      planar_options.channel_blocked_layout = false;
-      const std::vector<Tensor> planar = run(model, x, planar_options, &planar_stats);
-      ASSERT_EQ(blocked.size(), expected.size());
-      ASSERT_EQ(planar.size(), expected.size());
-      EXPECT_EQ(blocked_stats.blocked_tensors, c.blocked);
-      EXPECT_EQ(planar_stats.blocked_tensors, 0);
-      for (size_t o = 0; o < expected.size(); ++o) {
-        ASSERT_EQ(blocked[o].shape(), expected[o].shape());
-        const float* e = expected[o].data<float>();
-        for (int64_t i = 0; i < expected[o].numel(); ++i) {
-          ASSERT_NEAR(blocked[o].data<float>()[i], e[i], 1e-3 * (1.0 + std::fabs(e[i])))
-              << "output " << o << " " << i;
-          ASSERT_NEAR(planar[o].data<float>()[i], e[i], 1e-3 * (1.0 + std::fabs(e[i]))) << "output " << o << " " << i;
-        }
+    // Every SIMD target of the kernels (AVX2's narrower tiles too); where
+    // the kernels' widths differ under a forced target, nothing is blocked.
+    test::for_each_simd_target([&] {
+      for (int threads : {1, 2}) {
+        PlanStats blocked_stats, planar_stats;
+        const std::vector<Tensor> blocked = run(model, x, {.threads = threads}, &blocked_stats);
+        SessionOptions planar_options{.threads = threads};
+        planar_options.channel_blocked_layout = false;
+        const std::vector<Tensor> planar = run(model, x, planar_options, &planar_stats);
+        EXPECT_EQ(blocked_stats.blocked_tensors, channel_block() > 1 ? c.blocked : 0);
+        EXPECT_EQ(planar_stats.blocked_tensors, 0);
+        expect_near(blocked, expected);
+        expect_near(planar, expected);
       }
-    }
+    });
+    if (HasFatalFailure()) return;
   }
+}
+
+// 1x1 layers writing blocks with run-time operands: constant weights with a
+// bias that is a graph input (the prepared weights, the bias padded per
+// run), and weights that are a graph input (packed per run); between them
+// a 5x5 stride-2 depthwise layer wide enough for row tiles.
+TEST(BlockedLayout, RunTimeWeightsAndWideStrideTwoMatchTheReference) {
+  if (channel_block() <= 1) GTEST_SKIP() << "the GEMM and depthwise kernels use different vector widths here";
+  GraphBuilder b;
+  int x = b.add_input("x", DType::F32, {1, 36, 60, 60});
+  int bias = b.add_input("bias", DType::F32, {80});
+  int w = b.add_input("w", DType::F32, {40, 80, 1, 1});
+  int e =
+      b.add_op(fb::OpType::Conv, {x, b.add_constant("we", random_tensor({80, 36, 1, 1}, 3)), bias}, conv(1, 0, 1))[0];
+  fuse(b, fb::ActivationKind::Relu);
+  int d = b.add_op(fb::OpType::Conv, {e, b.add_constant("wd", random_tensor({80, 1, 5, 5}, 4))}, conv(2, 2, 80))[0];
+  int f = b.add_op(fb::OpType::Conv, {d, w}, conv(1, 0, 1))[0];
+  b.mark_output(b.add_op(fb::OpType::GlobalAveragePool, {f})[0], "pooled");
+  auto model = test::load_built(b);
+  ASSERT_NE(model, nullptr);
+  const std::vector<Tensor> inputs = {random_tensor({1, 36, 60, 60}, 5), random_tensor({80}, 6),
+                                      random_tensor({40, 80, 1, 1}, 7)};
+  const std::vector<Tensor> expected = run(model, inputs, {.backend = Backend::kReference});
+  PlanStats stats;
+  const std::vector<Tensor> blocked = run(model, inputs, {.threads = 2}, &stats);
+  EXPECT_EQ(stats.blocked_tensors, 3);  // e, d and f
+  expect_near(blocked, expected);
 }
 
 // A squeeze-and-excitation block as MobileNetV3 and EfficientNet have it:
