@@ -248,12 +248,7 @@ TEST(BlockedLayout, ExcitationBlocksMatchTheReference) {
       // e, d, the squeezed [N, 16, 1, 1] between the two 1x1 layers, the
       // Mul, p, q and the Add; the gate stays NCHW for the Mul.
       EXPECT_EQ(stats.blocked_tensors, 7);
-      ASSERT_EQ(blocked.size(), 1u);
-      ASSERT_EQ(blocked[0].shape(), expected[0].shape());
-      for (int64_t i = 0; i < expected[0].numel(); ++i) {
-        const float e = expected[0].data<float>()[i];
-        ASSERT_NEAR(blocked[0].data<float>()[i], e, 1e-3 * (1.0 + std::fabs(e))) << i;
-      }
+      expect_near(blocked, expected);
     }
   }
 }
@@ -299,14 +294,7 @@ TEST(BlockedLayout, LayoutEdgesMatchTheReference) {
       PlanStats stats;
       const std::vector<Tensor> blocked = run(model, x, {.threads = threads}, &stats);
       EXPECT_EQ(stats.blocked_tensors, 4);  // d1, p1, p2, p3; d2 feeds the Relu
-      ASSERT_EQ(blocked.size(), expected.size());
-      for (size_t o = 0; o < expected.size(); ++o) {
-        ASSERT_EQ(blocked[o].shape(), expected[o].shape());
-        for (int64_t i = 0; i < expected[o].numel(); ++i) {
-          const float e = expected[o].data<float>()[i];
-          ASSERT_NEAR(blocked[o].data<float>()[i], e, 1e-3 * (1.0 + std::fabs(e))) << "output " << o << " " << i;
-        }
-      }
+      expect_near(blocked, expected);
     }
   }
 }
