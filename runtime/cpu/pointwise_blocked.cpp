@@ -51,7 +51,9 @@ struct TileArgs {
   const float* residual;
   float* y;  // the tile's first pixel in the first output block
   int64_t y_block;
-  V lo, hi;
+  // The clamp; floats, not vectors: a struct's implicit constructor is not
+  // compiled for the target (GCC refused NEON vector members in it).
+  float lo, hi;
 };
 
 // kRows pixels x kBlocks output blocks, all input channels; then bias,
@@ -80,6 +82,7 @@ HWY_INLINE void Tile(D d, const TileArgs& t) {
       }
     }
   }
+  const V lo = hn::Set(d, t.lo), hi = hn::Set(d, t.hi);
 #pragma GCC unroll 4
   for (int b = 0; b < kBlocks; ++b) {
     const V bias = hn::LoadU(d, t.bias + b * lanes);
@@ -87,7 +90,7 @@ HWY_INLINE void Tile(D d, const TileArgs& t) {
     for (int r = 0; r < kRows; ++r) {
       V v = hn::Add(acc[r * kBlocks + b], bias);
       if (t.residual) v = hn::Add(v, hn::LoadU(d, t.residual + b * t.y_block + r * lanes));
-      v = simd_clamp::HWY_NAMESPACE::ClampKeepingNaN(v, t.lo, t.hi);
+      v = simd_clamp::HWY_NAMESPACE::ClampKeepingNaN(v, lo, hi);
       hn::StoreU(v, d, t.y + b * t.y_block + r * lanes);
     }
   }
@@ -134,8 +137,8 @@ void PointwiseTask(const PointwiseBlockedWeights& w, const float* bias, int64_t 
   t.residual = residual ? residual + y_at : nullptr;
   t.y = y + y_at;
   t.y_block = y_block;
-  t.lo = hn::Set(d, ep.clamp_min);
-  t.hi = hn::Set(d, ep.clamp_max);
+  t.lo = ep.clamp_min;
+  t.hi = ep.clamp_max;
   if (blocks == 2) {
     Pixels<2>(d, t, p0, p1);
   } else {
