@@ -1,4 +1,5 @@
-// Optimised Conv. Six paths, chosen per call from the geometry:
+// Optimised Conv. Six paths, chosen per call from the geometry (and, for
+// tensors in the channel-blocked layout, runtime/core/layout.hpp, from it):
 //  - direct, for inputs of at most four channels (a network's first layer):
 //    tiles of output channels x output columns computed straight from a
 //    padded copy of the input (conv_direct), weights packed at prepare;
@@ -6,9 +7,13 @@
 //    layers with enough channels and pixels (conv_winograd), with its weights
 //    transformed at prepare;
 //  - depthwise (group == C_in == C_out, 1-D or 2-D, width stride 1 or 2):
-//    SIMD over output columns, one channel plane per task (conv_depthwise);
+//    SIMD over output columns, one channel plane per task, or over a block
+//    of channels per task for narrow planes and blocked tensors
+//    (conv_depthwise);
 //  - pointwise (1x1 kernel, stride 1, no padding): the NCHW input already is
-//    the [C, pixels] right operand, so each (image, group) is one GEMM;
+//    the [C, pixels] right operand, so each (image, group) is one GEMM; a
+//    blocked output is written by pointwise_blocked instead, a blocked input
+//    into NCHW by the turned product below;
 //  - general: im2col into a per-thread column tile of a few hundred KiB, one
 //    GEMM per tile, tiles spread over threads;
 //  - small images with many channels (ResNet's 14x14 and 7x7 stages), 1x1 or
