@@ -75,14 +75,17 @@ inline T FoldScalar(T acc, T x) {
 }
 
 // out[i] = max or sum over r < count (at least 1) of rows[r][i], for i < n.
-template <bool kMax, class T>
+// kCount, when not 0, is `count` known at compile time (the rows of a 3-high
+// window: an unrolled loop).
+template <bool kMax, size_t kCount = 0, class T>
 HWY_INLINE void CombineRows(const T* const* rows, size_t count, size_t n, T* HWY_RESTRICT out) {
   const hn::ScalableTag<T> d;
   const size_t N = hn::Lanes(d);
+  const size_t rows_count = kCount ? kCount : count;
   const auto combine = [&](size_t i) {
     auto acc = hn::LoadU(d, rows[0] + i);
     auto nan = FirstNaNs(d, acc);
-    for (size_t r = 1; r < count; ++r) AddTap<kMax>(d, acc, nan, hn::LoadU(d, rows[r] + i));
+    for (size_t r = 1; r < rows_count; ++r) AddTap<kMax>(d, acc, nan, hn::LoadU(d, rows[r] + i));
     hn::StoreU(TapsResult<kMax>(d, acc, nan), d, out + i);
   };
   size_t i = 0;
@@ -96,7 +99,7 @@ HWY_INLINE void CombineRows(const T* const* rows, size_t count, size_t n, T* HWY
   }
   for (; i < n; ++i) {
     T acc = rows[0][i];
-    for (size_t r = 1; r < count; ++r) acc = FoldScalar<kMax>(acc, rows[r][i]);
+    for (size_t r = 1; r < rows_count; ++r) acc = FoldScalar<kMax>(acc, rows[r][i]);
     out[i] = acc;
   }
 }
@@ -135,6 +138,27 @@ HWY_INLINE hn::Vec<D> WindowVector(D d, const hn::TFromD<D>* in, size_t x, size_
   return TapsResult<kMax>(d, acc, nan);
 }
 
+// The max of taps 2x, 2x + 1 and 2x + 2 for N consecutive outputs x from
+// `x0` (3-wide windows at stride 2, dilation 1: the pools of most CNNs): two
+// vectors of the row split into even and odd elements, and the evens of the
+// same two vectors a pair of elements on. Three shuffles, where two
+// de-interleaving loads take four.
+template <class D>
+HWY_INLINE hn::Vec<D> Window3Stride2(D d, const hn::TFromD<D>* in, size_t x0) {
+#if HWY_TARGET == HWY_SCALAR
+  return WindowVector<true>(d, in, x0, 3, 2, 1);  // one lane: nothing to shuffle
+#else
+  const size_t N = hn::Lanes(d);
+  const auto* base = in + 2 * x0;
+  const auto lo = hn::LoadU(d, base), hi = hn::LoadU(d, base + N);
+  auto acc = hn::ConcatEven(d, hi, lo);
+  auto nan = FirstNaNs(d, acc);
+  AddTap<true>(d, acc, nan, hn::ConcatOdd(d, hi, lo));
+  AddTap<true>(d, acc, nan, hn::ConcatEven(d, hn::LoadU(d, base + N + 2), hn::LoadU(d, base + 2)));
+  return TapsResult<true>(d, acc, nan);
+#endif
+}
+
 // The elements WindowRow may read past the last tap: a vector's worth of
 // outputs at stride 2.
 template <class T>
@@ -151,7 +175,9 @@ HWY_INLINE void WindowRow(const T* HWY_RESTRICT in, size_t out_n, size_t kernel,
                           const float* HWY_RESTRICT scale, T* HWY_RESTRICT out) {
   const hn::ScalableTag<T> d;
   const size_t N = hn::Lanes(d);
+  const bool three_stride_two = HWY_TARGET != HWY_SCALAR && kMax && kernel == 3 && stride == 2 && dilation == 1;
   const auto window = [&](size_t x) {
+    if (three_stride_two) return Window3Stride2(d, in, x);
     auto acc = WindowVector<kMax>(d, in, x, kernel, stride, dilation);
     if constexpr (!kMax) acc = hn::Mul(acc, hn::LoadU(d, scale + x));
     return acc;
@@ -167,7 +193,7 @@ HWY_INLINE void WindowRow(const T* HWY_RESTRICT in, size_t out_n, size_t kernel,
     if (x < out_n) {
       // A row shorter than a vector (13 outputs of SqueezeNet's last pool):
       // one vector, reading into `in`'s slack, its first out_n lanes stored.
-      auto acc = WindowVector<kMax>(d, in, 0, kernel, stride, dilation);
+      auto acc = three_stride_two ? Window3Stride2(d, in, 0) : WindowVector<kMax>(d, in, 0, kernel, stride, dilation);
       if constexpr (!kMax) {
         HWY_ALIGN T scales[hn::MaxLanes(d)];
         std::fill(scales, scales + N, T{0});
@@ -240,7 +266,11 @@ void PoolRowsT(const PoolRows& p, const T* in, T* out, int64_t begin, int64_t en
       const char* next = reinterpret_cast<const char*>(rows[count - 1] + s * in_w);
       for (int64_t b = 0; b < in_w * static_cast<int64_t>(sizeof(T)); b += 64) __builtin_prefetch(next + b);
     }
-    CombineRows<kMax>(rows.data(), count, static_cast<size_t>(in_w), row_out);
+    if (count == 3) {
+      CombineRows<kMax, 3>(rows.data(), count, static_cast<size_t>(in_w), row_out);
+    } else {
+      CombineRows<kMax>(rows.data(), count, static_cast<size_t>(in_w), row_out);
+    }
     if constexpr (!kMax) {
       const int64_t row_count = p.counts[0][od] * p.counts[1][oh];
       for (int64_t ow = 0; ow < out_w; ++ow) {
