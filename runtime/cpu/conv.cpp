@@ -225,7 +225,11 @@ void run_depthwise(KernelContext& ctx, const ConvGeometry& g) {
   const bool x_blocked = ctx.input_blocked(0), y_blocked = ctx.output_blocked(0);
   if (x_blocked || y_blocked || prefers_channel_blocks(s)) {
     // The plan's block where tensors are blocked (ExecutionPlan::run checked
-    // that it still is the kernel's), else the kernel's.
+    // that it still is the kernel's), else the kernel's. Its tiles apply the
+    // activations they can (tile_activation.hpp) unless a residual comes first.
+    PlaneConvShape block_shape = s;
+    if (!residual) block_shape.activation = tile_activation(act);
+    const bool activated = block_shape.activation != TileActivation::kNone;
     const int64_t width = x_blocked || y_blocked ? ctx.channel_block : depthwise_block_channels();
     const int64_t blocks = (channels + width - 1) / width;
     ctx.pool->parallel_for(g.batch * blocks, 1, [&](int64_t begin, int64_t end) {
@@ -236,8 +240,9 @@ void run_depthwise(KernelContext& ctx, const ConvGeometry& g) {
         // Block `task` of a blocked tensor starts task * width planes in.
         const float* in = x + (x_blocked ? task * width * in_plane : plane * in_plane);
         float* out = y + (y_blocked ? task * width * out_plane : plane * out_plane);
-        depthwise_channel_block(s, in, x_blocked, in_plane, count, w + c0 * kvol, bias ? bias + c0 : nullptr, out,
-                                y_blocked, out_plane, scratch);
+        depthwise_channel_block(block_shape, in, x_blocked, in_plane, count, w + c0 * kvol,
+                                bias ? bias + c0 : nullptr, out, y_blocked, out_plane, scratch);
+        if (activated) continue;
         if (!y_blocked) {
           finish(out, plane, count);
         } else if (fused::needs_pass(act)) {
@@ -446,8 +451,12 @@ void run_pointwise_blocked(KernelContext& ctx, const ConvGeometry& g) {
     padded_bias = bias_now.data();
   }
   const float* residual = ctx.has_input(3) ? ctx.in(3).data<float>() : nullptr;
+  const fb::FusedActivationT* act = ctx.op.fused.get();
+  const TileActivation in_tile = tile_activation(act);
+  const GemmEpilogue epilogue =
+      in_tile == TileActivation::kNone ? fused::gemm_epilogue(act) : fused::clamp_epilogue(act);
   pointwise_blocked(w, padded_bias, g.batch, g.out_pixels(), ctx.in(0).data<float>(), ctx.input_blocked(0), residual,
-                    fused::gemm_epilogue(ctx.op.fused.get()), ctx.out(0).data<float>(), *ctx.pool);
+                    epilogue, in_tile, ctx.out(0).data<float>(), *ctx.pool);
 }
 
 Status conv_run(KernelContext& ctx) {

@@ -25,18 +25,19 @@
 #endif
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "runtime/cpu/conv_depthwise.cpp"
-#include "hwy/foreach_target.h"  // must come before highway.h
+#include "runtime/cpu/conv_depthwise.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
 #include <utility>
 
+#include "hwy/foreach_target.h"  // must come before highway.h
 #include "hwy/highway.h"
-#include "runtime/cpu/conv_depthwise.hpp"
 #include "runtime/cpu/padded_plane-inl.h"
 #include "runtime/cpu/simd_clamp-inl.h"
 #include "runtime/cpu/simd_store-inl.h"
+#include "runtime/cpu/simd_tile_activation-inl.h"
 #include "runtime/cpu/transpose_simd.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -342,9 +343,11 @@ HWY_INLINE void BlockedTile(D d, const PlaneConvShape& s, const float* HWY_RESTR
   const V lo = hn::Set(d, s.clamp_min);
   const V hi = hn::Set(d, s.clamp_max);
   float* out = blocked_out + q * lanes;
-#define MOTE_DEPTHWISE_STORE(i) \
-  if constexpr (i < kCount)     \
-    hn::StoreU(simd_clamp::HWY_NAMESPACE::ClampKeepingNaN(acc##i, lo, hi), d, out + i * lanes);
+#define MOTE_DEPTHWISE_STORE(i)                                                                  \
+  if constexpr (i < kCount)                                                                      \
+    hn::StoreU(simd_tile_activation::HWY_NAMESPACE::Activate(                                    \
+                   d, s.activation, simd_clamp::HWY_NAMESPACE::ClampKeepingNaN(acc##i, lo, hi)), \
+               d, out + i * lanes);
   MOTE_FOR_EACH_ACCUMULATOR(MOTE_DEPTHWISE_STORE)
 #undef MOTE_DEPTHWISE_STORE
 }
@@ -362,8 +365,8 @@ constexpr int kRowTileOutputs = 8;
 
 template <int kStride, int kK>
 HWY_INLINE void BlockedRowTile(D d, const float* HWY_RESTRICT padded, int64_t padded_w,
-                               const float* HWY_RESTRICT weights, V bias, V lo, V hi, int64_t oh, int64_t ow,
-                               float* HWY_RESTRICT out) {
+                               const float* HWY_RESTRICT weights, V bias, V lo, V hi, TileActivation activation,
+                               int64_t oh, int64_t ow, float* HWY_RESTRICT out) {
   constexpr int kCount = kRowTileOutputs;
   constexpr int kInputs = (kCount - 1) * kStride + kK;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
@@ -378,9 +381,12 @@ HWY_INLINE void BlockedRowTile(D d, const float* HWY_RESTRICT padded, int64_t pa
       Unroll<kCount>([&](auto i) HWY_ATTR { acc[i()] = hn::MulAdd(x[i() * kStride + kw()], w, acc[i()]); });
     });
   });
-  Unroll<kCount>([&](auto i) HWY_ATTR {
-    hn::StoreU(simd_clamp::HWY_NAMESPACE::ClampKeepingNaN(acc[i()], lo, hi), d, out + i() * lanes);
-  });
+  Unroll<kCount>([&](auto i) HWY_ATTR { acc[i()] = simd_clamp::HWY_NAMESPACE::ClampKeepingNaN(acc[i()], lo, hi); });
+  if (activation != TileActivation::kNone) {
+    Unroll<kCount>(
+        [&](auto i) HWY_ATTR { acc[i()] = simd_tile_activation::HWY_NAMESPACE::Activate(d, activation, acc[i()]); });
+  }
+  Unroll<kCount>([&](auto i) HWY_ATTR { hn::StoreU(acc[i()], d, out + i() * lanes); });
 }
 
 // The output rows in BlockedRowTiles, each row's last few outputs (fewer
@@ -394,7 +400,7 @@ HWY_FLATTEN void BlockedRows(D d, const PlaneConvShape& s, const float* padded, 
   for (int64_t oh = 0; oh < s.out_h; ++oh) {
     int64_t ow = 0;
     for (; ow + kRowTileOutputs <= s.out_w; ow += kRowTileOutputs) {
-      BlockedRowTile<kStride, kK>(d, padded, padded_w, weights, bias, lo, hi, oh, ow,
+      BlockedRowTile<kStride, kK>(d, padded, padded_w, weights, bias, lo, hi, s.activation, oh, ow,
                                   blocked_out + (oh * s.out_w + ow) * lanes);
     }
     for (; ow + 4 <= s.out_w; ow += 4)

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "runtime/cpu/tile_activation.hpp"
 #include "runtime/ops/conv_geometry.hpp"
 
 namespace mote::cpu {
@@ -19,6 +20,9 @@ struct PlaneConvShape {
   int64_t pad_top, pad_left;
   // Applied as the results are stored (Relu, Clip); +-inf for none.
   float clamp_min, clamp_max;
+  // Applied after the clamp by the depthwise channel-block tiles only
+  // (depthwise_channel_block); every other kernel leaves it to a pass.
+  TileActivation activation = TileActivation::kNone;
 };
 
 // Width strides the padded-plane layout serves (padded_plane-inl.h): rows are

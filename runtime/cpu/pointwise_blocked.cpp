@@ -14,6 +14,7 @@
 #include "hwy/foreach_target.h"  // must come before highway.h
 #include "hwy/highway.h"
 #include "runtime/cpu/simd_clamp-inl.h"
+#include "runtime/cpu/simd_tile_activation-inl.h"
 #include "runtime/cpu/thread_pool.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -59,6 +60,7 @@ struct TileArgs {
   // The clamp; floats, not vectors: a struct's implicit constructor is not
   // compiled for the target (GCC refused NEON vector members in it).
   float lo, hi;
+  TileActivation activation;
 };
 
 // kRows pixels x kBlocks output blocks, all input channels; then bias,
@@ -99,9 +101,19 @@ HWY_NOINLINE void Tile(D d, const TileArgs& t) {
     for (int r = 0; r < kRows; ++r) {
       V v = hn::Add(acc[r * kBlocks + b], bias);
       if (t.residual) v = hn::Add(v, hn::LoadU(d, t.residual + b * t.y_block + r * lanes));
-      v = simd_clamp::HWY_NAMESPACE::ClampKeepingNaN(v, lo, hi);
-      hn::StoreU(v, d, t.y + b * t.y_block + r * lanes);
+      acc[r * kBlocks + b] = simd_clamp::HWY_NAMESPACE::ClampKeepingNaN(v, lo, hi);
     }
+  }
+  // In registers (tile_activation.hpp).
+  if (t.activation != TileActivation::kNone) {
+#pragma GCC unroll 32
+    for (int i = 0; i < kRows * kBlocks; ++i)
+      acc[i] = simd_tile_activation::HWY_NAMESPACE::Activate(d, t.activation, acc[i]);
+  }
+#pragma GCC unroll 4
+  for (int b = 0; b < kBlocks; ++b) {
+#pragma GCC unroll 32
+    for (int r = 0; r < kRows; ++r) hn::StoreU(acc[r * kBlocks + b], d, t.y + b * t.y_block + r * lanes);
   }
 }
 
@@ -126,8 +138,8 @@ void Pixels(D d, TileArgs t, int64_t p0, int64_t p1) {
 // One task: image n, output blocks [b0, b0 + blocks) (1 or 2), pixels
 // [p0, p1); then the activation over what it wrote, still in cache.
 void PointwiseTask(const PointwiseBlockedWeights& w, const float* bias, int64_t pixels, const float* x,
-                   bool x_blocked, const float* residual, const GemmEpilogue& ep, float* y, int64_t n, int64_t b0,
-                   int64_t blocks, int64_t p0, int64_t p1) {
+                   bool x_blocked, const float* residual, const GemmEpilogue& ep, TileActivation in_tile, float* y,
+                   int64_t n, int64_t b0, int64_t blocks, int64_t p0, int64_t p1) {
   const D d;
   const int64_t lanes = w.lanes;
   const int64_t in_blocks = (w.in_channels + lanes - 1) / lanes;
@@ -147,6 +159,7 @@ void PointwiseTask(const PointwiseBlockedWeights& w, const float* bias, int64_t 
   t.y_block = y_block;
   t.lo = ep.clamp_min;
   t.hi = ep.clamp_max;
+  t.activation = in_tile;
   if (blocks == 2) {
     x_blocked ? Pixels<2, true>(d, t, p0, p1) : Pixels<2, false>(d, t, p0, p1);
   } else {
@@ -196,8 +209,8 @@ PointwiseBlockedWeights pack_pointwise_blocked(const float* w, const float* bias
 // of output blocks in turn (the pairs of one chunk run back to back, so its
 // input stays in cache); a lone last block is a pair of one.
 void pointwise_blocked(const PointwiseBlockedWeights& w, const float* bias, int64_t batch, int64_t pixels,
-                       const float* x, bool x_blocked, const float* residual, const GemmEpilogue& epilogue, float* y,
-                       ThreadPool& pool) {
+                       const float* x, bool x_blocked, const float* residual, const GemmEpilogue& epilogue,
+                       TileActivation in_tile, float* y, ThreadPool& pool) {
   const int64_t out_blocks = (w.out_channels + w.lanes - 1) / w.lanes;
   const int64_t pairs = (out_blocks + 1) / 2;
   const int64_t chunk = 8 * HWY_DYNAMIC_DISPATCH(PointwisePixelsPerTile)();
@@ -208,8 +221,8 @@ void pointwise_blocked(const PointwiseBlockedWeights& w, const float* bias, int6
       const int64_t pair = t % pairs, c = t / pairs % chunks, n = t / pairs / chunks;
       const int64_t b0 = 2 * pair;
       const int64_t p0 = c * chunk, p1 = std::min(pixels, p0 + chunk);
-      task(w, bias, pixels, x, x_blocked, residual, epilogue, y, n, b0, std::min<int64_t>(2, out_blocks - b0), p0,
-           p1);
+      task(w, bias, pixels, x, x_blocked, residual, epilogue, in_tile, y, n, b0,
+           std::min<int64_t>(2, out_blocks - b0), p0, p1);
     }
   });
 }

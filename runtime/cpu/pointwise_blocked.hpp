@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "runtime/cpu/gemm.hpp"
+#include "runtime/cpu/tile_activation.hpp"
 
 namespace mote {
 class ThreadPool;
@@ -40,13 +41,14 @@ PointwiseBlockedWeights pack_pointwise_blocked(const float* w, const float* bias
 int64_t pointwise_blocked_lanes();
 
 // y [N][ceil(C_out / lanes)][pixels][lanes] = W x + bias (+ residual, in y's
-// layout), then the epilogue's clamp and activation (its biases and
-// residual are not used). `bias` holds whole blocks, zero past C_out (w.bias,
+// layout), then the epilogue's clamp, then `in_tile` and the epilogue's
+// activation (at most one of them set; the epilogue's biases and residual
+// are not used). `bias` holds whole blocks, zero past C_out (w.bias,
 // or another bias padded alike). x is [N][C_in][pixels] or, x_blocked,
 // [N][ceil(C_in / lanes)][pixels][lanes]. Padding lanes of y get the
 // residual's padding lanes plus zero.
 void pointwise_blocked(const PointwiseBlockedWeights& w, const float* bias, int64_t batch, int64_t pixels,
-                       const float* x, bool x_blocked, const float* residual, const GemmEpilogue& epilogue, float* y,
-                       ThreadPool& pool);
+                       const float* x, bool x_blocked, const float* residual, const GemmEpilogue& epilogue,
+                       TileActivation in_tile, float* y, ThreadPool& pool);
 
 }  // namespace mote::cpu

@@ -266,8 +266,9 @@ fb::ConvAttrsT dilated_attrs() {
 // The layouts' other edges, with channel counts of partial blocks on every
 // vector width: a depthwise 5x5 with dilation and uneven padding reading the
 // NCHW graph input and writing blocks; a stride-2 depthwise reading blocks
-// and writing NCHW for a Relu; 1x1 layers with fused HardSwish and SiLU, one
-// with a blocked residual and a fused Sigmoid after it.
+// and writing NCHW for a Relu; 1x1 layers with fused HardSwish and Sigmoid,
+// and one with a blocked residual and SiLU after it (applied in registers
+// after the residual, tile_activation.hpp).
 std::shared_ptr<const Model> edges_model(int64_t batch) {
   GraphBuilder b;
   uint32_t seed = 70;
@@ -281,9 +282,9 @@ std::shared_ptr<const Model> edges_model(int64_t batch) {
   fuse(b, fb::ActivationKind::HardSwish);
   int d2 = b.add_op(fb::OpType::Conv, {p1, weight("w2", {100, 1, 3, 3})}, conv(2, 1, 100))[0];
   int p2 = b.add_op(fb::OpType::Conv, {d2, weight("wp2", {100, 100, 1, 1}), weight("bp2", {100})}, conv(1, 0, 1))[0];
-  fuse(b, fb::ActivationKind::SiLU);
-  int p3 = b.add_op(fb::OpType::Conv, {p2, weight("wp3", {100, 100, 1, 1}), -1, p2}, conv(1, 0, 1))[0];
   fuse(b, fb::ActivationKind::Sigmoid);
+  int p3 = b.add_op(fb::OpType::Conv, {p2, weight("wp3", {100, 100, 1, 1}), -1, p2}, conv(1, 0, 1))[0];
+  fuse(b, fb::ActivationKind::SiLU);
   b.mark_output(b.add_op(fb::OpType::Conv, {p3, weight("wp4", {72, 100, 1, 1})}, conv(1, 0, 1))[0], "out");
   b.mark_output(b.add_op(fb::OpType::Relu, {d2})[0], "relu");
   return test::load_built(b);
