@@ -171,28 +171,33 @@ TEST(BlockedLayout, ChainsMatchTheReference) {
 // 1x1 layers writing blocks with run-time operands: constant weights with a
 // bias that is a graph input (the prepared weights, the bias padded per
 // run), and weights that are a graph input (packed per run); between them
-// a 5x5 stride-2 depthwise layer wide enough for row tiles.
+// a 5x5 stride-2 depthwise layer (with SiLU) wide enough for row tiles.
 TEST(BlockedLayout, RunTimeWeightsAndWideStrideTwoMatchTheReference) {
   if (channel_block() <= 1) GTEST_SKIP() << "the GEMM and depthwise kernels use different vector widths here";
-  GraphBuilder b;
-  int x = b.add_input("x", DType::F32, {1, 36, 60, 60});
-  int bias = b.add_input("bias", DType::F32, {80});
-  int w = b.add_input("w", DType::F32, {40, 80, 1, 1});
-  int e =
-      b.add_op(fb::OpType::Conv, {x, b.add_constant("we", random_tensor({80, 36, 1, 1}, 3)), bias}, conv(1, 0, 1))[0];
-  fuse(b, fb::ActivationKind::Relu);
-  int d = b.add_op(fb::OpType::Conv, {e, b.add_constant("wd", random_tensor({80, 1, 5, 5}, 4))}, conv(2, 2, 80))[0];
-  int f = b.add_op(fb::OpType::Conv, {d, w}, conv(1, 0, 1))[0];
-  b.mark_output(b.add_op(fb::OpType::GlobalAveragePool, {f})[0], "pooled");
-  auto model = test::load_built(b);
-  ASSERT_NE(model, nullptr);
-  const std::vector<Tensor> inputs = {random_tensor({1, 36, 60, 60}, 5), random_tensor({80}, 6),
-                                      random_tensor({40, 80, 1, 1}, 7)};
-  const std::vector<Tensor> expected = run(model, inputs, {.backend = Backend::kReference});
-  PlanStats stats;
-  const std::vector<Tensor> blocked = run(model, inputs, {.threads = 2}, &stats);
-  EXPECT_EQ(stats.blocked_tensors, 3);  // e, d and f
-  expect_near(blocked, expected);
+  // 30 outputs a row: row tiles of 8 and the rest; 14: row tiles of 7.
+  for (int64_t size : {60, 28}) {
+    SCOPED_TRACE("size " + std::to_string(size));
+    GraphBuilder b;
+    int x = b.add_input("x", DType::F32, {1, 36, size, size});
+    int bias = b.add_input("bias", DType::F32, {80});
+    int w = b.add_input("w", DType::F32, {40, 80, 1, 1});
+    int e = b.add_op(fb::OpType::Conv, {x, b.add_constant("we", random_tensor({80, 36, 1, 1}, 3)), bias},
+                     conv(1, 0, 1))[0];
+    fuse(b, fb::ActivationKind::Relu);
+    int d = b.add_op(fb::OpType::Conv, {e, b.add_constant("wd", random_tensor({80, 1, 5, 5}, 4))}, conv(2, 2, 80))[0];
+    fuse(b, fb::ActivationKind::SiLU);
+    int f = b.add_op(fb::OpType::Conv, {d, w}, conv(1, 0, 1))[0];
+    b.mark_output(b.add_op(fb::OpType::GlobalAveragePool, {f})[0], "pooled");
+    auto model = test::load_built(b);
+    ASSERT_NE(model, nullptr);
+    const std::vector<Tensor> inputs = {random_tensor({1, 36, size, size}, 5), random_tensor({80}, 6),
+                                        random_tensor({40, 80, 1, 1}, 7)};
+    const std::vector<Tensor> expected = run(model, inputs, {.backend = Backend::kReference});
+    PlanStats stats;
+    const std::vector<Tensor> blocked = run(model, inputs, {.threads = 2}, &stats);
+    EXPECT_EQ(stats.blocked_tensors, 3);  // e, d and f
+    expect_near(blocked, expected);
+  }
 }
 
 // A squeeze-and-excitation block as MobileNetV3 and EfficientNet have it:
