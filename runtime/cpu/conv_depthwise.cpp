@@ -420,6 +420,15 @@ HWY_FLATTEN void BlockedRows(D d, const PlaneConvShape& s, const float* padded, 
   }
 }
 
+// Where the padded copy of a whole plane block would outgrow this, the row
+// tiles run over bands of output rows, each band's input rows copied in turn
+// (a few rows copied twice): a 112x112 block of 16 channels is 0.8 MB, and
+// its copy, read back by the tiles, went through L3. MobileNetV2 at 1
+// thread (AVX-512, best of 4 runs): its first depthwise layer (112x112,
+// reading blocks) 0.135 -> 0.089 ms, 112x112 stride 2 0.160 -> 0.127,
+// 56x56 0.119 -> 0.078. Bands of 48 KiB measured the same.
+constexpr int64_t kBandBytes = 128 * 1024;
+
 void DepthwiseChannelBlock(const PlaneConvShape& s, const float* x, bool x_blocked, int64_t in_plane,
                            int64_t channels, const float* w, const float* bias, float* y, bool y_blocked,
                            int64_t out_plane, DepthwiseScratch& scratch) {
@@ -431,46 +440,63 @@ void DepthwiseChannelBlock(const PlaneConvShape& s, const float* x, bool x_block
   const int64_t padded_h =
       std::max(s.pad_top + s.in_h, (s.out_h - 1) * s.stride_h + (s.kernel_h - 1) * s.dilation_h + 1);
   const int64_t out_pixels = s.out_h * s.out_w;
+  const int64_t row_floats = padded_w * lanes;
+
+  // Rows of at least three row tiles or of tiles of 7, with the kernels those
+  // are made for; otherwise output pixels in row-major order, kMaxAccumulators
+  // at a time whatever the row width (a 7-wide plane has no 8-pixel run in a
+  // row). Measured at 1 thread (AVX-512), MobileNetV2's blocked depthwise
+  // layers: 56x56 0.150 -> 0.117 ms, 112x112 stride 2 0.21 -> 0.17; at 14x14
+  // one row tile and six odd outputs per row ran 0.031 -> 0.050.
+  const bool sevens = kRowTilesOfSeven && s.out_w % 7 == 0 && s.out_w % kRowTileOutputs != 0;
+  const bool square = s.kernel_h == s.kernel_w && s.stride_h == s.stride_w && s.dilation_h == 1 &&
+                      s.dilation_w == 1 && (s.out_w >= 3 * kRowTileOutputs || sevens);
+  const bool row_tiles = square && (s.kernel_h == 3 || s.kernel_h == 5) && (s.stride_h == 1 || s.stride_h == 2);
+  // Output rows per band, and the padded rows a band reads.
+  int64_t band = s.out_h;
+  if (row_tiles && padded_h * row_floats * static_cast<int64_t>(sizeof(float)) > kBandBytes) {
+    const int64_t rows_fitting = kBandBytes / (row_floats * static_cast<int64_t>(sizeof(float)));
+    band = std::clamp<int64_t>((rows_fitting - s.kernel_h) / s.stride_h + 1, 1, s.out_h);
+  }
+  const int64_t band_rows = band == s.out_h ? padded_h : (band - 1) * s.stride_h + s.kernel_h;
+
   scratch.zeroed_for = {};  // its layout is not the row path's
-  scratch.buffer.resize(static_cast<size_t>((padded_h * padded_w + taps + 1 + (y_blocked ? 0 : out_pixels)) * lanes));
+  scratch.buffer.resize(
+      static_cast<size_t>(band_rows * row_floats + (taps + 1 + (y_blocked ? 0 : out_pixels)) * lanes));
   float* HWY_RESTRICT padded = scratch.buffer.data();
-  float* HWY_RESTRICT weights = padded + padded_h * padded_w * lanes;
+  float* HWY_RESTRICT weights = padded + band_rows * row_floats;
   float* HWY_RESTRICT biases = weights + taps * lanes;
   float* HWY_RESTRICT blocked_out = y_blocked ? y : biases + lanes;
-
-  // Row by row, so the transposed row stays in L1 while each channel's part
-  // of it is written; the padding rows and margins are zeroed, lanes past the
-  // last channel too.
-  std::fill(padded, padded + s.pad_top * padded_w * lanes, 0.0f);
-  for (int64_t r = 0; r < s.in_h; ++r) {
-    float* dst = padded + (s.pad_top + r) * padded_w * lanes;
-    std::fill(dst, dst + s.pad_left * lanes, 0.0f);
-    std::fill(dst + (s.pad_left + s.in_w) * lanes, dst + padded_w * lanes, 0.0f);
-    dst += s.pad_left * lanes;
-    if (x_blocked) {
-      std::memcpy(dst, x + r * s.in_w * lanes, static_cast<size_t>(s.in_w * lanes) * sizeof(float));
-      continue;
-    }
-    if (channels < lanes) std::fill(dst, dst + s.in_w * lanes, 0.0f);
-    simd::transpose_4byte(x + r * s.in_w, in_plane, channels, s.in_w, dst, lanes);
-  }
-  std::fill(padded + (s.pad_top + s.in_h) * padded_w * lanes, padded + padded_h * padded_w * lanes, 0.0f);
   std::fill(weights, biases + lanes, 0.0f);
   for (int64_t c = 0; c < channels; ++c) {
     for (int64_t t = 0; t < taps; ++t) weights[t * lanes + c] = w[c * taps + t];
     biases[c] = bias ? bias[c] : 0.0f;
   }
 
-  // Rows of at least three row tiles or of tiles of 7, with the kernels those
-  // are made for; otherwise output pixels in row-major order, kMaxAccumulators at a time
-  // whatever the row width (a 7-wide plane has no 8-pixel run in a row).
-  // Measured at 1 thread (AVX-512), MobileNetV2's blocked depthwise layers:
-  // 56x56 0.150 -> 0.117 ms, 112x112 stride 2 0.21 -> 0.17; at 14x14 one
-  // row tile and six odd outputs per row ran 0.031 -> 0.050.
-  const bool sevens = kRowTilesOfSeven && s.out_w % 7 == 0 && s.out_w % kRowTileOutputs != 0;
-  const bool square = s.kernel_h == s.kernel_w && s.stride_h == s.stride_w && s.dilation_h == 1 &&
-                      s.dilation_w == 1 && (s.out_w >= 3 * kRowTileOutputs || sevens);
-  if (square && (s.kernel_h == 3 || s.kernel_h == 5) && (s.stride_h == 1 || s.stride_h == 2)) {
+  // Padded rows [first, first + count) into `padded`, row by row, so the
+  // transposed row stays in L1 while each channel's part of it is written;
+  // the padding rows and margins are zeroed, lanes past the last channel too.
+  const auto fill_rows = [&](int64_t first, int64_t count) {
+    for (int64_t j = 0; j < count; ++j) {
+      float* dst = padded + j * row_floats;
+      const int64_t r = first + j - s.pad_top;  // the input row
+      if (r < 0 || r >= s.in_h) {
+        std::fill(dst, dst + row_floats, 0.0f);
+        continue;
+      }
+      std::fill(dst, dst + s.pad_left * lanes, 0.0f);
+      std::fill(dst + (s.pad_left + s.in_w) * lanes, dst + row_floats, 0.0f);
+      dst += s.pad_left * lanes;
+      if (x_blocked) {
+        std::memcpy(dst, x + r * s.in_w * lanes, static_cast<size_t>(s.in_w * lanes) * sizeof(float));
+        continue;
+      }
+      if (channels < lanes) std::fill(dst, dst + s.in_w * lanes, 0.0f);
+      simd::transpose_4byte(x + r * s.in_w, in_plane, channels, s.in_w, dst, lanes);
+    }
+  };
+
+  if (row_tiles) {
     using Rows = decltype(&BlockedRows<1, 3, kRowTileOutputs>);
     // [stride 2][5x5][tiles of 7]
     static constexpr Rows kRows[2][2][2] = {
@@ -479,10 +505,17 @@ void DepthwiseChannelBlock(const PlaneConvShape& s, const float* x, bool x_block
         {{BlockedRows<2, 3, kRowTileOutputs>, BlockedRows<2, 3, 7>},
          {BlockedRows<2, 5, kRowTileOutputs>, BlockedRows<2, 5, 7>}},
     };
-    kRows[s.stride_h == 2][s.kernel_h == 5][sevens](d, s, padded, padded_w, weights, biases, blocked_out);
+    const Rows rows = kRows[s.stride_h == 2][s.kernel_h == 5][sevens];
+    for (int64_t oh0 = 0; oh0 < s.out_h; oh0 += band) {
+      PlaneConvShape part = s;
+      part.out_h = std::min(band, s.out_h - oh0);
+      fill_rows(oh0 * s.stride_h, band == s.out_h ? padded_h : (part.out_h - 1) * s.stride_h + s.kernel_h);
+      rows(d, part, padded, padded_w, weights, biases, blocked_out + oh0 * s.out_w * lanes);
+    }
     if (!y_blocked) simd::transpose_4byte(blocked_out, lanes, out_pixels, channels, y, out_plane);
     return;
   }
+  fill_rows(0, padded_h);
   int64_t q = 0;
   for (; q + kMaxAccumulators <= out_pixels; q += kMaxAccumulators) {
     BlockedTile<kMaxAccumulators>(d, s, padded, padded_w, weights, biases, q, blocked_out);

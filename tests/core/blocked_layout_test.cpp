@@ -136,9 +136,11 @@ TEST(BlockedLayout, ChainsMatchTheReference) {
       {1, 80, 120, 9, 1, false, 2},
       {2, 72, 136, 7, 1, true, 4},
       {1, 68, 100, 6, 1, false, 6},
-      // Rows of 28 and 27 outputs: the depthwise row tiles and their tails.
+      // Rows of 28 and 27 outputs: the depthwise row tiles and their tails;
+      // at 54 and 50 wide, bands of output rows (conv_depthwise.cpp).
       {1, 64, 96, 28, 1, false, 6, true},
       {2, 68, 100, 54, 2, false, 6, true},
+      {1, 36, 40, 50, 1, false, 6, true},
       {1, 64, 96, 28, 1, false, 2},
   };
   for (const Chain& c : chains) {
