@@ -366,7 +366,7 @@ HWY_INLINE void BlockedTile(D d, const PlaneConvShape& s, const float* HWY_RESTR
 // 0.020 -> 0.015; and its 28x28, 8-tiles and a tile of 4, 0.029 -> 0.028.
 #if HWY_TARGET == HWY_AVX2
 constexpr int kRowTileOutputs = 4;  // 16 registers
-constexpr bool kRowTilesOfSeven = true;
+constexpr bool kRowTilesOfSeven = false;
 #else
 constexpr int kRowTileOutputs = 8;
 constexpr bool kRowTilesOfSeven = true;

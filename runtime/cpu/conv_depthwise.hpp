@@ -57,7 +57,8 @@ int64_t depthwise_block_channels();
 // channel-blocked layout (runtime/core/layout.hpp; x_blocked, y_blocked) the
 // block is one [in_h][in_w][lanes] array at x, or [out_h][out_w][lanes] at y,
 // and in_plane or out_plane is not used; lanes of y past `channels` are
-// written too (with what the zero weights give).
+// written too (with what the zero weights give). s.activation is applied
+// after the clamp, in registers (the planar paths ignore it).
 void depthwise_channel_block(const PlaneConvShape& s, const float* x, bool x_blocked, int64_t in_plane,
                              int64_t channels, const float* w, const float* bias, float* y, bool y_blocked,
                              int64_t out_plane, DepthwiseScratch& scratch);

@@ -4,7 +4,9 @@
 // LeakyRelu, SiLU) run apply_fused_activation (activation.hpp) over each
 // output tile while it is still in cache, called by the GEMM itself
 // (gemm_epilogue) or by kernels that store their outputs otherwise
-// (needs_pass: depthwise, Winograd).
+// (needs_pass: depthwise, Winograd). The kernels writing channel blocks
+// (pointwise_blocked, the depthwise channel-block tiles) apply SiLU and
+// HardSwish in registers instead (tile_activation.hpp).
 #pragma once
 
 #include <string>

@@ -136,7 +136,8 @@ void Pixels(D d, TileArgs t, int64_t p0, int64_t p1) {
 }
 
 // One task: image n, output blocks [b0, b0 + blocks) (1 or 2), pixels
-// [p0, p1); then the activation over what it wrote, still in cache.
+// [p0, p1); then the epilogue's activation, if any (not in_tile's), over
+// what it wrote, still in cache.
 void PointwiseTask(const PointwiseBlockedWeights& w, const float* bias, int64_t pixels, const float* x,
                    bool x_blocked, const float* residual, const GemmEpilogue& ep, TileActivation in_tile, float* y,
                    int64_t n, int64_t b0, int64_t blocks, int64_t p0, int64_t p1) {

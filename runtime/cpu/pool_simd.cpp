@@ -177,7 +177,9 @@ HWY_INLINE void WindowRow(const T* HWY_RESTRICT in, size_t out_n, size_t kernel,
   const size_t N = hn::Lanes(d);
   const bool three_stride_two = HWY_TARGET != HWY_SCALAR && kMax && kernel == 3 && stride == 2 && dilation == 1;
   const auto window = [&](size_t x) {
-    if (three_stride_two) return Window3Stride2(d, in, x);
+    if constexpr (kMax) {
+      if (three_stride_two) return Window3Stride2(d, in, x);
+    }
     auto acc = WindowVector<kMax>(d, in, x, kernel, stride, dilation);
     if constexpr (!kMax) acc = hn::Mul(acc, hn::LoadU(d, scale + x));
     return acc;
@@ -193,7 +195,12 @@ HWY_INLINE void WindowRow(const T* HWY_RESTRICT in, size_t out_n, size_t kernel,
     if (x < out_n) {
       // A row shorter than a vector (13 outputs of SqueezeNet's last pool):
       // one vector, reading into `in`'s slack, its first out_n lanes stored.
-      auto acc = three_stride_two ? Window3Stride2(d, in, 0) : WindowVector<kMax>(d, in, 0, kernel, stride, dilation);
+      auto acc = [&] {
+        if constexpr (kMax) {
+          if (three_stride_two) return Window3Stride2(d, in, 0);
+        }
+        return WindowVector<kMax>(d, in, 0, kernel, stride, dilation);
+      }();
       if constexpr (!kMax) {
         HWY_ALIGN T scales[hn::MaxLanes(d)];
         std::fill(scales, scales + N, T{0});

@@ -273,9 +273,10 @@ fb::ConvAttrsT dilated_attrs() {
 // The layouts' other edges, with channel counts of partial blocks on every
 // vector width: a depthwise 5x5 with dilation and uneven padding reading the
 // NCHW graph input and writing blocks; a stride-2 depthwise reading blocks
-// and writing NCHW for a Relu; 1x1 layers with fused HardSwish and Sigmoid,
-// and one with a blocked residual and SiLU after it (applied in registers
-// after the residual, tile_activation.hpp).
+// and writing NCHW for a Relu; 1x1 layers with fused HardSwish and SiLU,
+// one with a blocked residual and a fused Sigmoid after it (a pass over the
+// output), one with a residual and SiLU after it (in registers,
+// tile_activation.hpp).
 std::shared_ptr<const Model> edges_model(int64_t batch) {
   GraphBuilder b;
   uint32_t seed = 70;
@@ -289,10 +290,12 @@ std::shared_ptr<const Model> edges_model(int64_t batch) {
   fuse(b, fb::ActivationKind::HardSwish);
   int d2 = b.add_op(fb::OpType::Conv, {p1, weight("w2", {100, 1, 3, 3})}, conv(2, 1, 100))[0];
   int p2 = b.add_op(fb::OpType::Conv, {d2, weight("wp2", {100, 100, 1, 1}), weight("bp2", {100})}, conv(1, 0, 1))[0];
-  fuse(b, fb::ActivationKind::Sigmoid);
-  int p3 = b.add_op(fb::OpType::Conv, {p2, weight("wp3", {100, 100, 1, 1}), -1, p2}, conv(1, 0, 1))[0];
   fuse(b, fb::ActivationKind::SiLU);
-  b.mark_output(b.add_op(fb::OpType::Conv, {p3, weight("wp4", {72, 100, 1, 1})}, conv(1, 0, 1))[0], "out");
+  int p3 = b.add_op(fb::OpType::Conv, {p2, weight("wp3", {100, 100, 1, 1}), -1, p2}, conv(1, 0, 1))[0];
+  fuse(b, fb::ActivationKind::Sigmoid);
+  int p4 = b.add_op(fb::OpType::Conv, {p3, weight("wp5", {100, 100, 1, 1}), -1, p3}, conv(1, 0, 1))[0];
+  fuse(b, fb::ActivationKind::SiLU);
+  b.mark_output(b.add_op(fb::OpType::Conv, {p4, weight("wp4", {72, 100, 1, 1})}, conv(1, 0, 1))[0], "out");
   b.mark_output(b.add_op(fb::OpType::Relu, {d2})[0], "relu");
   return test::load_built(b);
 }
@@ -308,13 +311,13 @@ TEST(BlockedLayout, LayoutEdgesMatchTheReference) {
     for (int threads : {1, 2}) {
       PlanStats stats;
       const std::vector<Tensor> blocked = run(model, x, {.threads = threads}, &stats);
-      // d1, p1, p2, p3; d2 feeds the Relu. d1 writes blocks from the NCHW
+      // d1, p1, p2, p3, p4; d2 feeds the Relu. d1 writes blocks from the NCHW
       // input only where its 9-wide planes count as narrow (conv.cpp): with
       // 8 lanes or more, not with NEON's 4.
       auto g = resolve_conv(dilated_attrs(), {batch, 68, 10, 10}, {68, 1, 5, 5});
       ASSERT_TRUE(g.ok());
       const bool d1_blocked = cpu::prefers_channel_blocks(cpu::plane_conv_shape(*g, 0.0f, 0.0f));
-      EXPECT_EQ(stats.blocked_tensors, d1_blocked ? 4 : 3);
+      EXPECT_EQ(stats.blocked_tensors, d1_blocked ? 5 : 4);
       expect_near(blocked, expected);
     }
   }
@@ -335,6 +338,53 @@ TEST(BlockedLayout, PlanarReadersKeepTheirTensorsPlanar) {
   // Without the reader: both expands, both depthwise outputs, y1 and y2.
   EXPECT_EQ(without_reader.blocked_tensors, 6);
   EXPECT_EQ(with_reader.blocked_tensors, 4);
+}
+
+// Depthwise layers reading blocks into the NCHW graph output, compared pixel
+// by pixel: planes wide enough for bands of output rows at every vector
+// width (conv_depthwise.cpp, kBandBytes), rows of 14 (tiles of 7 where
+// there are 32 registers), 3x3 and 5x5, strides 1 and 2, SiLU and HardSwish
+// applied in registers before the transpose into NCHW.
+TEST(BlockedLayout, DepthwiseBandsIntoPlanarOutputsMatchTheReference) {
+  if (channel_block() <= 1) GTEST_SKIP() << "the GEMM and depthwise kernels use different vector widths here";
+  struct Case {
+    int64_t batch, size, kernel, stride;
+    fb::ActivationKind activation;
+  };
+  const Case cases[] = {
+      {1, 70, 3, 1, fb::ActivationKind::SiLU}, {2, 72, 3, 2, fb::ActivationKind::HardSwish},
+      {1, 76, 5, 2, fb::ActivationKind::SiLU}, {1, 28, 5, 2, fb::ActivationKind::HardSwish},
+      {1, 14, 3, 1, fb::ActivationKind::SiLU}, {1, 66, 5, 1, fb::ActivationKind::Relu},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE("batch " + std::to_string(c.batch) + " size " + std::to_string(c.size) + " kernel " +
+                 std::to_string(c.kernel) + " stride " + std::to_string(c.stride));
+    GraphBuilder b;
+    uint32_t seed = 120;
+    const auto weight = [&](const std::string& name, Shape shape) {
+      return b.add_constant(name, random_tensor(std::move(shape), seed++));
+    };
+    int x = b.add_input("x", DType::F32, {c.batch, 24, c.size, c.size});
+    int e = b.add_op(fb::OpType::Conv, {x, weight("we", {40, 24, 1, 1})}, conv(1, 0, 1))[0];
+    fuse(b, fb::ActivationKind::Relu);
+    int d = b.add_op(fb::OpType::Conv, {e, weight("wd", {40, 1, c.kernel, c.kernel}), weight("bd", {40})},
+                     conv(c.stride, c.kernel / 2, 40))[0];
+    fuse(b, c.activation, 0.0f, 6.0f);
+    b.mark_output(d, "out");
+    auto model = test::load_built(b);
+    ASSERT_NE(model, nullptr);
+    const Tensor input = random_tensor({c.batch, 24, c.size, c.size}, 13);
+    const std::vector<Tensor> expected = run(model, input, {.backend = Backend::kReference});
+    test::for_each_simd_target([&] {
+      for (int threads : {1, 2}) {
+        PlanStats stats;
+        const std::vector<Tensor> blocked = run(model, input, {.threads = threads}, &stats);
+        EXPECT_EQ(stats.blocked_tensors, channel_block() > 1 ? 1 : 0);  // e
+        expect_near(blocked, expected);
+      }
+    });
+    if (HasFatalFailure()) return;
+  }
 }
 
 }  // namespace

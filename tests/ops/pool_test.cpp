@@ -214,6 +214,13 @@ TEST(PoolOps, MaxPoolPropagatesNaN) {
     expect_cpu_matches_reference(pool_op(fb::OpType::MaxPool, {{2, 2}, {2, 2}}), {x});
     expect_cpu_matches_reference(make_op(fb::OpType::GlobalMaxPool), {x});
     expect_cpu_matches_reference(max_pool_with_indices({{3, 3}, {1, 1}, {1, 1, 1, 1}}), {x});
+    // Rows of 6 outputs, shorter than a vector (the 3-wide stride-2 window
+    // of a short row): NaN first, inside and last.
+    std::vector<float> narrow(5 * 13);
+    for (size_t i = 0; i < narrow.size(); ++i) narrow[i] = static_cast<float>(i % 5) - 2.0f;
+    for (size_t at : {0u, 13 + 6u, 4 * 13 + 12u}) narrow[at] = std::numeric_limits<float>::quiet_NaN();
+    expect_cpu_matches_reference(pool_op(fb::OpType::MaxPool, {{3, 3}, {2, 2}}),
+                                 {Tensor::from_vector<float>({1, 1, 5, 13}, narrow)});
   });
 }
 
