@@ -302,8 +302,8 @@ void run_blocked_pointwise(KernelContext& ctx, const ConvGeometry& g, const Pack
   for (int64_t n = 0; n < g.batch; ++n) {
     GemmEpilogue epilogue = residual ? GemmEpilogue{} : fused::gemm_epilogue(act);
     epilogue.col_bias = bias;
-    sgemm(ChannelBlocks<const float>{x + n * x_image, lanes, lanes * pixels}, pixels, packed,
-          ChannelBlocks<float>{turned, mg, 0}, epilogue, ctx.pool);
+    sgemm(ChannelBlocks<const float>{x + n * x_image, lanes, lanes * pixels}, pixels, packed, turned, mg, epilogue,
+          ctx.pool);
     float* yn = y + n * mg * pixels;
     copy_strided(turned, yn, sizeof(float), transpose, *ctx.pool);
     if (residual) {

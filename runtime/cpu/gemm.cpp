@@ -118,15 +118,7 @@ struct Problem {
   int64_t ldc;
   GemmEpilogue ep;
   Operand a, b;
-  // C (and the residual) channel-blocked when not 0: ldc is then the lanes.
-  int64_t c_block_stride = 0;
 };
-
-// Where element (i, j) of C, or of a residual in C's layout with leading
-// dimension ld, is.
-inline int64_t c_index(const Problem& p, int64_t ld, int64_t i, int64_t j) {
-  return p.c_block_stride ? j / ld * p.c_block_stride + i * ld + j % ld : i * ld + j;
-}
 
 // op(A)(i, k) and op(B)(k, j) of unpacked operands.
 inline float at_a(const Problem& p, int64_t i, int64_t k) {
@@ -139,10 +131,10 @@ inline float at_b(const Problem& p, int64_t k, int64_t j) {
 // The value stored in C(i, j) given the raw sum of products; scalar paths only.
 inline float finish(const Problem& p, int64_t i, int64_t j, float sum) {
   float x = p.alpha * sum;
-  if (p.beta != 0.0f) x += p.beta * p.C[c_index(p, p.ldc, i, j)];
+  if (p.beta != 0.0f) x += p.beta * p.C[i * p.ldc + j];
   if (p.ep.row_bias) x += p.ep.row_bias[i];
   if (p.ep.col_bias) x += p.ep.col_bias[j];
-  if (p.ep.residual) x += p.ep.residual[c_index(p, p.ep.ld_residual, i, j)];
+  if (p.ep.residual) x += p.ep.residual[i * p.ep.ld_residual + j];
   return std::min(std::max(x, p.ep.clamp_min), p.ep.clamp_max);
 }
 
@@ -152,7 +144,7 @@ void scale_only(const Problem& p) {
   Problem q = p;
   q.alpha = 0.0f;
   for (int64_t i = 0; i < p.M; ++i)
-    for (int64_t j = 0; j < p.N; ++j) p.C[c_index(p, p.ldc, i, j)] = finish(q, i, j, 0.0f);
+    for (int64_t j = 0; j < p.N; ++j) p.C[i * p.ldc + j] = finish(q, i, j, 0.0f);
 }
 
 void tiny(const Problem& p) {
@@ -387,7 +379,6 @@ void packed_product(const Problem& p, ThreadPool* pool) {
     job.K = K;
     job.C = p.C + m0 * p.ldc;
     job.ldc = p.ldc;
-    job.ldv = p.c_block_stride ? p.c_block_stride : s.lanes;
     job.alpha = p.alpha;
     job.beta = p.beta;
     job.row_bias = p.ep.row_bias ? p.ep.row_bias + m0 : nullptr;
@@ -427,9 +418,8 @@ void check_packed(const PackedMatrix& m, PackedMatrix::Role role, const char* na
 
 void run(Problem& p, ThreadPool* pool) {
   if (p.M < 0 || p.N < 0 || p.K < 0) fail("negative dimension");
-  const int64_t min_ldc = p.c_block_stride ? std::min(p.N, p.ldc) : p.N;  // a block of C is ldc wide
-  if (p.M > 0 && p.N > 0) check_ld("ldc", p.ldc, min_ldc);
-  if (p.ep.residual && p.M > 0 && p.N > 0) check_ld("ld_residual", p.ep.ld_residual, min_ldc);
+  if (p.M > 0 && p.N > 0) check_ld("ldc", p.ldc, p.N);
+  if (p.ep.residual && p.M > 0 && p.N > 0) check_ld("ld_residual", p.ep.ld_residual, p.N);
   if (!p.a.packed && !p.a.indexed && !p.a.block_stride && p.M > 0 && p.K > 0)
     check_ld("lda", p.a.ld, p.a.trans ? p.M : p.K);
   if (!p.b.packed && p.N > 0 && p.K > 0) check_ld("ldb", p.b.ld, p.b.trans ? p.K : p.N);
@@ -444,10 +434,7 @@ void run(Problem& p, ThreadPool* pool) {
   } else {
     return packed_product(p, pool);  // activates its tiles itself
   }
-  if (p.ep.activation && p.c_block_stride) {
-    for (int64_t j = 0; j < p.N; j += p.ldc)
-      p.ep.activation(p.ep.activation_state, p.C + c_index(p, p.ldc, 0, j), p.M * p.ldc);
-  } else if (p.ep.activation && p.ldc == p.N) {
+  if (p.ep.activation && p.ldc == p.N) {
     p.ep.activation(p.ep.activation_state, p.C, p.M * p.N);  // one call: a [M, 1] output is M rows of one
   } else if (p.ep.activation) {
     for (int64_t i = 0; i < p.M; ++i) p.ep.activation(p.ep.activation_state, p.C + i * p.ldc, p.N);
@@ -513,7 +500,7 @@ void sgemm(const IndexedMatrix& A, int64_t M, float alpha, const PackedMatrix& B
 
 int64_t gemm_lanes() { return kernel_shape().lanes; }
 
-void sgemm(const ChannelBlocks<const float>& A, int64_t M, const PackedMatrix& B, const ChannelBlocks<float>& C,
+void sgemm(const ChannelBlocks<const float>& A, int64_t M, const PackedMatrix& B, float* C, int64_t ldc,
            const GemmEpilogue& epilogue, ThreadPool* pool) {
   check_packed(B, PackedMatrix::Role::kB, "B");
   const int64_t lanes = gemm_lanes(), N = B.cols();
@@ -521,15 +508,9 @@ void sgemm(const ChannelBlocks<const float>& A, int64_t M, const PackedMatrix& B
   if (A.block != 1 && A.block != lanes) {
     fail("A's channel block " + std::to_string(A.block) + " is neither 1 nor the kernel's " + std::to_string(lanes));
   }
-  if (C.block_stride && C.block != lanes) {
-    fail("C's channel block " + std::to_string(C.block) + " is not the kernel's " + std::to_string(lanes));
-  }
   const int64_t min_stride = (A.block == 1 ? 1 : A.block) * M;
   if (M > 0 && B.rows() > (A.block == 1 ? 1 : A.block) && A.block_stride < min_stride) {
     fail("A's block stride " + std::to_string(A.block_stride) + " is below " + std::to_string(min_stride));
-  }
-  if (C.block_stride && M > 0 && N > lanes && C.block_stride < lanes * M) {
-    fail("C's block stride " + std::to_string(C.block_stride) + " is below " + std::to_string(lanes * M));
   }
   Operand a;
   a.data = A.data;
@@ -539,24 +520,7 @@ void sgemm(const ChannelBlocks<const float>& A, int64_t M, const PackedMatrix& B
   } else {
     a.block_stride = A.block_stride;
   }
-  Problem p{M, N, B.rows(), 1.0f, 0.0f, C.data, C.block, epilogue, a, {&B, false, nullptr, 0}};
-  p.c_block_stride = C.block_stride;
-  if (C.block_stride && N % lanes != 0) {
-    // Whole blocks: B's packed columns are zero past N, so the padding lanes
-    // get what a column of zero weights gives, and every store is a full
-    // vector (one partial vector per tile row ran scalar: ShuffleNetV2's
-    // 116-channel 1x1 layers 0.100 -> 0.132 ms).
-    p.N = round_up(N, lanes);
-    if (epilogue.col_bias) {
-      thread_local std::vector<float> padded_bias;
-      padded_bias.assign(static_cast<size_t>(p.N), 0.0f);
-      std::copy(epilogue.col_bias, epilogue.col_bias + N, padded_bias.begin());
-      p.ep.col_bias = padded_bias.data();
-    }
-  }
-  if (C.block_stride && epilogue.residual && epilogue.ld_residual != lanes) {
-    fail("a residual of a channel-blocked C needs ld_residual = " + std::to_string(lanes));
-  }
+  Problem p{M, N, B.rows(), 1.0f, 0.0f, C, ldc, epilogue, a, {&B, false, nullptr, 0}};
   run(p, pool);
 }
 

@@ -147,18 +147,15 @@ struct ChannelBlocks {
 };
 
 // Floats per vector of the GEMM kernel chosen for this CPU: the block of a
-// channel-blocked A or C below.
+// channel-blocked A below.
 int64_t gemm_lanes();
 
 // A 1x1 convolution with pixels along M and the weights packed as B (from
 // pack_b(true, C_in, C_out, W, C_in)): C = A * B with the epilogue. A is an
 // NCHW image (block 1) or channel-blocked (block gemm_lanes()); C is
-// row-major (block_stride 0, leading dimension block >= N) or
-// channel-blocked (block gemm_lanes()), and a residual, if any, is read in
-// C's layout (ld_residual = C's block). A channel-blocked C is written in
-// whole blocks: lanes of its last block past N get what columns of zero
-// weights and zero bias give (plus the residual's lanes there).
-void sgemm(const ChannelBlocks<const float>& A, int64_t M, const PackedMatrix& B, const ChannelBlocks<float>& C,
+// row-major with leading dimension ldc >= N. (Layers writing channel
+// blocks do so through pointwise_blocked, not the GEMM.)
+void sgemm(const ChannelBlocks<const float>& A, int64_t M, const PackedMatrix& B, float* C, int64_t ldc,
            const GemmEpilogue& epilogue = {}, ThreadPool* pool = nullptr);
 
 }  // namespace mote::cpu

@@ -67,10 +67,6 @@ struct TileJob {
   int64_t col_begin, col_end;  // col_begin is a multiple of nr (of lanes if !pb)
   float* C;
   int64_t ldc;
-  // Distance between consecutive vectors of a row of C and of the residual:
-  // lanes when they are row-major, the block stride when channel-blocked
-  // (ChannelBlocks; ldc and ld_residual are then the lanes).
-  int64_t ldv;
   float alpha, beta;
   const float* row_bias;
   const float* col_bias;

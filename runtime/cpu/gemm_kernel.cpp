@@ -96,7 +96,6 @@ struct StoreParams {
   float lo, hi;
   const float* residual;  // at the tile's first element, or nullptr
   size_t ld_residual;
-  size_t ldv;             // from one vector of a row of C (and the residual) to the next: TileJob::ldv
   const float* row_bias;  // at the tile's first row, or nullptr
   const float* col_bias;  // at the tile's first column, or nullptr
 };
@@ -105,22 +104,18 @@ struct StoreParams {
 // a copy of its accumulators: scalar, so it never touches C past `cols` (a
 // masked vector store would on targets without native masking, racing with
 // the thread that writes the neighbouring tile).
-HWY_NOINLINE void WriteBackPartial(const float* tile, size_t rows, size_t stride, size_t cols,
-                                   float* c, size_t ldc, const StoreParams& sp) {
-  const size_t L = hn::Lanes(DF());
+HWY_NOINLINE void WriteBackPartial(const float* tile, size_t rows, size_t stride, size_t cols, float* c, size_t ldc,
+                                   const StoreParams& sp) {
   for (size_t r = 0; r < rows; ++r) {
     for (size_t j = 0; j < cols; ++j) {
-      // Column j's place in its row: j when the row's vectors follow each
-      // other (ldv = L), else in its vector's block.
-      const size_t at = j / L * sp.ldv + j % L;
       float x = sp.alpha * tile[r * stride + j];
-      float& out = c[r * ldc + at];
+      float& out = c[r * ldc + j];
       if (sp.beta_mode == 1) x += out;
       if (sp.beta_mode == 2) x += sp.beta * out;
       if (sp.epilogue) {
         if (sp.row_bias) x += sp.row_bias[r];
         if (sp.col_bias) x += sp.col_bias[j];
-        if (sp.residual) x += sp.residual[r * sp.ld_residual + at];
+        if (sp.residual) x += sp.residual[r * sp.ld_residual + j];
         if (sp.clamp) x = std::min(std::max(x, sp.lo), sp.hi);
       }
       out = x;
@@ -154,7 +149,7 @@ HWY_NOINLINE void MicroKernel(size_t kc, const float* HWY_RESTRICT a, const floa
       acc[r][v] = hn::Zero(d);
       // The C tile is written at the end, and C is too big for L2: fetch it
       // now so the write-back does not wait for L3 once per tile.
-      PrefetchForWrite(c + r * ldc + v * sp.ldv);
+      PrefetchForWrite(c + r * ldc + v * L);
     }
   }
   for (size_t k = 0; k < kc; ++k) {
@@ -196,14 +191,14 @@ HWY_NOINLINE void MicroKernel(size_t kc, const float* HWY_RESTRICT a, const floa
     for (size_t v = 0; v < NV; ++v) {
       if (v >= full) continue;
       VF x = scale ? hn::Mul(acc[r][v], alpha) : acc[r][v];
-      if (sp.beta_mode == 1) x = hn::Add(x, hn::LoadU(d, crow + v * sp.ldv));
-      if (sp.beta_mode == 2) x = hn::MulAdd(beta, hn::LoadU(d, crow + v * sp.ldv), x);
+      if (sp.beta_mode == 1) x = hn::Add(x, hn::LoadU(d, crow + v * L));
+      if (sp.beta_mode == 2) x = hn::MulAdd(beta, hn::LoadU(d, crow + v * L), x);
       if (sp.epilogue) {
         x = hn::Add(hn::Add(x, row_bias), col_bias[v]);
-        if (sp.residual) x = hn::Add(x, hn::LoadU(d, sp.residual + r * sp.ld_residual + v * sp.ldv));
+        if (sp.residual) x = hn::Add(x, hn::LoadU(d, sp.residual + r * sp.ld_residual + v * L));
         if (sp.clamp) x = simd_clamp::HWY_NAMESPACE::ClampKeepingNaN(x, lo, hi);
       }
-      hn::StoreU(x, d, crow + v * sp.ldv);
+      hn::StoreU(x, d, crow + v * L);
     }
   }
   if (full == NV) return;
@@ -217,8 +212,8 @@ HWY_NOINLINE void MicroKernel(size_t kc, const float* HWY_RESTRICT a, const floa
   }
   StoreParams rest = sp;
   if (rest.col_bias) rest.col_bias += full * L;
-  if (rest.residual) rest.residual += full * sp.ldv;
-  WriteBackPartial(tile, H, L, cols - full * L, c + full * sp.ldv, ldc, rest);
+  if (rest.residual) rest.residual += full * L;
+  WriteBackPartial(tile, H, L, cols - full * L, c + full * L, ldc, rest);
 }
 
 using KernelFn = void (*)(size_t, const float*, const float*, size_t, float*, size_t, size_t,
@@ -383,7 +378,6 @@ void ComputeTile(const TileJob& job) {
       sp.lo = job.clamp_min;
       sp.hi = job.clamp_max;
       sp.ld_residual = static_cast<size_t>(job.ld_residual);
-      sp.ldv = static_cast<size_t>(job.ldv);
       for (size_t i0 = static_cast<size_t>(job.row_begin); i0 < static_cast<size_t>(job.row_end);
            i0 += kMR) {
         const size_t h = std::min(kMR, rows - i0);
@@ -394,20 +388,14 @@ void ComputeTile(const TileJob& job) {
           const KernelFn kernel =
               (h == kMR && w == NR) ? &MicroKernel<kMR, kNV> : SelectKernel(h, w / L);
           sp.col_bias = job.col_bias ? job.col_bias + j0 : nullptr;
-          const size_t j0_at = j0 / L * sp.ldv;  // column j0's place in a row: j0 unless C is blocked
-          sp.residual = job.residual ? job.residual + i0 * sp.ld_residual + j0_at : nullptr;
+          sp.residual = job.residual ? job.residual + i0 * sp.ld_residual + j0 : nullptr;
           const bool in_place = j0 < packed_from;
           const float* b_panel = in_place ? job.b + k0 * static_cast<size_t>(job.ldb) + j0
                                           : b_block + (j0 - packed_from) * kc;
-          kernel(kc, a_panel, b_panel, in_place ? static_cast<size_t>(job.ldb) : w, job.C + i0 * ldc + j0_at, ldc,
+          kernel(kc, a_panel, b_panel, in_place ? static_cast<size_t>(job.ldb) : w, job.C + i0 * ldc + j0, ldc,
                  std::min(NR, cols - j0), sp);
         }
-        if (sp.epilogue && job.activation && sp.ldv != L) {
-          // Channel-blocked C: the panel's rows are contiguous within each
-          // vector column's block (ldc = L).
-          for (size_t j = n0; j < n1; j += L)
-            job.activation(job.activation_state, job.C + i0 * ldc + j / L * sp.ldv, static_cast<int64_t>(h * L));
-        } else if (sp.epilogue && job.activation) {
+        if (sp.epilogue && job.activation) {
           // The panel's rows of this slab are final and still in L1/L2.
           for (size_t r = 0; r < h; ++r) {
             job.activation(job.activation_state, job.C + (i0 + r) * ldc + n0, static_cast<int64_t>(n1 - n0));

@@ -8,7 +8,6 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -18,17 +17,15 @@
 #include "runtime/cpu/plane_conv_shape.hpp"
 #include "runtime/ops/conv_geometry.hpp"
 #include "tests/support/model_util.hpp"
+#include "tests/support/op_test_util.hpp"
 #include "tests/support/simd_targets.hpp"
 
 namespace mote {
 namespace {
 
 Tensor random_tensor(Shape shape, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(static_cast<size_t>(shape_numel(shape)));
-  for (float& x : v) x = dist(rng);
-  return Tensor::from_vector<float>(std::move(shape), v);
+  const size_t n = static_cast<size_t>(shape_numel(shape));
+  return Tensor::from_vector<float>(std::move(shape), test::random_floats(n, seed));
 }
 
 fb::ConvAttrsT conv(int64_t stride, int64_t pad, int64_t group) {

@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
-#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -20,6 +19,7 @@
 #include "runtime/cpu/gemm_internal.hpp"
 #include "runtime/cpu/simd_target.hpp"
 #include "runtime/cpu/thread_pool.hpp"
+#include "tests/support/op_test_util.hpp"
 
 namespace mote::cpu {
 namespace {
@@ -27,14 +27,6 @@ namespace {
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 // Padding written around C: it must survive every call.
 constexpr float kSentinel = -12345.0f;
-
-std::vector<float> random_vector(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float& x : v) x = dist(rng);
-  return v;
-}
 
 // A logical rows x cols matrix stored row-major with leading dimension ld,
 // transposed in memory when `trans` (then it is cols x rows).
@@ -77,11 +69,11 @@ const char* name(Packing p) {
 class Case {
  public:
   explicit Case(Shape s, uint32_t seed = 1) : s_(s) {
-    a_ = random_vector(static_cast<size_t>(s.M * s.K), seed);
-    b_ = random_vector(static_cast<size_t>(s.K * s.N), seed + 1);
-    c0_ = random_vector(static_cast<size_t>(s.M * s.N), seed + 2);
-    row_bias_ = random_vector(static_cast<size_t>(s.M), seed + 3);
-    col_bias_ = random_vector(static_cast<size_t>(s.N), seed + 4);
+    a_ = test::random_floats(static_cast<size_t>(s.M * s.K), seed);
+    b_ = test::random_floats(static_cast<size_t>(s.K * s.N), seed + 1);
+    c0_ = test::random_floats(static_cast<size_t>(s.M * s.N), seed + 2);
+    row_bias_ = test::random_floats(static_cast<size_t>(s.M), seed + 3);
+    col_bias_ = test::random_floats(static_cast<size_t>(s.N), seed + 4);
     product_.assign(static_cast<size_t>(s.M * s.N), 0.0);
     magnitude_.assign(static_cast<size_t>(s.M * s.N), 0.0);
     for (int64_t i = 0; i < s.M; ++i) {
@@ -315,7 +307,7 @@ TEST(Sgemm, EpilogueAddsResidualBeforeClamp) {
   ThreadPool pool(2);
   for (Shape s : {Shape{2, 3, 4}, Shape{1, 300, 50}, Shape{70, 1, 40}, Shape{37, 141, 29}, Shape{2100, 5, 2000}}) {
     const Case c(s);
-    const std::vector<float> residual = random_vector(static_cast<size_t>(s.M * (s.N + 3)), 99);
+    const std::vector<float> residual = test::random_floats(static_cast<size_t>(s.M * (s.N + 3)), 99);
     GemmEpilogue ep;
     ep.row_bias = c.row_bias().data();
     ep.residual = residual.data();
@@ -351,7 +343,7 @@ TEST(Sgemm, EmptyOutputIsANoOp) {
 }
 
 TEST(Sgemm, PackedOperandsReportTheirShape) {
-  const std::vector<float> W = random_vector(6 * 10, 7);
+  const std::vector<float> W = test::random_floats(6 * 10, 7);
   const PackedMatrix a = pack_a(false, 6, 10, W.data(), 10);
   EXPECT_EQ(a.role(), PackedMatrix::Role::kA);
   EXPECT_EQ(a.rows(), 6);
@@ -448,7 +440,7 @@ TEST(Sgemm, ResultsDoNotDependOnThreads) {
   ThreadPool pool(2);
   for (Shape s : {Shape{1, 1000, 600}, Shape{700, 1, 600}, Shape{255, 255, 255},
                   Shape{515, 40, 300}, Shape{37, 700, 777}}) {
-    const std::vector<float> A = random_vector(s.M * s.K, 21), B = random_vector(s.K * s.N, 22);
+    const std::vector<float> A = test::random_floats(s.M * s.K, 21), B = test::random_floats(s.K * s.N, 22);
     std::vector<float> one(s.M * s.N), two(s.M * s.N);
     for (bool tb : {false, true}) {
       const int64_t ldb = tb ? s.K : s.N;
@@ -464,7 +456,7 @@ TEST(Sgemm, ResultsDoNotDependOnThreads) {
 // scratch memory), as concurrent inference sessions would.
 TEST(Sgemm, ConcurrentCallsShareAPackedMatrix) {
   const int64_t M = 40, N = 300, K = 200;
-  const std::vector<float> A = random_vector(M * K, 11), B = random_vector(K * N, 12);
+  const std::vector<float> A = test::random_floats(M * K, 11), B = test::random_floats(K * N, 12);
   const PackedMatrix packed = pack_a(false, M, K, A.data(), K);
   std::vector<float> want(M * N);
   sgemm(false, false, M, N, K, 1.0f, A.data(), K, B.data(), N, 0.0f, want.data(), N);

@@ -93,6 +93,14 @@ void expect_cpu_matches_reference(const fb::OpT& op, const Inputs& inputs, doubl
   }
 }
 
+std::vector<float> random_floats(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
 Tensor random_tensor(DType dtype, Shape shape, uint32_t seed, double lo, double hi) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> dist(lo, hi);

@@ -51,6 +51,9 @@ void expect_tensors_near(const Tensor& actual, const Tensor& expected, double rt
 // Uniform random values in [lo, hi); integer and bool dtypes are rounded.
 Tensor random_tensor(DType dtype, Shape shape, uint32_t seed, double lo = -1.0, double hi = 1.0);
 
+// n floats uniform in [-1, 1) (drawn as floats: not random_tensor's values).
+std::vector<float> random_floats(size_t n, uint32_t seed);
+
 // The odd sizes op tests sweep: 1, 13, 127 and friends.
 inline const std::vector<int64_t>& odd_sizes() {
   static const std::vector<int64_t> sizes = {1, 3, 13, 127};
