@@ -134,8 +134,21 @@ def relative_error(out, ref):
     return float(np.max(np.abs(out - ref)) / max(np.max(np.abs(ref)), 1e-30))
 
 
-def time_interleaved(sessions, x, rounds, runs, warmup):
-    """Per-runtime lists of run times in ms, interleaved round by round."""
+def time_interleaved(sessions, x, rounds, runs, warmup, settle_ms):
+    """Per-runtime lists of run times in ms, interleaved round by round.
+
+    Before each runtime's timed runs in a round it runs untimed for
+    settle_ms (at least once): a runtime's idle workers keep spinning on the
+    cores for a while after its last run (onnxruntime's and ncnn's by
+    default), and the runtime timed next would share its cores with them.
+    Measured on MobileNetV3-Small at 2 threads, medians of 12 rounds: all
+    four runtimes interleaved without it, Mote 0.88 ms, onnxruntime 0.66,
+    ncnn 0.87, MNN 2.38; with 20 ms of it 0.535, 0.583, 0.812, 1.39 (Mote
+    in a process of its own: 0.52-0.54, the same minutes). A sleep
+    instead was worse than nothing on this VM (Mote alone 0.90 ms after a
+    50 ms sleep and one untimed run, 0.55 without): idle cores come back
+    slowly.
+    """
     for s in sessions.values():
         for _ in range(warmup):
             s.run(x)
@@ -145,6 +158,10 @@ def time_interleaved(sessions, x, rounds, runs, warmup):
         rotated = order[r % len(order):] + order[:r % len(order)]
         for name in rotated:
             s = sessions[name]
+            settle_end = time.perf_counter() + settle_ms / 1e3
+            s.run(x)
+            while time.perf_counter() < settle_end:
+                s.run(x)
             for _ in range(runs):
                 t = time.perf_counter()
                 s.run(x)
@@ -179,7 +196,7 @@ def bench_model(name, info, args, work, libmote):
                     sessions.pop(which).close()
                     continue
                 record["errors"][which] = max(err, record["errors"].get(which, 0.0))
-        samples = time_interleaved(sessions, x, args.rounds, args.runs, args.warmup)
+        samples = time_interleaved(sessions, x, args.rounds, args.runs, args.warmup, args.settle_ms)
         record["threads"][threads] = {which: summarize(ms) for which, ms in samples.items()}
         for s in sessions.values():
             s.close()
@@ -231,6 +248,9 @@ def main():
     parser.add_argument("--rounds", type=int, default=10, help="interleaved rounds")
     parser.add_argument("--runs", type=int, default=3, help="timed runs per runtime in each round")
     parser.add_argument("--warmup", type=int, default=3, help="untimed runs per runtime before the rounds")
+    parser.add_argument("--settle-ms", type=float, default=25,
+                        help="untimed runs, for at least this long, before each runtime's timed runs in a round, "
+                             "so that the runtime before it has no workers left spinning")
     parser.add_argument("--work", help="folder for exported and converted models (default: a temporary one)")
     parser.add_argument("--torch-python", default="/usr/bin/python3", help="a Python with torch and torchvision")
     parser.add_argument("--json", help="also write the results here")
@@ -269,6 +289,7 @@ def main():
 
     meta = {"date": time.strftime("%Y-%m-%d"), "machine": machine(), "versions": versions(libmote),
             "torch": next(iter(manifest.values()))["torch"], "rounds": args.rounds, "runs": args.runs,
+            "settle_ms": args.settle_ms,
             "threads": args.threads, "agreement": AGREEMENT}
     table = report.markdown(results, meta)
     print()

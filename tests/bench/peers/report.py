@@ -47,7 +47,9 @@ def markdown(results, meta):
     peers = ", ".join(f"{name} {v[name]}" for name in RUNTIMES[1:] if v.get(name))
     lines = [f"Measured {meta['date']} on {meta['machine']}: Mote {v['Mote']} against {peers}; "
              f"models exported by torch {meta['torch']} (opset 17, batch 1, fp32, random weights), "
-             f"{meta['rounds']} interleaved rounds of {meta['runs']} runs per runtime.", ""]
+             f"{meta['rounds']} interleaved rounds of {meta['runs']} runs per runtime"
+             + (f", each runtime's after {meta['settle_ms']:g} ms of untimed runs." if meta.get("settle_ms")
+                else "."), ""]
     for threads in meta["threads"]:
         lines += _timing_table(results, threads) + [""]
     lines += ["Agreement with onnxruntime on the same input, max|diff| / max|onnxruntime| "

@@ -132,12 +132,13 @@ class OnnxRuntime:
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        # After each run onnxruntime's idle workers spin waiting for work by
-        # default. Interleaved with other runtimes in one process, a spinning
-        # worker takes a core from whichever runtime runs next (Mote's 2-thread
-        # times doubled in int8_bench.py with two onnxruntime sessions alive).
-        # Blocking instead costs onnxruntime a thread wake-up per parallel op.
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        # onnxruntime's defaults otherwise: its idle workers spin for a while
+        # after each parallel op, which is what its users get. The spinning
+        # would take a core from whichever runtime ran next in the interleaved
+        # rounds; peer_bench.py's settle pause before each runtime's runs
+        # prevents that (so did disabling the spinning before 2026-11-29,
+        # which cost onnxruntime a wake-up per op: SqueezeNet at 2 threads
+        # 3.1 ms against 2.0 with it spinning, same minutes).
         self._session = ort.InferenceSession(onnx_path, options, providers=["CPUExecutionProvider"])
         self._input = self._session.get_inputs()[0].name
 
