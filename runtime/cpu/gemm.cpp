@@ -109,6 +109,7 @@ struct Operand {
   int64_t ld = 0;
   const IndexedMatrix* indexed = nullptr;
   int64_t block_stride = 0;  // A only: channel-blocked (ChannelBlocks, block = lanes) when not 0
+  const int64_t* row_offsets = nullptr;  // B only: RowOffsetMatrix (not trans, ld unused)
 };
 
 struct Problem {
@@ -364,7 +365,8 @@ void packed_product(const Problem& p, ThreadPool* pool) {
         gemm_detail::pack_a(p.a.trans, a_src, p.a.ld, mm, K, mp * t / a_parts, mp * (t + 1) / a_parts, ws_a);
       } else {
         t -= a_parts;
-        gemm_detail::pack_b(p.b.trans, p.b.data, p.b.ld, K, N, np * t / b_parts, np * (t + 1) / b_parts, ws_b);
+        gemm_detail::pack_b(p.b.trans, p.b.data, p.b.ld, K, N, np * t / b_parts, np * (t + 1) / b_parts, ws_b,
+                            p.b.row_offsets);
       }
     });
 
@@ -375,6 +377,7 @@ void packed_product(const Problem& p, ThreadPool* pool) {
     job.b = p.b.data;
     job.ldb = p.b.ld;
     job.b_trans = p.b.trans;
+    job.b_row_offsets = p.b.row_offsets;
     job.cols = N;
     job.K = K;
     job.C = p.C + m0 * p.ldc;
@@ -422,7 +425,7 @@ void run(Problem& p, ThreadPool* pool) {
   if (p.ep.residual && p.M > 0 && p.N > 0) check_ld("ld_residual", p.ep.ld_residual, p.N);
   if (!p.a.packed && !p.a.indexed && !p.a.block_stride && p.M > 0 && p.K > 0)
     check_ld("lda", p.a.ld, p.a.trans ? p.M : p.K);
-  if (!p.b.packed && p.N > 0 && p.K > 0) check_ld("ldb", p.b.ld, p.b.trans ? p.K : p.N);
+  if (!p.b.packed && !p.b.row_offsets && p.N > 0 && p.K > 0) check_ld("ldb", p.b.ld, p.b.trans ? p.K : p.N);
   if (p.M == 0 || p.N == 0) return;
   const bool packed = p.a.packed || p.b.packed;  // an indexed A always comes with a packed B
   if (p.K == 0 || p.alpha == 0.0f) {
@@ -484,6 +487,17 @@ void sgemm(bool trans_a, int64_t M, float alpha, const float* A, int64_t lda, co
   check_packed(B, PackedMatrix::Role::kB, "B");
   Problem p{
       M, B.cols(), B.rows(), alpha, beta, C, ldc, epilogue, {nullptr, trans_a, A, lda}, {&B, false, nullptr, 0}};
+  run(p, pool);
+}
+
+void sgemm(const PackedMatrix& A, const RowOffsetMatrix& B, int64_t N, float* C, int64_t ldc,
+           const GemmEpilogue& epilogue, ThreadPool* pool) {
+  check_packed(A, PackedMatrix::Role::kA, "A");
+  if (N > 0 && A.cols() > 0 && (!B.data || !B.row_offsets)) fail("row-offset B lacks its data or offsets");
+  Operand b;
+  b.data = B.data;
+  b.row_offsets = B.row_offsets;
+  Problem p{A.rows(), N, A.cols(), 1.0f, 0.0f, C, ldc, epilogue, {&A, false, nullptr, 0}, b};
   run(p, pool);
 }
 

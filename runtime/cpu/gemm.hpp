@@ -104,6 +104,16 @@ struct IndexedMatrix {
   const int64_t* col_offsets = nullptr;  // K entries
 };
 
+// A right operand whose row k (N floats, not transposed) starts at
+// data + row_offsets[k]. A strided convolution's patches are such a matrix
+// over its input split into phase planes (conv_phase_planes.hpp): each tap's
+// row is a run of one plane, which the GEMM copies as it packs B, with no
+// im2col buffer written first.
+struct RowOffsetMatrix {
+  const float* data = nullptr;
+  const int64_t* row_offsets = nullptr;  // K entries
+};
+
 // General product. beta == 0 means C is only written (it may hold NaN);
 // alpha == 0 or K == 0 reads neither A nor B. pool == nullptr runs on the
 // calling thread. Throws std::invalid_argument on negative sizes or leading
@@ -127,6 +137,11 @@ void sgemm(bool trans_a, int64_t M, float alpha, const float* A, int64_t lda,
 // Conv with constant weights where pixels run along M.
 void sgemm(const IndexedMatrix& A, int64_t M, float alpha, const PackedMatrix& B, float beta, float* C,
            int64_t ldc, const GemmEpilogue& epilogue = {}, ThreadPool* pool = nullptr);
+
+// Left operand packed (M and K come from it), right operand by row offsets:
+// C = A * B with the epilogue, C row-major with leading dimension ldc >= N.
+void sgemm(const PackedMatrix& A, const RowOffsetMatrix& B, int64_t N, float* C, int64_t ldc,
+           const GemmEpilogue& epilogue = {}, ThreadPool* pool = nullptr);
 
 // Both operands packed.
 void sgemm(const PackedMatrix& A, const PackedMatrix& B, float alpha, float beta, float* C,

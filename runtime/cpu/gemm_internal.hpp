@@ -46,9 +46,11 @@ inline int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 // K x rows when trans), into dst laid out as above for the whole matrix.
 void pack_a(bool trans, const float* A, int64_t lda, int64_t rows, int64_t K,
             int64_t panel_begin, int64_t panel_end, float* dst);
-// Same for op(B), a K x cols matrix (B is cols x K when trans).
-void pack_b(bool trans, const float* B, int64_t ldb, int64_t K, int64_t cols,
-            int64_t panel_begin, int64_t panel_end, float* dst);
+// Same for op(B), a K x cols matrix (B is cols x K when trans); with
+// row_offsets (not trans), row k of B is at B + row_offsets[k] and ldb is
+// not used.
+void pack_b(bool trans, const float* B, int64_t ldb, int64_t K, int64_t cols, int64_t panel_begin, int64_t panel_end,
+            float* dst, const int64_t* row_offsets = nullptr);
 
 // One rectangle of C. A is packed; B is either packed (pb) or read from b
 // (op by b_trans, leading dimension ldb) and packed inside, one K block at a
@@ -61,6 +63,7 @@ struct TileJob {
   const float* b;
   int64_t ldb;
   bool b_trans;
+  const int64_t* b_row_offsets;  // RowOffsetMatrix: row k of B at b + b_row_offsets[k]
   int64_t cols;  // columns of op(B)
   int64_t K;
   int64_t row_begin, row_end;  // row_begin is a multiple of mr

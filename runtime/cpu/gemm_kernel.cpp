@@ -283,9 +283,9 @@ HWY_NOINLINE void Transpose(const float* HWY_RESTRICT src, size_t src_ld, size_t
 // Packs rows [k0, k0 + kc) and columns [j_begin, j_end) of op(B) (j_end <=
 // cols) as one K block: panels of NR columns from j_begin, the one holding
 // column j at (j - j_begin) * kc; the last is padded with zeros to a multiple
-// of L columns.
-void PackBBlock(bool trans, const float* B, size_t ldb, size_t k0, size_t kc, size_t j_begin,
-                size_t j_end, float* dst) {
+// of L columns. With row_offsets (not trans), row k is at B + row_offsets[k].
+void PackBBlock(bool trans, const float* B, size_t ldb, const int64_t* row_offsets, size_t k0, size_t kc,
+                size_t j_begin, size_t j_end, float* dst) {
   const DF d;
   const size_t L = hn::Lanes(d);
   const size_t NR = kNV * L;
@@ -299,7 +299,7 @@ void PackBBlock(bool trans, const float* B, size_t ldb, size_t k0, size_t kc, si
     // reads are sequential (row by row, panel by panel would stride by ldb
     // every 3 cache lines and defeat the hardware prefetcher).
     for (size_t k = 0; k < kc; ++k) {
-      const float* src = B + (k0 + k) * ldb + j_begin;
+      const float* src = B + (row_offsets ? static_cast<size_t>(row_offsets[k0 + k]) : (k0 + k) * ldb) + j_begin;
       float* o = dst + k * NR;
       for (size_t p = 0; p < full; ++p, src += NR, o += NR * kc) {
 #pragma GCC unroll 4
@@ -335,7 +335,7 @@ void ComputeTile(const TileJob& job) {
   // Unpacked B is packed here one block at a time into this thread's buffer,
   // and used while it is still in L2; or, for few rows of A, read in place.
   float* b_buffer = job.pb ? nullptr : block_buffer(kKC * nc);
-  const bool b_in_place = !job.pb && !job.b_trans && rows <= kMaxRowsForBInPlace;
+  const bool b_in_place = !job.pb && !job.b_trans && !job.b_row_offsets && rows <= kMaxRowsForBInPlace;
 
   // Loop nest, outermost first: column slabs of at most nc (their B block
   // stays in L2), K blocks, A panels (one stays in L1), B panels. C is
@@ -364,10 +364,10 @@ void ComputeTile(const TileJob& job) {
       } else if (b_in_place) {
         packed_from = n0 + (n1 - n0) / NR * NR;
         if (packed_from < n1) {
-          PackBBlock(false, job.b, static_cast<size_t>(job.ldb), k0, kc, packed_from, n1, b_buffer);
+          PackBBlock(false, job.b, static_cast<size_t>(job.ldb), nullptr, k0, kc, packed_from, n1, b_buffer);
         }
       } else {
-        PackBBlock(job.b_trans, job.b, static_cast<size_t>(job.ldb), k0, kc, n0, n1, b_buffer);
+        PackBBlock(job.b_trans, job.b, static_cast<size_t>(job.ldb), job.b_row_offsets, k0, kc, n0, n1, b_buffer);
       }
       StoreParams sp;
       sp.alpha = job.alpha;
@@ -447,8 +447,8 @@ void PackA(bool trans, const float* A, int64_t lda, int64_t rows, int64_t K, int
   }
 }
 
-void PackB(bool trans, const float* B, int64_t ldb, int64_t K, int64_t cols, int64_t panel_begin,
-           int64_t panel_end, float* dst) {
+void PackB(bool trans, const float* B, int64_t ldb, int64_t K, int64_t cols, int64_t panel_begin, int64_t panel_end,
+           float* dst, const int64_t* row_offsets) {
   const size_t L = hn::Lanes(DF());
   const size_t NR = kNV * L;
   const size_t n = static_cast<size_t>(cols);
@@ -459,7 +459,7 @@ void PackB(bool trans, const float* B, int64_t ldb, int64_t K, int64_t cols, int
   for (int64_t blk = 0; blk < blocks.count; ++blk) {
     const size_t k0 = static_cast<size_t>(blocks.begin(blk));
     const size_t kc = static_cast<size_t>(blocks.begin(blk + 1)) - k0;
-    PackBBlock(trans, B, static_cast<size_t>(ldb), k0, kc, j_begin, j_end,
+    PackBBlock(trans, B, static_cast<size_t>(ldb), row_offsets, k0, kc, j_begin, j_end,
                dst + k0 * padded_cols + j_begin * kc);
   }
 }
@@ -587,9 +587,9 @@ void pack_a(bool trans, const float* A, int64_t lda, int64_t rows, int64_t K,
   HWY_DYNAMIC_DISPATCH(PackA)(trans, A, lda, rows, K, panel_begin, panel_end, dst);
 }
 
-void pack_b(bool trans, const float* B, int64_t ldb, int64_t K, int64_t cols,
-            int64_t panel_begin, int64_t panel_end, float* dst) {
-  HWY_DYNAMIC_DISPATCH(PackB)(trans, B, ldb, K, cols, panel_begin, panel_end, dst);
+void pack_b(bool trans, const float* B, int64_t ldb, int64_t K, int64_t cols, int64_t panel_begin, int64_t panel_end,
+            float* dst, const int64_t* row_offsets) {
+  HWY_DYNAMIC_DISPATCH(PackB)(trans, B, ldb, K, cols, panel_begin, panel_end, dst, row_offsets);
 }
 
 void gemv_rows(int64_t n, int64_t K, const float* s, const float* X, int64_t ldx, float* out) {

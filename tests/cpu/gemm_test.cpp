@@ -53,7 +53,7 @@ std::ostream& operator<<(std::ostream& os, const Shape& s) {
   return os << s.M << "x" << s.N << "x" << s.K;
 }
 
-enum class Packing { kNone, kA, kB, kBoth, kIndexedA };
+enum class Packing { kNone, kA, kB, kBoth, kIndexedA, kRowOffsetB };
 const char* name(Packing p) {
   switch (p) {
     case Packing::kNone: return "unpacked";
@@ -61,6 +61,8 @@ const char* name(Packing p) {
     case Packing::kB: return "packed B";
     case Packing::kBoth: return "packed A and B";
     case Packing::kIndexedA: return "indexed A, packed B";
+    case Packing::kRowOffsetB:
+      return "packed A, B by row offsets";
   }
   return "?";
 }
@@ -115,6 +117,18 @@ class Case {
       const PackedMatrix PB = pack_b(tb, s.K, s.N, B.data.data(), B.ld);
       sgemm(IndexedMatrix{scattered.data(), row_offsets.data(), col_offsets.data()}, s.M, alpha, PB, beta, C.data(),
             ldc, ep, pool);
+    } else if (packing == Packing::kRowOffsetB) {
+      // B's rows in reverse order, each at its own offset with a gap of NaN
+      // between them (never read); C = A * B, so alpha 1 and beta 0 only.
+      EXPECT_TRUE(!tb && alpha == 1.0f && beta == 0.0f);
+      std::vector<float> scattered(static_cast<size_t>(s.K * (s.N + 5) + 2), kNaN);
+      std::vector<int64_t> row_offsets(static_cast<size_t>(s.K));
+      for (int64_t k = 0; k < s.K; ++k) {
+        row_offsets[k] = (s.K - 1 - k) * (s.N + 5) + 2;
+        std::copy(b_.begin() + k * s.N, b_.begin() + (k + 1) * s.N, scattered.begin() + row_offsets[k]);
+      }
+      const PackedMatrix PA = pack_a(ta, s.M, s.K, A.data.data(), A.ld);
+      sgemm(PA, RowOffsetMatrix{scattered.data(), row_offsets.data()}, s.N, C.data(), ldc, ep, pool);
     } else if (pa && pb) {
       const PackedMatrix PA = pack_a(ta, s.M, s.K, A.data.data(), A.ld);
       const PackedMatrix PB = pack_b(tb, s.K, s.N, B.data.data(), B.ld);
@@ -276,6 +290,28 @@ TEST(Sgemm, IndexedLeftOperand) {
     for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
       EXPECT_TRUE(c.check(false, false, 1.0f, 0.0f, biased, Packing::kIndexedA, p)) << s;
       EXPECT_TRUE(c.check(false, true, -0.5f, 1.0f, {}, Packing::kIndexedA, p, /*pad=*/2)) << s;
+    }
+  }
+}
+
+// A right operand given by row offsets (a strided convolution's patches,
+// conv_phase_planes.hpp): packed per task, or shared by the threads where
+// plan_split shares it (515x40x300), read in place never (it has no ldb),
+// K deeper than one block, the epilogue with biases and a clamp.
+TEST(Sgemm, RowOffsetRightOperand) {
+  ThreadPool pool(2);
+  for (Shape s : {Shape{1, 1, 1}, Shape{8, 17, 3}, Shape{64, 812, 1152}, Shape{128, 100, 450}, Shape{515, 40, 300},
+                  Shape{13, 255, 127}}) {
+    const Case c(s);
+    GemmEpilogue bias_relu;
+    bias_relu.row_bias = c.row_bias().data();
+    bias_relu.clamp_min = 0.0f;
+    for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
+      for (bool ta : {false, true}) {
+        EXPECT_TRUE(c.check(ta, false, 1.0f, 0.0f, bias_relu, Packing::kRowOffsetB, p, /*pad=*/1))
+            << s << (p ? " 2 threads" : "");
+        EXPECT_TRUE(c.check(ta, false, 1.0f, 0.0f, {}, Packing::kRowOffsetB, p)) << s;
+      }
     }
   }
 }

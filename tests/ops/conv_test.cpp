@@ -300,6 +300,55 @@ TEST(ConvOps, GatheredPatchesCpuMatchReference) {
   }
 }
 
+// 2-D layers on the general path read their patches from the input split
+// into stride phases (conv_phase_planes.hpp): strides 2 and 3, stride 2 on
+// one axis only, kernels as large as, larger than and smaller than the
+// stride (1x1, 2x2, 3x3, 5x5, 7x7), pads on any side, stride 1 without
+// Winograd (few channels), groups, batches, grids with and without dropped
+// columns, several bands of rows (64 output channels on 101-wide grid rows),
+// residuals, every fused activation. Five or more input channels, and
+// outputs too large for the turned product, keep them off the other paths.
+TEST(ConvOps, PhasePlanesCpuMatchReference) {
+  struct Case {
+    Shape x, w;
+    fb::ConvAttrsT attrs;
+  };
+  const Case cases[] = {
+      {{1, 8, 23, 29}, {12, 8, 3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1})},
+      {{1, 6, 24, 31}, {10, 6, 3, 3}, conv_attrs({2, 2}, {0, 1, 2, 1})},
+      {{2, 5, 27, 26}, {7, 5, 5, 5}, conv_attrs({2, 2}, {2, 2, 2, 2})},
+      {{1, 6, 31, 33}, {9, 6, 3, 3}, conv_attrs({3, 3}, {1, 0, 1, 2})},
+      {{1, 8, 34, 36}, {16, 8, 2, 2}, conv_attrs({2, 2})},
+      {{1, 8, 36, 40}, {24, 8, 1, 1}, conv_attrs({2, 2})},
+      {{1, 7, 35, 21}, {5, 7, 1, 1}, conv_attrs({3, 3})},
+      {{1, 6, 20, 42}, {8, 6, 3, 3}, conv_attrs({1, 2}, {1, 1, 1, 1})},
+      {{1, 8, 40, 38}, {6, 8, 7, 7}, conv_attrs({2, 2}, {3, 3, 3, 3})},
+      {{1, 6, 25, 27}, {8, 6, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1})},
+      {{2, 12, 26, 30}, {10, 6, 3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1}, {}, 2)},
+      {{1, 6, 60, 200}, {64, 6, 3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1})},
+  };
+  std::vector<fb::FusedActivationT> acts = all_fused_activations();
+  acts.emplace_back();  // none
+  uint32_t seed = 7;
+  for (const Case& c : cases) {
+    auto g = resolve_conv(c.attrs, c.x, c.w);
+    ASSERT_TRUE(g.ok()) << shape_to_string(c.x);
+    for (size_t a = 0; a < acts.size(); ++a) {
+      const fb::FusedActivationT& act = acts[a];
+      const bool with_residual = a % 2 == 0;
+      fb::OpT op = with_fused(make_op(fb::OpType::Conv, c.attrs), act);
+      Inputs inputs = {random_tensor(DType::F32, c.x, seed), random_tensor(DType::F32, c.w, seed + 1)};
+      const bool bias = a % 3 != 1;
+      inputs.push_back(bias ? std::optional<Tensor>(random_tensor(DType::F32, {c.w[0]}, seed + 2)) : std::nullopt);
+      if (with_residual) inputs.push_back(random_tensor(DType::F32, g->output_shape(), seed + 3));
+      SCOPED_TRACE("X " + shape_to_string(c.x) + " W " + shape_to_string(c.w) + (bias ? " with bias" : "") +
+                   (with_residual ? " with residual" : "") + " fused " + fused_name(act));
+      expect_cpu_matches_reference(op, inputs, kRtol, kAtol);
+      seed += 10;
+    }
+  }
+}
+
 // A residual R (input 3, Y's shape) is added before the fused activation, on
 // every path: pointwise, general (im2col), the turned product of small
 // images, Winograd, depthwise rows and channel blocks, 1-D and 3-D, with and
