@@ -2,16 +2,17 @@
 // Highway's foreach_target.h; the HWY_ONCE section dispatches at run time.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "runtime/cpu/pool_simd.cpp"
-#include "hwy/foreach_target.h"  // must come before highway.h
+#include "runtime/cpu/pool_simd.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
+#include "hwy/foreach_target.h"  // must come before highway.h
 #include "hwy/highway.h"
-#include "runtime/cpu/pool_simd.hpp"
 #include "runtime/cpu/simd_store-inl.h"
 #include "runtime/ops/pool.hpp"
 
@@ -159,6 +160,85 @@ HWY_INLINE hn::Vec<D> Window3Stride2(D d, const hn::TFromD<D>* in, size_t x0) {
 #endif
 }
 
+// Columns a row of Direct3x3Stride2Row reads: [0, Direct3x3Stride2Reach).
+template <class T>
+size_t Direct3x3Stride2Reach(size_t out_n) {
+  const size_t N = hn::Lanes(hn::ScalableTag<T>());
+  return 2 * std::max(out_n, N) + N;
+}
+
+#if HWY_TARGET != HWY_SCALAR
+// The max of rows r0..r2 at columns [at, at + N), NaN where any is.
+template <class D>
+HWY_INLINE hn::Vec<D> ColumnMax3(D d, const hn::TFromD<D>* HWY_RESTRICT r0, const hn::TFromD<D>* HWY_RESTRICT r1,
+                                 const hn::TFromD<D>* HWY_RESTRICT r2, size_t at) {
+  auto acc = hn::LoadU(d, r0 + at);
+  auto nan = FirstNaNs(d, acc);
+  AddTap<true>(d, acc, nan, hn::LoadU(d, r1 + at));
+  AddTap<true>(d, acc, nan, hn::LoadU(d, r2 + at));
+  return TapsResult<true>(d, acc, nan);
+}
+
+// N outputs of 3-wide stride-2 windows over the column maxima lo, hi (the
+// window columns' first 2N) and next (whose first lane is column 2N): the
+// evens, the odds, and the evens one lane on, which is the evens rotated
+// down a lane (`rotate`) with next's first lane (`first`, broadcast) in the
+// `last` lane. (Highway's CombineShiftRightLanes shifts within 128-bit
+// blocks.)
+template <class D, class I, class M>
+HWY_INLINE hn::Vec<D> Window3Stride2Of(D d, hn::Vec<D> lo, hn::Vec<D> hi, hn::Vec<D> next, I rotate, I first,
+                                       M last) {
+  const auto even = hn::ConcatEven(d, hi, lo);
+  auto acc = even;
+  auto nan = FirstNaNs(d, acc);
+  AddTap<true>(d, acc, nan, hn::ConcatOdd(d, hi, lo));
+  AddTap<true>(d, acc, nan,
+               hn::IfThenElse(last, hn::TableLookupLanes(next, first), hn::TableLookupLanes(even, rotate)));
+  return TapsResult<true>(d, acc, nan);
+}
+
+// out[x] = max of rows r0..r2 over columns 2x .. 2x + 2, for x < out_n: a
+// 3x3 stride-2 max pool's output row whose windows all lie in the input
+// (no left padding, none past the right edge), read straight from the input
+// rows, each vector's column maxima reused by the next. The scratch row of
+// the general path (CombineRows, then WindowRow) cost a stalled load per
+// vector, its reads two columns on straddling two of its stores, which the
+// store buffer cannot forward (perf: 35 % of a 27-wide pool at the first
+// loads after the stores). Reads Direct3x3Stride2Reach columns: into the
+// following rows, whose values only reach lanes that are not stored, so the
+// caller checks that they lie in the tensor. Floats only: the lane
+// rotation takes 32-bit lanes.
+HWY_INLINE void Direct3x3Stride2Row(const float* r0, const float* r1, const float* r2, size_t out_n,
+                                    float* HWY_RESTRICT out) {
+  const hn::ScalableTag<float> d;
+  const size_t N = hn::Lanes(d);
+  HWY_ALIGN int32_t rotate_down[hn::MaxLanes(d)];
+  HWY_ALIGN int32_t zeros[hn::MaxLanes(d)] = {};
+  for (size_t i = 0; i < N; ++i) rotate_down[i] = static_cast<int32_t>((i + 1) % N);
+  const auto rotate = hn::SetTableIndices(d, rotate_down), first = hn::SetTableIndices(d, zeros);
+  const auto last = hn::Not(hn::FirstN(d, N - 1));
+  const auto at = [&](size_t column) HWY_ATTR { return ColumnMax3(d, r0, r1, r2, column); };
+  const auto window = [&](hn::Vec<decltype(d)> lo, hn::Vec<decltype(d)> hi, hn::Vec<decltype(d)> next)
+                          HWY_ATTR { return Window3Stride2Of(d, lo, hi, next, rotate, first, last); };
+  if (out_n < N) {
+    const auto acc = window(at(0), at(N), at(2 * N));
+    simd_store::HWY_NAMESPACE::StoreFirstN(d, acc, out_n, out);
+    return;
+  }
+  size_t x = 0;
+  auto lo = at(0);
+  for (; x + N <= out_n; x += N) {
+    const auto hi = at(2 * x + N), next = at(2 * x + 2 * N);
+    hn::StoreU(window(lo, hi, next), d, out + x);
+    lo = next;
+  }
+  if (x < out_n) {
+    const size_t tail = out_n - N;
+    hn::StoreU(window(at(2 * tail), at(2 * tail + N), at(2 * tail + 2 * N)), d, out + tail);
+  }
+}
+#endif
+
 // The elements WindowRow may read past the last tap: a vector's worth of
 // outputs at stride 2.
 template <class T>
@@ -239,6 +319,13 @@ void PoolRowsT(const PoolRows& p, const T* in, T* out, int64_t begin, int64_t en
   // At most one row per input row a window spans: kernels may be far larger
   // than the input (SAME padding), and a model file chooses them.
   std::vector<const T*> rows(static_cast<size_t>(std::min(p.kernel[0], in_d) * std::min(p.kernel[1], in_h)));
+  // 3x3 stride-2 max windows of floats inside the rows (SqueezeNet's pools)
+  // read the input rows directly (Direct3x3Stride2Row), within the planes of this
+  // call's rows.
+  const bool direct = HWY_TARGET != HWY_SCALAR && kMax && std::is_same_v<T, float> && p.kernel[2] == 3 &&
+                      p.stride[2] == 2 && p.dilation[2] == 1 && p.pad_begin[2] == 0 && 2 * (out_w - 1) + 3 <= in_w;
+  const size_t direct_reach = Direct3x3Stride2Reach<T>(static_cast<size_t>(out_w));
+  const T* planes_end = in + ((end - 1) / rows_per_plane + 1) * in_d * in_h * in_w;
   // Task t is output row oh of depth od of plane `plane`.
   int64_t plane = begin / rows_per_plane, od = begin % rows_per_plane / out_h, oh = begin % out_h;
   for (int64_t task = begin; task < end; ++task, ++oh) {
@@ -273,6 +360,19 @@ void PoolRowsT(const PoolRows& p, const T* in, T* out, int64_t begin, int64_t en
       const char* next = reinterpret_cast<const char*>(rows[count - 1] + s * in_w);
       for (int64_t b = 0; b < in_w * static_cast<int64_t>(sizeof(T)); b += 64) __builtin_prefetch(next + b);
     }
+#if HWY_TARGET != HWY_SCALAR
+    if (direct && count == 3 && rows[0] + direct_reach <= planes_end && rows[1] + direct_reach <= planes_end &&
+        rows[2] + direct_reach <= planes_end) {
+      if constexpr (std::is_same_v<T, float>) {
+        Direct3x3Stride2Row(rows[0], rows[1], rows[2], static_cast<size_t>(out_w), dst);
+        continue;
+      }
+    }
+#else
+    (void)direct;
+    (void)direct_reach;
+    (void)planes_end;
+#endif
     if (count == 3) {
       CombineRows<kMax, 3>(rows.data(), count, static_cast<size_t>(in_w), row_out);
     } else {

@@ -224,6 +224,33 @@ TEST(PoolOps, MaxPoolPropagatesNaN) {
   });
 }
 
+// 3x3 stride-2 max windows inside the rows (no padding, none past the right
+// edge) are read straight from the input rows, each vector's column maxima
+// reused by the next, rows near the tensor's end going the general way: on
+// every SIMD target, outputs per row from 1 to past three vectors (a row
+// shorter than a vector, whole vectors, a tail overlapping the last one),
+// inputs one column wider than the windows need or exactly as wide, ceil
+// mode (its last window past the edge), several planes, and NaNs among the
+// values, also at the columns that only the next vector's maxima bring.
+TEST(PoolOps, ThreeByThreeStrideTwoRowsReadDirectlyMatchReference) {
+  PoolParams ceil{{3, 3}, {2, 2}};
+  ceil.ceil_mode = true;
+  for_each_simd_target([&] {
+    for (int64_t out_w = 1; out_w <= 50; ++out_w) {
+      for (int64_t extra : {0, 1}) {
+        const int64_t w = 2 * out_w + 1 + extra;
+        Tensor x = random_tensor(DType::F32, {2, 3, 7, w}, static_cast<uint32_t>(w));
+        auto* v = static_cast<float*>(x.raw());
+        for (int64_t i = out_w % 5; i < x.numel(); i += 29 + out_w % 7)
+          v[i] = std::numeric_limits<float>::quiet_NaN();
+        SCOPED_TRACE("width " + std::to_string(w));
+        expect_cpu_matches_reference(pool_op(fb::OpType::MaxPool, {{3, 3}, {2, 2}}), {x});
+        expect_cpu_matches_reference(pool_op(fb::OpType::MaxPool, ceil), {x});
+      }
+    }
+  });
+}
+
 void expect_reference(const fb::OpT& op, const Tensor& x, const Tensor& expected) {
   auto y = run_op(op, {x}, Impl::kReference);
   ASSERT_TRUE(y.ok()) << y.status().to_string();
