@@ -373,6 +373,7 @@ void packed_product(const Problem& p, ThreadPool* pool) {
     gemm_detail::TileJob job{};
     job.pa = own_a ? ws_a : PackedMatrixAccess::data(*p.a.packed);
     job.pa_rows = mm;
+    job.pa_prepacked = !own_a;
     job.pb = split.shared_b ? ws_b : own_b ? nullptr : PackedMatrixAccess::data(*p.b.packed);
     job.b = p.b.data;
     job.ldb = p.b.ld;
