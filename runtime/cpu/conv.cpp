@@ -66,6 +66,10 @@ namespace {
 // x86 and ARM cores we target).
 constexpr int64_t kColumnTileBytes = 512 * 1024;
 constexpr int64_t kMaxColumnTileBytes = 4 * 1024 * 1024;
+// Largest copy of the input's phase planes (conv_phase_planes) per thread:
+// bigger inputs (a detector's 640x640 layers) are split into bands of output
+// rows, each band's planes filled in turn.
+constexpr int64_t kMaxPhasePlaneBytes = 8 * 1024 * 1024;
 // Narrower tiles make GEMMs too thin to run at full speed.
 constexpr int64_t kMinTilePixels = 64;
 // Bounds of channels_along_vectors().
@@ -383,7 +387,9 @@ void run_channels_along_vectors(KernelContext& ctx, const ConvGeometry& g, const
 // its patches from the planes as it packs them, into a scratch band (in L2)
 // copied into the output without the grid's extra columns, with the
 // residual and activation if there is a residual. Where the grid has no
-// extra columns (1-wide kernels) the GEMM writes the output itself. Against
+// extra columns (1-wide kernels) the GEMM writes the output itself. Planes
+// larger than kMaxPhasePlaneBytes are filled in bands of output rows (with
+// the weights read once per band: bands that are not needed cost). Against
 // im2col tiles, 1 thread, p50 of 500 runs: ResNet-50's 3x3 stride-2 layer of
 // 128 channels on 56x56 1.36 -> 1.10 ms (2 threads 0.70 -> 0.57), ResNet-18's
 // 64 -> 128 one 0.64 -> 0.57 ms, ResNet-50's 1x1 stride-2 256 -> 512 one
@@ -398,10 +404,16 @@ void run_phase_planes(KernelContext& ctx, const ConvGeometry& g, const std::vect
   const int64_t cg = g.in_channels_per_group(), mg = g.out_channels_per_group();
   const int64_t out_h = g.out_size[1], out_w = g.out_size[2], pixels = g.out_pixels();
   const int64_t threads = ctx.pool->size(), items = g.batch * g.group;
-  const PhasePlanes layout = phase_planes(g);
+  const PhasePlanes one_row = phase_planes(g, 1);
+  const int64_t shift = one_row.rows - 1;
+  const int64_t row_floats = cg * one_row.phases_h * one_row.phases_w * one_row.cols;
+  const int64_t plane_rows =
+      std::clamp<int64_t>(kMaxPhasePlaneBytes / int64_t{sizeof(float)} / row_floats - shift, 1, out_h);
+  const PhasePlanes layout = phase_planes(g, plane_rows);
   const bool compact = layout.cols != out_w;  // the grid has extra columns to drop
   const int64_t band_rows =
-      compact ? std::clamp<int64_t>(kColumnTileBytes / (mg * layout.cols * int64_t{sizeof(float)}), 1, out_h) : out_h;
+      compact ? std::clamp<int64_t>(kColumnTileBytes / (mg * layout.cols * int64_t{sizeof(float)}), 1, plane_rows)
+              : plane_rows;
   std::vector<int64_t> offsets(static_cast<size_t>(cg * g.kernel_volume()));
   phase_row_offsets(g, layout, cg, offsets.data());
 
@@ -414,39 +426,42 @@ void run_phase_planes(KernelContext& ctx, const ConvGeometry& g, const std::vect
     float* planes = thread_scratch(static_cast<size_t>(plane_floats + (compact ? mg * band_rows * layout.cols : 0)));
     float* band = planes + plane_floats;
     const float* xg = x + (n * g.in_channels + grp * cg) * g.in_pixels();
-    if (pool) {
-      pool->parallel_for(cg, 8, [&](int64_t c0, int64_t c1) {
-        fill_phase_planes(g, layout, xg + c0 * g.in_pixels(), c1 - c0,
-                          planes + c0 * layout.phases_h * layout.phases_w * layout.plane());
-      });
-    } else {
-      fill_phase_planes(g, layout, xg, cg, planes);
-    }
-    zero_phase_slack(layout, cg, planes);
     GemmEpilogue epilogue = (residual && compact) ? GemmEpilogue{} : fused::gemm_epilogue(act);
     epilogue.row_bias = bias ? bias + grp * mg : nullptr;
-    if (!compact) {
-      epilogue.residual = rg;
-      epilogue.ld_residual = pixels;
-      sgemm(packed[static_cast<size_t>(grp)], RowOffsetMatrix{planes, offsets.data()}, pixels, yg, pixels, epilogue,
-            pool);
-      return;
-    }
-    for (int64_t oh0 = 0; oh0 < out_h; oh0 += band_rows) {
-      const int64_t rows = std::min(band_rows, out_h - oh0), grid = rows * layout.cols;
-      sgemm(packed[static_cast<size_t>(grp)], RowOffsetMatrix{planes + oh0 * layout.cols, offsets.data()}, grid, band,
-            grid, epilogue, pool);
-      const auto copy_out = [&](int64_t m0, int64_t m1) {
-        for (int64_t m = m0; m < m1; ++m) {
-          float* out = yg + m * pixels + oh0 * out_w;
-          for (int64_t r = 0; r < rows; ++r) {
-            const float* src = band + m * grid + r * layout.cols;
-            std::copy(src, src + out_w, out + r * out_w);
+    for (int64_t first = 0; first < out_h; first += plane_rows) {
+      if (pool) {
+        pool->parallel_for(cg, 8, [&](int64_t c0, int64_t c1) {
+          fill_phase_planes(g, layout, first, xg + c0 * g.in_pixels(), c1 - c0,
+                            planes + c0 * layout.phases_h * layout.phases_w * layout.plane());
+        });
+      } else {
+        fill_phase_planes(g, layout, first, xg, cg, planes);
+      }
+      zero_phase_slack(layout, cg, planes);
+      const int64_t last = std::min(out_h, first + plane_rows);
+      if (!compact) {
+        epilogue.residual = rg ? rg + first * out_w : nullptr;
+        epilogue.ld_residual = pixels;
+        sgemm(packed[static_cast<size_t>(grp)], RowOffsetMatrix{planes, offsets.data()}, (last - first) * out_w,
+              yg + first * out_w, pixels, epilogue, pool);
+        continue;
+      }
+      for (int64_t oh0 = first; oh0 < last; oh0 += band_rows) {
+        const int64_t rows = std::min(band_rows, last - oh0), grid = rows * layout.cols;
+        sgemm(packed[static_cast<size_t>(grp)], RowOffsetMatrix{planes + (oh0 - first) * layout.cols, offsets.data()},
+              grid, band, grid, epilogue, pool);
+        const auto copy_out = [&](int64_t m0, int64_t m1) {
+          for (int64_t m = m0; m < m1; ++m) {
+            float* out = yg + m * pixels + oh0 * out_w;
+            for (int64_t r = 0; r < rows; ++r) {
+              const float* src = band + m * grid + r * layout.cols;
+              std::copy(src, src + out_w, out + r * out_w);
+            }
+            if (rg) fused::add_residual_and_activate(act, out, rg + m * pixels + oh0 * out_w, rows * out_w);
           }
-          if (rg) fused::add_residual_and_activate(act, out, rg + m * pixels + oh0 * out_w, rows * out_w);
-        }
-      };
-      pool ? pool->parallel_for(mg, 4, copy_out) : copy_out(0, mg);
+        };
+        pool ? pool->parallel_for(mg, 4, copy_out) : copy_out(0, mg);
+      }
     }
   };
 

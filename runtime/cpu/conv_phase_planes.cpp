@@ -14,17 +14,17 @@ bool phase_planes_apply(const ConvGeometry& g) {
   return true;
 }
 
-PhasePlanes phase_planes(const ConvGeometry& g) {
+PhasePlanes phase_planes(const ConvGeometry& g, int64_t out_rows) {
   PhasePlanes p;
   p.phases_h = std::min(g.stride[1], g.kernel[1]);
   p.phases_w = std::min(g.stride[2], g.kernel[2]);
-  p.rows = g.out_size[1] + (g.kernel[1] - 1) / g.stride[1];
+  p.rows = out_rows + (g.kernel[1] - 1) / g.stride[1];
   p.cols = g.out_size[2] + (g.kernel[2] - 1) / g.stride[2];
   return p;
 }
 
-void fill_phase_planes(const ConvGeometry& g, const PhasePlanes& layout, const float* x, int64_t channels,
-                       float* dst) {
+void fill_phase_planes(const ConvGeometry& g, const PhasePlanes& layout, int64_t first_row, const float* x,
+                       int64_t channels, float* dst) {
   const int64_t sh = g.stride[1], sw = g.stride[2], in_h = g.in_size[1], in_w = g.in_size[2];
   const int64_t pad_top = g.pad_begin[1], pad_left = g.pad_begin[2];
   for (int64_t c = 0; c < channels; ++c) {
@@ -39,7 +39,7 @@ void fill_phase_planes(const ConvGeometry& g, const PhasePlanes& layout, const f
         const int64_t j1 = std::clamp<int64_t>((in_w - first + sw - 1) / sw, j0, layout.cols);
         for (int64_t i = 0; i < layout.rows; ++i) {
           float* out = plane + i * layout.cols;
-          const int64_t ih = i * sh + py - pad_top;
+          const int64_t ih = (first_row + i) * sh + py - pad_top;
           if (ih < 0 || ih >= in_h) {
             std::fill(out, out + layout.cols, 0.0f);
             continue;

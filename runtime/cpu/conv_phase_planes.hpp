@@ -13,6 +13,8 @@
 // oh * cols + ow of tap r is at planes[row_offsets[r] + oh * cols + ow]. The
 // (kw - 1) / sw last pixels of each grid row are not outputs (one in 29 for
 // ResNet's 3x3 stride-2 layers) and are dropped when the grid is copied out.
+// A band of output rows needs only its rows of the planes, and (kh - 1) / sh
+// more: large images are done in bands, so the planes stay a bounded copy.
 #pragma once
 
 #include <cstdint>
@@ -32,14 +34,17 @@ struct PhasePlanes {
 
 // Whether a convolution can run this way: 2-D, no dilation, pads >= 0.
 bool phase_planes_apply(const ConvGeometry& g);
-PhasePlanes phase_planes(const ConvGeometry& g);
+// The planes a band of `out_rows` output rows reads (out_h of them: the
+// whole planes).
+PhasePlanes phase_planes(const ConvGeometry& g, int64_t out_rows);
 
 // Writes the phase planes of `channels` input planes at x ([C, H, W]) to
-// dst: channel c's phase (py, px) at ((c * phases_h + py) * phases_w + px) *
-// plane(), zeros where the padding is. Callers may fill ranges of channels
-// in parallel, then zero the slack once (zero_phase_slack).
-void fill_phase_planes(const ConvGeometry& g, const PhasePlanes& layout, const float* x, int64_t channels,
-                       float* dst);
+// dst, from phase row `first_row` (a band's first output row) on: channel
+// c's phase (py, px) at ((c * phases_h + py) * phases_w + px) * plane(),
+// zeros where the padding is. Callers may fill ranges of channels in
+// parallel, then zero the slack once (zero_phase_slack).
+void fill_phase_planes(const ConvGeometry& g, const PhasePlanes& layout, int64_t first_row, const float* x,
+                       int64_t channels, float* dst);
 // Zeroes the slack after `channels` channels' planes at dst (floats()): it
 // only feeds dropped grid pixels, but must not be left uninitialised.
 void zero_phase_slack(const PhasePlanes& layout, int64_t channels, float* dst);

@@ -349,6 +349,23 @@ TEST(ConvOps, PhasePlanesCpuMatchReference) {
   }
 }
 
+// Inputs whose phase planes pass 8 MiB are done in bands of output rows,
+// each band's planes filled in turn: a 3x3 stride-2 layer (grid columns
+// dropped, Relu) and a 1x1 stride-2 one writing the output directly, with a
+// residual, both over two or three bands.
+TEST(ConvOps, PhasePlanesInBandsCpuMatchReference) {
+  fb::FusedActivationT relu;
+  relu.kind = fb::ActivationKind::Relu;
+  EXPECT_TRUE(check_conv({1, 16, 520, 300}, {8, 16, 3, 3}, true, conv_attrs({2, 2}, {1, 1, 1, 1}), &relu, 31));
+  const Shape x = {1, 40, 1000, 400}, w = {6, 40, 1, 1};
+  const fb::ConvAttrsT attrs = conv_attrs({2, 2});
+  auto g = resolve_conv(attrs, x, w);
+  ASSERT_TRUE(g.ok());
+  const Inputs inputs = {random_tensor(DType::F32, x, 41), random_tensor(DType::F32, w, 42),
+                         random_tensor(DType::F32, {w[0]}, 43), random_tensor(DType::F32, g->output_shape(), 44)};
+  expect_cpu_matches_reference(make_op(fb::OpType::Conv, attrs), inputs, kRtol, kAtol);
+}
+
 // A residual R (input 3, Y's shape) is added before the fused activation, on
 // every path: pointwise, general (im2col), the turned product of small
 // images, Winograd, depthwise rows and channel blocks, 1-D and 3-D, with and
