@@ -66,10 +66,11 @@ namespace {
 // x86 and ARM cores we target).
 constexpr int64_t kColumnTileBytes = 512 * 1024;
 constexpr int64_t kMaxColumnTileBytes = 4 * 1024 * 1024;
-// Largest copy of the input's phase planes (conv_phase_planes) per thread:
-// bigger inputs (a detector's 640x640 layers) are split into bands of output
-// rows, each band's planes filled in turn.
-constexpr int64_t kMaxPhasePlaneBytes = 8 * 1024 * 1024;
+// Largest copy of the input's phase planes (conv_phase_planes) per thread,
+// as large as the largest im2col tile: bigger inputs (a detector's 640x640
+// layers) are split into bands of output rows, each band's planes filled in
+// turn. ResNet's strided layers fit whole (1.7 MB at most).
+constexpr int64_t kMaxPhasePlaneBytes = kMaxColumnTileBytes;
 // Narrower tiles make GEMMs too thin to run at full speed.
 constexpr int64_t kMinTilePixels = 64;
 // Bounds of channels_along_vectors().
@@ -387,9 +388,10 @@ void run_channels_along_vectors(KernelContext& ctx, const ConvGeometry& g, const
 // its patches from the planes as it packs them, into a scratch band (in L2)
 // copied into the output without the grid's extra columns, with the
 // residual and activation if there is a residual. Where the grid has no
-// extra columns (1-wide kernels) the GEMM writes the output itself. Planes
+// extra columns (kernels no wider than their stride) the GEMM writes the
+// output itself. Planes
 // larger than kMaxPhasePlaneBytes are filled in bands of output rows (with
-// the weights read once per band: bands that are not needed cost). Against
+// the weights read once per band, so only where they must be). Against
 // im2col tiles, 1 thread, p50 of 500 runs: ResNet-50's 3x3 stride-2 layer of
 // 128 channels on 56x56 1.36 -> 1.10 ms (2 threads 0.70 -> 0.57), ResNet-18's
 // 64 -> 128 one 0.64 -> 0.57 ms, ResNet-50's 1x1 stride-2 256 -> 512 one

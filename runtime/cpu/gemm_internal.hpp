@@ -59,7 +59,7 @@ void pack_b(bool trans, const float* B, int64_t ldb, int64_t K, int64_t cols, in
 struct TileJob {
   const float* pa;
   int64_t pa_rows;
-  bool pa_prepacked;  // packed before the call (constant weights), so likely not in cache
+  bool pa_prepacked;  // packed before the call (a layer's weights), so likely not in cache
   const float* pb;
   const float* b;
   int64_t ldb;

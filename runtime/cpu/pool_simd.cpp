@@ -361,8 +361,8 @@ void PoolRowsT(const PoolRows& p, const T* in, T* out, int64_t begin, int64_t en
       for (int64_t b = 0; b < in_w * static_cast<int64_t>(sizeof(T)); b += 64) __builtin_prefetch(next + b);
     }
 #if HWY_TARGET != HWY_SCALAR
-    if (direct && count == 3 && rows[0] + direct_reach <= planes_end && rows[1] + direct_reach <= planes_end &&
-        rows[2] + direct_reach <= planes_end) {
+    const auto reaches = [&](const T* row) { return planes_end - row >= static_cast<std::ptrdiff_t>(direct_reach); };
+    if (direct && count == 3 && reaches(rows[0]) && reaches(rows[1]) && reaches(rows[2])) {
       if constexpr (std::is_same_v<T, float>) {
         Direct3x3Stride2Row(rows[0], rows[1], rows[2], static_cast<size_t>(out_w), dst);
         continue;

@@ -48,7 +48,7 @@ TEST(ConvOps, GeneralCpuMatchesReference) {
       {{3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1}, {}, 2), 4, 6},   // groups
       {{2, 3}, conv_attrs({1, 2}, {1, 0, 0, 2}, {2, 1}), 3, 2},  // rectangular everything
       {{5, 5}, conv_attrs({1, 1}, {2, 2, 2, 2}), 2, 3},
-      {{1, 1}, conv_attrs({2, 2}), 5, 7},  // 1x1 with stride: im2col path
+      {{1, 1}, conv_attrs({2, 2}), 5, 7},  // 1x1 with stride: phase planes, no grid columns dropped
       {{3, 3}, conv_attrs({3, 1}, {1, 1, 1, 1}, {1, 1}, 3), 6, 3},
   };
   int checked = 0;
@@ -131,7 +131,8 @@ TEST(ConvOps, DepthwiseCpuMatchesReference) {
                                conv_attrs({2, 2}, {2, 0, 1, 2}, {1, 2}, channels)));
       }
     }
-    // 1-D depthwise, and a width stride the depthwise path leaves to im2col.
+    // 1-D depthwise, and a width stride the depthwise path leaves to the
+    // general path (phase planes).
     for (int64_t length : odd_sizes()) {
       EXPECT_TRUE(check_conv({1, 8, length}, {8, 1, 3}, true, conv_attrs({1}, {1, 1}, {}, 8)));
       EXPECT_TRUE(check_conv({1, 8, length}, {8, 1, 5}, false, conv_attrs({2}, {2, 2}, {}, 8)));
@@ -143,7 +144,8 @@ TEST(ConvOps, DepthwiseCpuMatchesReference) {
 // Inputs of at most four channels take the direct kernel (conv_direct): on
 // every SIMD target, rows whose last tile has one, two or three vectors with
 // a partial last one (widths around multiples of 8 and 16 lanes), both width
-// strides and a third the kernel leaves to im2col, height strides, dilation,
+// strides and a third the kernel leaves to the general path (phase planes,
+// or im2col with dilation), height strides, dilation,
 // one-sided padding, 1-D, batches, and output channels that leave the last
 // block of four partly empty.
 TEST(ConvOps, FewChannelsDirectCpuMatchesReference) {
@@ -206,7 +208,7 @@ TEST(ConvOps, NaNPropagatesThroughEveryPath) {
       {{1, 3, 9, 20}, {4, 3, 3, 3}, same_3x3},                                   // direct
       {{1, 8, 9, 20}, {8, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 8)},    // depthwise rows
       {{1, 16, 5, 5}, {16, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 16)},  // depthwise blocks
-      {{1, 8, 9, 20}, {12, 8, 3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1})},          // im2col + GEMM
+      {{1, 8, 9, 20}, {12, 8, 3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1})},          // phase planes + GEMM
       {{1, 16, 16, 16}, {16, 16, 3, 3}, same_3x3, 4},                            // Winograd F(4)
       {{1, 16, 8, 8}, {16, 16, 3, 3}, same_3x3, 2},                              // Winograd F(2)
   };
@@ -349,25 +351,41 @@ TEST(ConvOps, PhasePlanesCpuMatchReference) {
   }
 }
 
-// Inputs whose phase planes pass 8 MiB are done in bands of output rows,
+// Inputs whose phase planes pass 4 MiB are done in bands of output rows,
 // each band's planes filled in turn: a 3x3 stride-2 layer (grid columns
-// dropped, Relu) and a 1x1 stride-2 one writing the output directly, with a
-// residual, both over two or three bands.
+// dropped) with a residual added in the copy-out, Relu, and two images (in
+// parallel at 2 threads), and a 1x1 stride-2 one writing the output
+// directly with the residual in the GEMM: each over two to four bands.
 TEST(ConvOps, PhasePlanesInBandsCpuMatchReference) {
   fb::FusedActivationT relu;
   relu.kind = fb::ActivationKind::Relu;
-  EXPECT_TRUE(check_conv({1, 16, 520, 300}, {8, 16, 3, 3}, true, conv_attrs({2, 2}, {1, 1, 1, 1}), &relu, 31));
-  const Shape x = {1, 40, 1000, 400}, w = {6, 40, 1, 1};
-  const fb::ConvAttrsT attrs = conv_attrs({2, 2});
-  auto g = resolve_conv(attrs, x, w);
-  ASSERT_TRUE(g.ok());
-  const Inputs inputs = {random_tensor(DType::F32, x, 41), random_tensor(DType::F32, w, 42),
-                         random_tensor(DType::F32, {w[0]}, 43), random_tensor(DType::F32, g->output_shape(), 44)};
-  expect_cpu_matches_reference(make_op(fb::OpType::Conv, attrs), inputs, kRtol, kAtol);
+  struct Case {
+    Shape x, w;
+    fb::ConvAttrsT attrs;
+    const fb::FusedActivationT* act;
+  };
+  const Case cases[] = {
+      {{2, 16, 260, 300}, {8, 16, 3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1}), &relu},
+      {{1, 40, 500, 400}, {6, 40, 1, 1}, conv_attrs({2, 2}), nullptr},
+  };
+  uint32_t seed = 41;
+  for (const Case& c : cases) {
+    auto g = resolve_conv(c.attrs, c.x, c.w);
+    ASSERT_TRUE(g.ok());
+    fb::OpT op = make_op(fb::OpType::Conv, c.attrs);
+    if (c.act) op = with_fused(std::move(op), *c.act);
+    const Inputs inputs = {random_tensor(DType::F32, c.x, seed), random_tensor(DType::F32, c.w, seed + 1),
+                           random_tensor(DType::F32, {c.w[0]}, seed + 2),
+                           random_tensor(DType::F32, g->output_shape(), seed + 3)};
+    SCOPED_TRACE("X " + shape_to_string(c.x) + " W " + shape_to_string(c.w));
+    expect_cpu_matches_reference(op, inputs, kRtol, kAtol);
+    seed += 10;
+  }
 }
 
 // A residual R (input 3, Y's shape) is added before the fused activation, on
-// every path: pointwise, general (im2col), the turned product of small
+// every path: pointwise, general (phase planes; im2col for 1-D and 3-D),
+// the turned product of small
 // images, Winograd, depthwise rows and channel blocks, 1-D and 3-D, with and
 // without bias.
 TEST(ConvOps, ResidualCpuMatchesReference) {

@@ -61,7 +61,8 @@ def main():
     args = p.parse_args()
     libmote = os.path.join(args.build, "runtime", "libmote.so")
     convert = os.path.join(args.build, "converters", "mote-convert")
-    print(f"Mote {runtimes.Mote.version_of(libmote)}, onnxruntime {ort.__version__}")
+    print(f"Mote {runtimes.Mote.version_of(libmote)}, onnxruntime {ort.__version__}; {args.rounds} interleaved rounds "
+          f"of {args.runs} runs, each runtime's after 25 ms of untimed runs")
     print("| model | threads | Mote fp32 ms | Mote int8 ms | Mote int8 speed-up | Mote int8, 7-bit weights ms | "
           "its speed-up | onnxruntime fp32 ms | onnxruntime int8 ms | Mote int8 / onnxruntime int8 | "
           "Mote int8 7-bit / onnxruntime int8 |")
@@ -90,7 +91,7 @@ def main():
                     "ort_i8": runtimes.OnnxRuntime(ort_i8, threads),
                 }
                 ms = {k: statistics.median(v) for k, v in
-                      time_interleaved(sessions, x, args.rounds, args.runs, warmup=3, settle_ms=50).items()}
+                      time_interleaved(sessions, x, args.rounds, args.runs, warmup=3, settle_ms=25).items()}
                 print(f"| {name} | {threads} | {ms['mote_f32']:.2f} | {ms['mote_i8']:.2f} | "
                       f"{ms['mote_f32'] / ms['mote_i8']:.2f}x | {ms['mote_i8w7']:.2f} | "
                       f"{ms['mote_f32'] / ms['mote_i8w7']:.2f}x | {ms['ort_f32']:.2f} | {ms['ort_i8']:.2f} | "

@@ -135,7 +135,7 @@ class OnnxRuntime:
         # onnxruntime's defaults otherwise: its idle workers spin for a while
         # after each parallel op, which is what its users get. The spinning
         # would take a core from whichever runtime ran next in the interleaved
-        # rounds; peer_bench.py's settle pause before each runtime's runs
+        # rounds; peer_bench.py's settling runs before each runtime's runs
         # prevents that (so did disabling the spinning before 2026-11-29,
         # which cost onnxruntime a wake-up per op: SqueezeNet at 2 threads
         # 3.1 ms against 2.0 with it spinning, same minutes).
