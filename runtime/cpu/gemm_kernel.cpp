@@ -384,8 +384,7 @@ void ComputeTile(const TileJob& job) {
         const float* a_panel = a_block + i0 * kc;
         // A's packed panels are contiguous across K blocks: a next one exists
         // unless this is the last panel of the last block.
-        const bool next_panel = i0 + kMR < rows || blk + 1 < blocks.count;
-        if (job.pa_prepacked && next_panel && n1 - n0 >= 2 * NR) {
+        if (job.pa_prepacked && n1 - n0 >= 2 * NR && (i0 + kMR < rows || blk + 1 < blocks.count)) {
           // The next A panel (the next K block's first after the last), fetched
           // while this one meets two or more B panels: a deep layer's packed
           // weights come from DRAM, and the hardware prefetchers alone left

@@ -322,10 +322,11 @@ void PoolRowsT(const PoolRows& p, const T* in, T* out, int64_t begin, int64_t en
   // 3x3 stride-2 max windows of floats inside the rows (SqueezeNet's pools)
   // read the input rows directly (Direct3x3Stride2Row), within the planes of this
   // call's rows.
-  const bool direct = HWY_TARGET != HWY_SCALAR && kMax && std::is_same_v<T, float> && p.kernel[2] == 3 &&
-                      p.stride[2] == 2 && p.dilation[2] == 1 && p.pad_begin[2] == 0 && 2 * (out_w - 1) + 3 <= in_w;
-  const size_t direct_reach = Direct3x3Stride2Reach<T>(static_cast<size_t>(out_w));
-  const T* planes_end = in + ((end - 1) / rows_per_plane + 1) * in_d * in_h * in_w;
+  [[maybe_unused]] const bool direct = HWY_TARGET != HWY_SCALAR && kMax && std::is_same_v<T, float> &&
+                                       p.kernel[2] == 3 && p.stride[2] == 2 && p.dilation[2] == 1 &&
+                                       p.pad_begin[2] == 0 && 2 * (out_w - 1) + 3 <= in_w;
+  [[maybe_unused]] const size_t direct_reach = Direct3x3Stride2Reach<T>(static_cast<size_t>(out_w));
+  [[maybe_unused]] const T* planes_end = in + ((end - 1) / rows_per_plane + 1) * in_d * in_h * in_w;
   // Task t is output row oh of depth od of plane `plane`.
   int64_t plane = begin / rows_per_plane, od = begin % rows_per_plane / out_h, oh = begin % out_h;
   for (int64_t task = begin; task < end; ++task, ++oh) {
@@ -368,10 +369,6 @@ void PoolRowsT(const PoolRows& p, const T* in, T* out, int64_t begin, int64_t en
         continue;
       }
     }
-#else
-    (void)direct;
-    (void)direct_reach;
-    (void)planes_end;
 #endif
     if (count == 3) {
       CombineRows<kMax, 3>(rows.data(), count, static_cast<size_t>(in_w), row_out);
