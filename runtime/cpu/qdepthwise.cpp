@@ -120,6 +120,7 @@ void run_typed(KernelContext& ctx, const ConvGeometry& g, const QDepthwiseWeight
 }  // namespace
 
 void qdepthwise_run(KernelContext& ctx, const ConvGeometry& g, const QDepthwiseWeights& w, const QRequantize& rq) {
+  if (qdepthwise_quads_run(ctx, g, w.quads, w.x_zero, w.bias, w.multiplier, rq)) return;
   const bool x_signed = ctx.in(kQcX).dtype() == DType::I8;
   if (rq.dtype == DType::I8) {
     x_signed ? run_typed<int8_t, int8_t>(ctx, g, w, rq) : run_typed<uint8_t, int8_t>(ctx, g, w, rq);

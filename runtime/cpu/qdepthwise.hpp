@@ -1,18 +1,18 @@
 // int8 depthwise convolution (QLinearConv with one input channel per group,
 // any multiplier, 1-D or 2-D): each output channel is a small stencil over
 // one input plane, which the im2col + GEMM path would compute with a GEMM of
-// one row per group, mostly padding. Here the float depthwise kernel
-// (conv_depthwise.hpp, Highway) computes it with the integer weights less
+// one row per group, mostly padding. Where the CPU has VNNI, the integer
+// kernel of qdepthwise_quads.hpp computes it. Elsewhere the float depthwise
+// kernel (conv_depthwise.hpp, Highway) does, with the integer weights less
 // their zero point, on the input less its zero point: the row path converts
 // each row to float as it pads it (depthwise_plane_8bit); with one output
 // channel per group, narrow outputs (prefers_channel_blocks) widen a block
 // of channels and take the channel-block path, as float Convs do. Every
 // product and partial sum is an integer below 2^24 (255 * 255 per tap; a
 // kernel of more than 258 taps takes the GEMM), so the float sums are the
-// exact int32 ones. The
-// int32 bias is added after, and the sum requantised by qgemm's own store
-// (qgemm_requantize_row: float multiplier, round half to even, the fused
-// clamp), so both paths give the same outputs.
+// exact int32 ones. The int32 bias is added after, and the sum requantised
+// by qgemm's own store (qgemm_requantize_row: float multiplier, round half
+// to even, the fused clamp), so every path gives the same outputs.
 // Widths with strides other than 1 and 2 take a plain loop over a widened
 // plane.
 #pragma once
@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "runtime/core/kernel.hpp"
+#include "runtime/cpu/qdepthwise_quads.hpp"
 #include "runtime/cpu/qgemm.hpp"
 #include "runtime/ops/conv_geometry.hpp"
 
@@ -32,6 +33,7 @@ struct QDepthwiseWeights {
   std::vector<float> multiplier;
   QRequantize requantize;     // range, zero point and dtype (its bias and multiplier unused)
   int32_t x_zero = 0;
+  QDepthwiseQuads quads;  // the integer kernel's weights, where this CPU has it
 };
 
 // Whether `g` is a depthwise convolution this kernel computes.

@@ -7,16 +7,16 @@
 #endif
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "runtime/cpu/qgemm.cpp"
-#include "hwy/foreach_target.h"  // must come before highway.h
+#include "runtime/cpu/qgemm.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <type_traits>
 
+#include "hwy/foreach_target.h"  // must come before highway.h
 #include "hwy/highway.h"
-#include "runtime/cpu/qgemm.hpp"
-#include "runtime/cpu/simd_store-inl.h"
+#include "runtime/cpu/qrequantize-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace mote::cpu {
@@ -77,57 +77,9 @@ void RequantizeRowT(const float* sums, int64_t n, int32_t bias, float multiplier
   }
 }
 #else
+using qrequantize::HWY_NAMESPACE::StoreRow;
+
 int64_t QgemmColumnStep() { return 2 * static_cast<int64_t>(hn::Lanes(D32())); }
-
-// The residual elements of one vector of columns (the first `count` when
-// count < lanes; the rest are zero), widened to int32.
-template <class TR>
-HWY_INLINE V32 LoadResidual(D32 d, const void* residual, int64_t count) {
-  const hn::Rebind<TR, D32> dr;
-  const auto* r = static_cast<const TR*>(residual);
-  if (count >= static_cast<int64_t>(hn::Lanes(d))) return hn::PromoteTo(d, hn::LoadU(dr, r));
-  HWY_ALIGN TR buffer[hn::MaxLanes(dr)] = {};
-  std::memcpy(buffer, r, static_cast<size_t>(count));
-  return hn::PromoteTo(d, hn::Load(dr, buffer));
-}
-
-// Requantises one vector of sums of row r and stores its first `count`
-// columns (all of them when count >= the vector's lanes); `residual` is
-// this vector's residual elements, or null.
-template <class T>
-HWY_INLINE void StoreRow(D32 d, V32 sum, int32_t bias, float multiplier, const QRequantize& rq, const void* residual,
-                         T* HWY_RESTRICT out, int64_t count) {
-  const DF df;
-  const hn::Rebind<T, D32> dt;
-  auto v = hn::Mul(hn::ConvertTo(df, hn::Add(sum, hn::Set(d, bias))), hn::Set(df, multiplier));
-  if (residual) {
-    const V32 r = rq.residual_dtype == DType::I8 ? LoadResidual<int8_t>(d, residual, count)
-                                                 : LoadResidual<uint8_t>(d, residual, count);
-    v = hn::MulAdd(hn::ConvertTo(df, hn::Sub(r, hn::Set(d, rq.residual_zero))), hn::Set(df, rq.residual_multiplier),
-                   v);
-  }
-  v = hn::Min(hn::Max(v, hn::Set(df, rq.lo)), hn::Set(df, rq.hi));
-  // Round half to even and add the zero point: adding 1.5 * 2^23 (bits
-  // 0x4B400000) leaves round(v) in the low bits of the sum's mantissa, exact
-  // for |v| < 2^22, and v is within the 8-bit range now (session runs round
-  // to nearest: denormals.hpp). NearestInt's overflow handling and the
-  // saturating DemoteTo (three packs and a permute on AVX-512) cost as much
-  // as the rest of a depthwise layer's store. int8 outputs are offset by 128
-  // into [0, 255], the range U8FromU32 takes on every target (EMU128's
-  // saturates; the others keep the low byte), and their top bit flipped
-  // back after.
-  constexpr int32_t kOffset = std::is_same_v<T, int8_t> ? 128 : 0;
-  const V32 q = hn::Sub(hn::BitCast(d, hn::Add(v, hn::Set(df, 12582912.0f))),
-                        hn::Set(d, int32_t{0x4B400000} - rq.zero - kOffset));
-  // U8FromU32, not TruncateTo: Highway 1.0.3's TruncateTo to bytes on
-  // AVX3_DL permutes dwords by byte indices (every lane but the first came
-  // out 0 in QLinearConvOps).
-  const hn::Rebind<uint32_t, D32> du32;
-  const hn::Rebind<uint8_t, D32> du8;
-  auto bytes = hn::U8FromU32(hn::BitCast(du32, q));
-  if constexpr (kOffset != 0) bytes = hn::Xor(bytes, hn::Set(du8, uint8_t{0x80}));
-  simd_store::HWY_NAMESPACE::StoreFirstN(dt, hn::BitCast(dt, bytes), static_cast<size_t>(count), out);
-}
 
 // sum += the products of one lane group: two int16 pairs (kPairs) or, with
 // VNNI, four u8 x i8 (kQuads). `t` is the second accumulator
@@ -139,14 +91,7 @@ HWY_INLINE V32 MulAdd(D32 d, V32 a, V32 b, V32 sum, V32& t) {
     (void)d;
     (void)t;
 #if HWY_TARGET == HWY_AVX3_DL
-    // In asm: Highway 1.0's AVX3_DL target enables the 256-bit VEX form of
-    // VNNI only (the CPUs of that target all have the 512-bit one), so the
-    // intrinsic needs the feature added, which GCC's `#pragma GCC target`
-    // did and clang's compiler ignored (a clang build failed here). The asm
-    // measured as fast as GCC's intrinsic (mote_microbench Qgemm).
-    __m512i acc = sum.raw;
-    __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(b.raw), "v"(a.raw));
-    return V32{acc};
+    return V32{qrequantize::HWY_NAMESPACE::DotQuads(sum.raw, b.raw, a.raw)};
 #elif HWY_TARGET == HWY_AVX3
     const __m512i pairs = _mm512_maddubs_epi16(b.raw, a.raw);
     return V32{_mm512_add_epi32(sum.raw, _mm512_madd_epi16(pairs, _mm512_set1_epi16(1)))};

@@ -2,29 +2,28 @@
 // whole f32 tensor (what --quantize int8 writes around int8 ops): plain
 // loops the compiler vectorises, split over the threads. Per-axis and
 // blocked parameters, and f64, take the reference kernels.
+// The loops are compiled once per instruction set (Highway's
+// foreach_target.h) and the best one picked at run time: compiled for the
+// baseline x86-64 alone, quantising MobileNetV2's 224x224 input divided
+// four floats at a time and took 0.066 ms, 3 % of the int8 model.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "runtime/cpu/quantize.cpp"
+#include "runtime/ops/quantize.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 
+#include "hwy/foreach_target.h"  // must come before highway.h
+#include "hwy/highway.h"
 #include "runtime/core/kernel.hpp"
 #include "runtime/core/registry.hpp"
 #include "runtime/cpu/thread_pool.hpp"
-#include "runtime/ops/quantize.hpp"
 
+HWY_BEFORE_NAMESPACE();
 namespace mote::cpu {
-namespace {
-
-constexpr int64_t kGrain = 16384;
-
-// Per tensor: one scale, at most one zero point, f32 data.
-bool per_tensor_f32(const KernelContext& ctx, size_t float_input) {
-  if (ctx.in(float_input).dtype() != DType::F32 || ctx.in(1).dtype() != DType::F32) return false;
-  if (ctx.in(1).numel() != 1) return false;
-  return !ctx.has_input(2) || ctx.in(2).numel() == 1;
-}
-
-int32_t zero_point(const KernelContext& ctx) { return ctx.has_input(2) ? int8_element(ctx.in(2), 0) : 0; }
+namespace HWY_NAMESPACE {
 
 // Rounds half to even, saturates, NaN -> 0 (as the reference). Clamping
 // before rounding gives the same result (the bounds are integers) and keeps
@@ -50,6 +49,43 @@ void dequantize_range(const Q* x, float scale, int32_t zero, float* y, int64_t n
   for (int64_t i = 0; i < n; ++i) y[i] = static_cast<float>(int32_t{x[i]} - zero) * scale;
 }
 
+void QuantizeU8(const float* x, float scale, int32_t zero, uint8_t* y, int64_t n) {
+  quantize_range(x, scale, zero, y, n);
+}
+void QuantizeI8(const float* x, float scale, int32_t zero, int8_t* y, int64_t n) {
+  quantize_range(x, scale, zero, y, n);
+}
+void DequantizeU8(const uint8_t* x, float scale, int32_t zero, float* y, int64_t n) {
+  dequantize_range(x, scale, zero, y, n);
+}
+void DequantizeI8(const int8_t* x, float scale, int32_t zero, float* y, int64_t n) {
+  dequantize_range(x, scale, zero, y, n);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace mote::cpu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace mote::cpu {
+namespace {
+
+HWY_EXPORT(QuantizeU8);
+HWY_EXPORT(QuantizeI8);
+HWY_EXPORT(DequantizeU8);
+HWY_EXPORT(DequantizeI8);
+
+constexpr int64_t kGrain = 16384;
+
+// Per tensor: one scale, at most one zero point, f32 data.
+bool per_tensor_f32(const KernelContext& ctx, size_t float_input) {
+  if (ctx.in(float_input).dtype() != DType::F32 || ctx.in(1).dtype() != DType::F32) return false;
+  if (ctx.in(1).numel() != 1) return false;
+  return !ctx.has_input(2) || ctx.in(2).numel() == 1;
+}
+
+int32_t zero_point(const KernelContext& ctx) { return ctx.has_input(2) ? int8_element(ctx.in(2), 0) : 0; }
+
 Status quantize_run(KernelContext& ctx) {
   const DType out = ctx.out(0).dtype();
   if (!per_tensor_f32(ctx, 0) || (out != DType::U8 && out != DType::I8)) {
@@ -61,9 +97,9 @@ Status quantize_run(KernelContext& ctx) {
   void* y = ctx.out(0).raw();
   ctx.pool->parallel_for(ctx.in(0).numel(), kGrain, [&](int64_t begin, int64_t end) {
     if (out == DType::U8) {
-      quantize_range(x + begin, scale, zero, static_cast<uint8_t*>(y) + begin, end - begin);
+      HWY_DYNAMIC_DISPATCH(QuantizeU8)(x + begin, scale, zero, static_cast<uint8_t*>(y) + begin, end - begin);
     } else {
-      quantize_range(x + begin, scale, zero, static_cast<int8_t*>(y) + begin, end - begin);
+      HWY_DYNAMIC_DISPATCH(QuantizeI8)(x + begin, scale, zero, static_cast<int8_t*>(y) + begin, end - begin);
     }
   });
   return {};
@@ -79,9 +115,9 @@ Status dequantize_run(KernelContext& ctx) {
   float* y = ctx.out(0).data<float>();
   ctx.pool->parallel_for(ctx.in(0).numel(), kGrain, [&](int64_t begin, int64_t end) {
     if (in == DType::U8) {
-      dequantize_range(ctx.in(0).data<uint8_t>() + begin, scale, zero, y + begin, end - begin);
+      HWY_DYNAMIC_DISPATCH(DequantizeU8)(ctx.in(0).data<uint8_t>() + begin, scale, zero, y + begin, end - begin);
     } else {
-      dequantize_range(ctx.in(0).data<int8_t>() + begin, scale, zero, y + begin, end - begin);
+      HWY_DYNAMIC_DISPATCH(DequantizeI8)(ctx.in(0).data<int8_t>() + begin, scale, zero, y + begin, end - begin);
     }
   });
   return {};
@@ -92,3 +128,4 @@ Status dequantize_run(KernelContext& ctx) {
 
 MOTE_CPU_KERNEL(QuantizeLinear, mote::cpu::quantize_run);
 MOTE_CPU_KERNEL(DequantizeLinear, mote::cpu::dequantize_run);
+#endif  // HWY_ONCE

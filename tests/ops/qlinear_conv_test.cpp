@@ -157,6 +157,55 @@ TEST(QLinearConvOps, DepthwiseRowPathsCpuMatchReference) {
   });
 }
 
+// The integer depthwise kernel (qdepthwise_quads.hpp), which the CPU picks
+// where it has VNNI and byte permutes (AVX3_DL: this machine's and CI's):
+// the unrolled 3x3 and 5x5 kernels and the general one (7x7, nine taps in
+// three lanes), outputs narrower than a vector and rows of several 64-byte
+// segments, strides 2 and 3, dilation, pads wider than the kernel's reach,
+// a depth multiplier, several images; a layer whose taps a 64-byte load
+// cannot hold and weights past int8 take the float kernel. Elsewhere all
+// of it runs on the float kernel, against the same reference.
+TEST(QLinearConvOps, DepthwiseIntegerKernelCpuMatchesReference) {
+  struct Variant {
+    Shape x, w;
+    fb::ConvAttrsT attrs;
+  };
+  const std::vector<Variant> variants = {
+      {{1, 6, 7, 7}, {6, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 6)},         // 7 of 16 lanes
+      {{2, 5, 9, 37}, {5, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 5)},        // 2 images, 3 vectors
+      {{1, 4, 11, 70}, {4, 1, 3, 3}, conv_attrs({2, 2}, {0, 0, 1, 1}, {}, 4)},       // stride 2, two segments
+      {{1, 3, 8, 150}, {3, 1, 5, 5}, conv_attrs({1, 1}, {2, 2, 2, 2}, {}, 3)},       // 5x5, three segments
+      {{1, 3, 9, 40}, {3, 1, 7, 7}, conv_attrs({1, 1}, {3, 3, 3, 3}, {}, 3)},        // 7x7: two lanes a row
+      {{1, 4, 1, 200}, {4, 1, 1, 9}, conv_attrs({1, 1}, {0, 4, 0, 4}, {}, 4)},       // one row, three lanes
+      {{1, 4, 12, 30}, {8, 1, 3, 3}, conv_attrs({1, 1}, {2, 2, 2, 2}, {2, 2}, 4)},   // multiplier 2, dilated
+      {{1, 3, 10, 50}, {3, 1, 3, 3}, conv_attrs({3, 3}, {1, 1, 1, 1}, {}, 3)},       // stride 3
+      {{1, 2, 6, 20}, {2, 1, 3, 3}, conv_attrs({1, 1}, {5, 9, 5, 9}, {}, 2)},        // pads past the taps
+      {{1, 2, 5, 90}, {2, 1, 1, 9}, conv_attrs({1, 1}, {0, 20, 0, 20}, {1, 5}, 2)},  // beyond a load: float
+  };
+  const std::vector<QuantCase> cases = {
+      {DType::U8, DType::I8, DType::U8, true, true},
+      {DType::I8, DType::I8, DType::I8, false, false},
+      {DType::U8, DType::I8, DType::I8, true, false, DType::U8},  // a fused uint8 residual
+      {DType::I8, DType::I8, DType::U8, true, true, DType::I8},   // a fused int8 residual
+      {DType::U8, DType::U8, DType::U8, true, true},              // weights past int8: float
+  };
+  int checked = 0;
+  for (size_t v = 0; v < variants.size(); ++v) {
+    for (size_t c = 0; c < cases.size(); ++c) {
+      checked += check_qlinear_conv(variants[v].x, variants[v].w, variants[v].attrs, cases[c], nullptr,
+                                    static_cast<uint32_t>(41 * v + c));
+    }
+  }
+  EXPECT_EQ(checked, static_cast<int>(variants.size() * cases.size()));
+  // With each fused clamp, which the store applies.
+  const fb::FusedActivationT relu = fused_activation(fb::ActivationKind::Relu);
+  const fb::FusedActivationT clip = fused_activation(fb::ActivationKind::Clip, 0.0f, -10.0f, 25.0f);
+  for (const auto* act : {&relu, &clip}) {
+    EXPECT_TRUE(
+        check_qlinear_conv({1, 8, 14, 14}, {8, 1, 3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1}, {}, 8), QuantCase{}, act));
+  }
+}
+
 // Stride 1 with the output the input's size: the patches are read in place
 // from shifted planes (qconv_patches.hpp), masked where a shift crosses the
 // image's left or right edge. Asymmetric pads, 1-D, kernels wider or taller

@@ -1,0 +1,46 @@
+// int8 depthwise convolution in integers, four taps per instruction: where
+// the CPU has VNNI and byte permutes (x86's AVX3_DL target: Ice Lake, Zen 4
+// and later), each output pixel's taps along a kernel row are gathered into
+// one int32 lane of four bytes by a permute of the padded input row
+// (vpermb), and vpdpbusd multiplies them by the row's four weights and adds
+// the four products into the pixel's int32 sum in one instruction. A 3x3
+// kernel is three such instructions per 16 outputs, and the sums go straight
+// to the GEMM's requantising store (qrequantize-inl.h), with no float copy
+// of the input (the float path, qdepthwise.hpp, widens every plane and
+// spent 22 % of int8 MobileNetV2 widening and requantising float sums).
+//
+// The input's bytes are read unsigned (int8 ones with their top bit
+// flipped: x + 128), and padding holds the input's zero point, so every
+// pixel's sum is sum(w * x) over all taps and the zero point comes out
+// through the bias: bias - zero * sum(w). Other CPUs take the float path.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "runtime/core/kernel.hpp"
+#include "runtime/cpu/qgemm.hpp"
+#include "runtime/ops/conv_geometry.hpp"
+
+namespace mote::cpu {
+
+// A depthwise layer's weights as the kernel multiplies them.
+struct QDepthwiseQuads {
+  int64_t per_row = 0;            // lanes per kernel row, ceil(kernel_w / 4); 0 when the weights do not fit int8
+  std::vector<int32_t> taps;      // [channel][kernel_h][per_row]: four int8 taps, the first in the low byte
+  std::vector<int32_t> tap_sums;  // per channel
+};
+
+// The weights of `channels` kernels of kernel_h x kernel_w taps (less their
+// zero points), packed; per_row 0 when a tap lies outside int8.
+QDepthwiseQuads qdepthwise_quads_pack(int64_t channels, int64_t kernel_h, int64_t kernel_w, const int16_t* taps);
+
+// Computes the layer into ctx.out(0) and returns true, or returns false
+// (nothing written) when this CPU or the layer's shape is not one the
+// kernel takes. `x_zero` is the input's zero point, `bias` and
+// `multiplier` per output channel; `rq` as qdepthwise_run's.
+bool qdepthwise_quads_run(KernelContext& ctx, const ConvGeometry& g, const QDepthwiseQuads& w, int32_t x_zero,
+                          const std::vector<int32_t>& bias, const std::vector<float>& multiplier,
+                          const QRequantize& rq);
+
+}  // namespace mote::cpu
