@@ -1,18 +1,21 @@
 // int8 depthwise convolution in integers, four taps per instruction: where
 // the CPU has VNNI and byte permutes (x86's AVX3_DL target: Ice Lake, Zen 4
 // and later), each output pixel's taps along a kernel row are gathered into
-// one int32 lane of four bytes by a permute of the padded input row
-// (vpermb), and vpdpbusd multiplies them by the row's four weights and adds
-// the four products into the pixel's int32 sum in one instruction. A 3x3
-// kernel is three such instructions per 16 outputs, and the sums go straight
-// to the GEMM's requantising store (qrequantize-inl.h), with no float copy
-// of the input (the float path, qdepthwise.hpp, widens every plane and
-// spent 22 % of int8 MobileNetV2 widening and requantising float sums).
+// one int32 lane of four bytes by a permute (vpermb) of 64 bytes of the
+// input row, and vpdpbusd multiplies them by the row's four weights and
+// adds the four products into the pixel's int32 sum in one instruction. A
+// 3x3 kernel is three such instructions per 16 outputs, and the sums go
+// straight to the GEMM's requantising store (qrequantize-inl.h), with no
+// float copy of the input (the float path, qdepthwise.hpp, widens every
+// plane and spent 22 % of int8 MobileNetV2 widening and requantising float
+// sums). MobileNetV2 int8's 17 depthwise layers: 1.49 -> 0.84 ms at 1
+// thread.
 //
 // The input's bytes are read unsigned (int8 ones with their top bit
-// flipped: x + 128), and padding holds the input's zero point, so every
-// pixel's sum is sum(w * x) over all taps and the zero point comes out
-// through the bias: bias - zero * sum(w). Other CPUs take the float path.
+// flipped: x + 128), the loads masked to the row's own bytes with the
+// input's zero point in the other lanes (the padding), so every pixel's sum
+// is sum(w * x) over all taps and the zero point comes out through the
+// bias: bias - zero * sum(w). Other CPUs take the float path.
 #pragma once
 
 #include <cstdint>
