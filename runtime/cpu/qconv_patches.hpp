@@ -12,6 +12,11 @@
 //     reads the neighbouring row there, so a mask per kernel column marks
 //     those pixels and the interleave puts the padding value in. This skips
 //     the scratch rows and their copies: a third of the int8 ResNet-18.
+//     Strided 2-D layers take the same way through the input split into
+//     stride phases: phase (a, b) of a channel holds x[r * sh + a][q * sw + b]
+//     at row r, column q, out_w columns wide, so tap (kh, kw) is one phase
+//     shifted by a constant, as at stride 1 (the gathered rows' strided
+//     loads were 8 % of int8 ResNet-18, its 7x7 stride-2 stem the most).
 #pragma once
 
 #include <cstdint>
@@ -56,6 +61,12 @@ struct PatchPlan {
   std::vector<int32_t> tap_masks;
   int64_t mask_stride = 0;     // pixels + step
   std::vector<uint8_t> masks;  // per kernel column: nonzero at pixels that take the pad
+  // Shifted through phases (strides above 1): each channel's slot in the
+  // copy holds stride_h * stride_w phases of phase_stride elements, each
+  // phase_rows rows of out_w from input phase row first_phase_row on,
+  // after margin_before elements. 0 phase_rows: a shifted copy of the planes.
+  int64_t phase_rows = 0, first_phase_row = 0, phase_stride = 0;
+  std::vector<uint8_t> phases_read;  // per phase: whether a tap reads it (only those are filled)
 };
 
 PatchPlan plan_patches(const ConvGeometry& g, int64_t step);

@@ -248,6 +248,49 @@ TEST(QLinearConvOps, ShiftedPlanesCpuMatchesReference) {
   });
 }
 
+// Strided layers whose patch matrix has 64 rows or more read their patches
+// in place from the input split into stride phases (qconv_patches.hpp):
+// ResNet's 3x3 stride-2 layers and 7x7 stem, strides that differ by axis,
+// dilation, groups, a kernel the image's size, a kernel of one row and a
+// 1-D layer (phases along the width only), images beside each other; widths
+// that end in partial panels; and a right pad short of the kernel's reach,
+// which phases out_w wide cannot serve (the gathered path takes it). Every
+// target, both formats.
+TEST(QLinearConvOps, PhasePlanesCpuMatchReference) {
+  struct Variant {
+    Shape x, w;
+    fb::ConvAttrsT attrs;
+  };
+  const std::vector<Variant> variants = {
+      {{1, 8, 15, 17}, {6, 8, 3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1})},          // 72 rows
+      {{1, 3, 23, 20}, {8, 3, 7, 7}, conv_attrs({2, 2}, {3, 3, 3, 3})},          // the stem, 147 rows
+      {{1, 8, 12, 13}, {5, 8, 3, 3}, conv_attrs({2, 1}, {1, 1, 1, 1})},          // strides 2 x 1
+      {{1, 8, 12, 13}, {5, 8, 3, 3}, conv_attrs({2, 1}, {0, 1, 1, 0})},          // no right pad: gathered
+      {{1, 8, 11, 16}, {4, 8, 3, 3}, conv_attrs({3, 3}, {2, 2, 2, 2}, {2, 2})},  // stride 3, dilated
+      {{2, 16, 9, 9}, {8, 8, 3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1}, {}, 2)},    // groups, two images
+      {{1, 8, 5, 5}, {4, 8, 5, 5}, conv_attrs({2, 2}, {0, 0, 0, 0})},            // the kernel the image's size
+      {{1, 64, 7, 6}, {4, 64, 1, 3}, conv_attrs({2, 2}, {0, 1, 0, 1})},          // one row of taps
+      {{1, 16, 50}, {4, 16, 5}, conv_attrs({2}, {2, 2})},                        // 1-D
+  };
+  const std::vector<QuantCase> cases = {
+      {DType::U8, DType::I8, DType::U8, true, true},
+      {DType::I8, DType::I8, DType::I8, false, false},
+      {DType::U8, DType::U8, DType::I8, false, true},  // weights past int8: int16 pairs
+      {DType::I8, DType::I8, DType::U8, true, true, DType::U8},
+      {DType::U8, DType::I8, DType::U8, true, true, DType::F32, true},
+  };
+  for_each_simd_target([&] {
+    int checked = 0;
+    for (size_t v = 0; v < variants.size(); ++v) {
+      for (size_t c = 0; c < cases.size(); ++c) {
+        checked += check_qlinear_conv(variants[v].x, variants[v].w, variants[v].attrs, cases[c], nullptr,
+                                      static_cast<uint32_t>(53 * v + c));
+      }
+    }
+    EXPECT_EQ(checked, static_cast<int>(variants.size() * cases.size()));
+  });
+}
+
 // The byte-pair kernel's worst case: every product at its extreme (inputs
 // that reach 255 as the kernel's unsigned bytes, weights all -64 or all 63),
 // where two products of a pair come to -32640 or 32130, a step from int16's
