@@ -56,6 +56,13 @@ __m512i QuadIndices(const PlaneConvShape& s, int64_t q) {
   return _mm512_load_si512(index);
 }
 
+// The lanes of a load from column `first` of a row (lane i is column
+// first + i) that lie inside the row.
+HWY_INLINE __mmask64 LanesInside(const PlaneConvShape& s, int64_t first) {
+  const int64_t lo = std::max<int64_t>(0, -first), hi = std::min<int64_t>(kLoadBytes, s.in_w - first);
+  return hi <= lo ? 0 : (~uint64_t{0} >> (kLoadBytes - (hi - lo))) << lo;
+}
+
 // The bytes of one load: input row `row` (null above and below the image:
 // all zero points) from column `first` on, the lanes outside the row (the
 // padding, and the next row's bytes) the zero point: a masked load, which
@@ -106,10 +113,8 @@ void Plane(const PlaneConvShape& s, const TX* x, int32_t x_zero, int32_t zero, c
     TY* out = y + oh * s.out_w;
     const uint8_t* res = residual ? residual + oh * s.out_w : nullptr;
     for (int64_t ow = 0; ow < s.out_w; ow += kLanes) {
-      // Lane i of the loads is column first + i.
       const int64_t first = ow * s.stride_w - s.pad_left;
-      const int64_t lo = std::max<int64_t>(0, -first), hi = std::min<int64_t>(kLoadBytes, s.in_w - first);
-      const __mmask64 inside = hi <= lo ? 0 : (~uint64_t{0} >> (kLoadBytes - (hi - lo))) << lo;
+      const __mmask64 inside = LanesInside(s, first);
       __m512i sum = _mm512_setzero_si512();
       for (int64_t kh = 0; kh < kernel_h; ++kh) {
         const __m512i bytes = LoadRow(kernel_rows[kh], first, inside, raw_zero, zeros);
@@ -122,14 +127,62 @@ void Plane(const PlaneConvShape& s, const TX* x, int32_t x_zero, int32_t zero, c
   }
 }
 
+// Plane for unit height stride and dilation, two output rows at a time:
+// rows oh and oh + 1 read input rows oh - pad_top + t for t <= kRows, so
+// each loaded and permuted row serves both (kRows + 1 loads and permutes
+// for two rows instead of 2 * kRows), and the two rows' sums are
+// independent chains for the core to overlap: MobileNetV2 int8's depthwise
+// layers 0.84 -> 0.63 ms at 1 thread. A last odd row is computed and not
+// stored. (Four rows at a time, written over an array of sums, measured
+// 0.74 ms, and so did two in that form: the compiler keeps these two named
+// sums in registers.)
+template <int kRows, int kPerRow, class TX, class TY>
+void PlaneRowPairs(const PlaneConvShape& s, const TX* x, int32_t x_zero, int32_t zero, const __m512i* weights,
+                   const __m512i* index, int64_t, int32_t bias, float multiplier, const QRequantize& rq,
+                   const uint8_t* residual, TY* y) {
+  static_assert(kRows > 0 && kPerRow > 0, "constant kernels only");
+  const D32 d;
+  const __m512i raw_zero = _mm512_set1_epi8(static_cast<char>(x_zero));
+  const __m512i zeros = _mm512_set1_epi8(static_cast<char>(zero));
+  const TX* input_rows[kRows + 1];
+  for (int64_t oh = 0; oh < s.out_h; oh += 2) {
+    for (int t = 0; t <= kRows; ++t) {
+      const int64_t ih = oh - s.pad_top + t;
+      input_rows[t] = ih >= 0 && ih < s.in_h ? x + ih * s.in_w : nullptr;
+    }
+    const bool second = oh + 1 < s.out_h;
+    TY* out = y + oh * s.out_w;
+    const uint8_t* res = residual ? residual + oh * s.out_w : nullptr;
+    for (int64_t ow = 0; ow < s.out_w; ow += kLanes) {
+      const int64_t first = ow * s.stride_w - s.pad_left;
+      const __mmask64 inside = LanesInside(s, first);
+      __m512i sum0 = _mm512_setzero_si512(), sum1 = sum0;
+      for (int t = 0; t <= kRows; ++t) {
+        const __m512i bytes = LoadRow(input_rows[t], first, inside, raw_zero, zeros);
+        for (int q = 0; q < kPerRow; ++q) {
+          const __m512i quads = _mm512_permutexvar_epi8(index[q], bytes);
+          if (t < kRows) sum0 = DotQuads(sum0, quads, weights[t * kPerRow + q]);
+          if (t > 0) sum1 = DotQuads(sum1, quads, weights[(t - 1) * kPerRow + q]);
+        }
+      }
+      const int64_t count = s.out_w - ow;
+      StoreRow(d, V32{sum0}, bias, multiplier, rq, res ? res + ow : nullptr, out + ow, count);
+      if (second) {
+        StoreRow(d, V32{sum1}, bias, multiplier, rq, res ? res + s.out_w + ow : nullptr, out + s.out_w + ow, count);
+      }
+    }
+  }
+}
+
 template <class TX, class TY>
 using PlaneFn = void (*)(const PlaneConvShape&, const TX*, int32_t, int32_t, const __m512i*, const __m512i*, int64_t,
                          int32_t, float, const QRequantize&, const uint8_t*, TY*);
 
 template <class TX, class TY>
 PlaneFn<TX, TY> PlaneFor(const PlaneConvShape& s, int64_t per_row) {
-  if (s.kernel_h == 3 && per_row == 1) return Plane<3, 1, TX, TY>;
-  if (s.kernel_h == 5 && per_row == 2) return Plane<5, 2, TX, TY>;
+  const bool pairs = s.stride_h == 1 && s.dilation_h == 1;
+  if (s.kernel_h == 3 && per_row == 1) return pairs ? PlaneRowPairs<3, 1, TX, TY> : Plane<3, 1, TX, TY>;
+  if (s.kernel_h == 5 && per_row == 2) return pairs ? PlaneRowPairs<5, 2, TX, TY> : Plane<5, 2, TX, TY>;
   return Plane<0, 0, TX, TY>;
 }
 
