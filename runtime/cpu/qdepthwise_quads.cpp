@@ -127,27 +127,29 @@ void Plane(const PlaneConvShape& s, const TX* x, int32_t x_zero, int32_t zero, c
   }
 }
 
-// Plane for unit height stride and dilation, two output rows at a time:
-// rows oh and oh + 1 read input rows oh - pad_top + t for t <= kRows, so
-// each loaded and permuted row serves both (kRows + 1 loads and permutes
+// Plane for unit height dilation and a height stride of 1 or 2, two output
+// rows at a time: rows oh and oh + 1 read input rows oh * kStride - pad_top
+// + t for t < kRows + kStride, so each loaded and permuted row serves both
+// where their kernels overlap (at stride 1, kRows + 1 loads and permutes
 // for two rows instead of 2 * kRows), and the two rows' sums are
 // independent chains for the core to overlap: MobileNetV2 int8's depthwise
 // layers 0.84 -> 0.63 ms at 1 thread. A last odd row is computed and not
 // stored. (Four rows at a time, written over an array of sums, measured
 // 0.74 ms, and so did two in that form: the compiler keeps these two named
 // sums in registers.)
-template <int kRows, int kPerRow, class TX, class TY>
+template <int kRows, int kPerRow, int kStride, class TX, class TY>
 void PlaneRowPairs(const PlaneConvShape& s, const TX* x, int32_t x_zero, int32_t zero, const __m512i* weights,
                    const __m512i* index, int64_t, int32_t bias, float multiplier, const QRequantize& rq,
                    const uint8_t* residual, TY* y) {
-  static_assert(kRows > 0 && kPerRow > 0, "constant kernels only");
+  static_assert(kRows > 0 && kPerRow > 0 && (kStride == 1 || kStride == 2), "constant kernels only");
+  constexpr int kInputRows = kRows + kStride;
   const D32 d;
   const __m512i raw_zero = _mm512_set1_epi8(static_cast<char>(x_zero));
   const __m512i zeros = _mm512_set1_epi8(static_cast<char>(zero));
-  const TX* input_rows[kRows + 1];
+  const TX* input_rows[kInputRows];
   for (int64_t oh = 0; oh < s.out_h; oh += 2) {
-    for (int t = 0; t <= kRows; ++t) {
-      const int64_t ih = oh - s.pad_top + t;
+    for (int t = 0; t < kInputRows; ++t) {
+      const int64_t ih = oh * kStride - s.pad_top + t;
       input_rows[t] = ih >= 0 && ih < s.in_h ? x + ih * s.in_w : nullptr;
     }
     const bool second = oh + 1 < s.out_h;
@@ -157,12 +159,12 @@ void PlaneRowPairs(const PlaneConvShape& s, const TX* x, int32_t x_zero, int32_t
       const int64_t first = ow * s.stride_w - s.pad_left;
       const __mmask64 inside = LanesInside(s, first);
       __m512i sum0 = _mm512_setzero_si512(), sum1 = sum0;
-      for (int t = 0; t <= kRows; ++t) {
+      for (int t = 0; t < kInputRows; ++t) {
         const __m512i bytes = LoadRow(input_rows[t], first, inside, raw_zero, zeros);
         for (int q = 0; q < kPerRow; ++q) {
           const __m512i quads = _mm512_permutexvar_epi8(index[q], bytes);
           if (t < kRows) sum0 = DotQuads(sum0, quads, weights[t * kPerRow + q]);
-          if (t > 0) sum1 = DotQuads(sum1, quads, weights[(t - 1) * kPerRow + q]);
+          if (t >= kStride) sum1 = DotQuads(sum1, quads, weights[(t - kStride) * kPerRow + q]);
         }
       }
       const int64_t count = s.out_w - ow;
@@ -174,16 +176,85 @@ void PlaneRowPairs(const PlaneConvShape& s, const TX* x, int32_t x_zero, int32_t
   }
 }
 
+// The two-source permute for PlaneNarrow: lanes below out_w take output row
+// oh's quads from the first source (an input row of oh), the next out_w
+// lanes row oh + 1's from the second (bytes 64 on).
+__m512i TwoRowQuadIndices(const PlaneConvShape& s, int64_t q) {
+  alignas(64) uint8_t index[kLoadBytes] = {};
+  for (int64_t p = 0; p < 2 * s.out_w; ++p) {
+    const int64_t lane = p % s.out_w, source = p < s.out_w ? 0 : kLoadBytes;
+    for (int64_t j = 0; j < 4; ++j) {
+      index[4 * p + j] = static_cast<uint8_t>(source + lane * s.stride_w + (4 * q + j) * s.dilation_w);
+    }
+  }
+  return _mm512_load_si512(index);
+}
+
+// Plane for outputs at most half a vector wide (MobileNetV2's 7x7 layers),
+// unit height dilation, height stride 1 or 2: two output rows in one
+// vector, row oh in the first out_w lanes and oh + 1 in the next (so the
+// store is one run of the output), each kernel row's quads for both
+// gathered from two loaded input rows by one two-source permute (vpermt2b).
+// Half the vectors of PlaneRowPairs, which filled 7 of 16 lanes there.
+template <int kRows, int kPerRow, int kStride, class TX, class TY>
+void PlaneNarrow(const PlaneConvShape& s, const TX* x, int32_t x_zero, int32_t zero, const __m512i* weights,
+                 const __m512i* index, int64_t, int32_t bias, float multiplier, const QRequantize& rq,
+                 const uint8_t* residual, TY* y) {
+  static_assert(kRows > 0 && kPerRow > 0 && (kStride == 1 || kStride == 2), "constant kernels only");
+  constexpr int kInputRows = kRows + kStride;  // row oh's kernel rows, then oh + 1's last kStride
+  const D32 d;
+  const __m512i raw_zero = _mm512_set1_epi8(static_cast<char>(x_zero));
+  const __m512i zeros = _mm512_set1_epi8(static_cast<char>(zero));
+  const int64_t first = -s.pad_left;
+  const __mmask64 inside = LanesInside(s, first);
+  for (int64_t oh = 0; oh < s.out_h; oh += 2) {
+    __m512i bytes[kInputRows];
+    for (int t = 0; t < kInputRows; ++t) {
+      const int64_t ih = oh * kStride - s.pad_top + t;
+      bytes[t] = LoadRow(ih >= 0 && ih < s.in_h ? x + ih * s.in_w : nullptr, first, inside, raw_zero, zeros);
+    }
+    __m512i sum = _mm512_setzero_si512();
+    for (int t = 0; t < kRows; ++t) {
+      for (int q = 0; q < kPerRow; ++q) {
+        const __m512i quads = _mm512_permutex2var_epi8(bytes[t], index[q], bytes[t + kStride]);
+        sum = DotQuads(sum, quads, weights[t * kPerRow + q]);
+      }
+    }
+    const int64_t count = std::min<int64_t>(2, s.out_h - oh) * s.out_w;
+    const int64_t at = oh * s.out_w;
+    StoreRow(d, V32{sum}, bias, multiplier, rq, residual ? residual + at : nullptr, y + at, count);
+  }
+}
+
 template <class TX, class TY>
 using PlaneFn = void (*)(const PlaneConvShape&, const TX*, int32_t, int32_t, const __m512i*, const __m512i*, int64_t,
                          int32_t, float, const QRequantize&, const uint8_t*, TY*);
 
+// Which plane kernel computes a layer: the unrolled ones for 3x3 and 5x5
+// (narrow outputs two rows to a vector, else two rows at a time where the
+// height stride is 1 or 2, else one), the general one for the rest; and
+// whether it takes the two-row permutes.
 template <class TX, class TY>
-PlaneFn<TX, TY> PlaneFor(const PlaneConvShape& s, int64_t per_row) {
-  const bool pairs = s.stride_h == 1 && s.dilation_h == 1;
-  if (s.kernel_h == 3 && per_row == 1) return pairs ? PlaneRowPairs<3, 1, TX, TY> : Plane<3, 1, TX, TY>;
-  if (s.kernel_h == 5 && per_row == 2) return pairs ? PlaneRowPairs<5, 2, TX, TY> : Plane<5, 2, TX, TY>;
-  return Plane<0, 0, TX, TY>;
+struct PlanePath {
+  PlaneFn<TX, TY> fn = Plane<0, 0, TX, TY>;
+  bool two_rows = false;
+};
+
+template <int kRows, int kPerRow, class TX, class TY>
+PlanePath<TX, TY> UnrolledPath(const PlaneConvShape& s) {
+  if (s.dilation_h != 1 || (s.stride_h != 1 && s.stride_h != 2)) return {Plane<kRows, kPerRow, TX, TY>, false};
+  const bool one = s.stride_h == 1;
+  if (2 * s.out_w <= kLanes) {
+    return {one ? PlaneNarrow<kRows, kPerRow, 1, TX, TY> : PlaneNarrow<kRows, kPerRow, 2, TX, TY>, true};
+  }
+  return {one ? PlaneRowPairs<kRows, kPerRow, 1, TX, TY> : PlaneRowPairs<kRows, kPerRow, 2, TX, TY>, false};
+}
+
+template <class TX, class TY>
+PlanePath<TX, TY> PlaneFor(const PlaneConvShape& s, int64_t per_row) {
+  if (s.kernel_h == 3 && per_row == 1) return UnrolledPath<3, 1, TX, TY>(s);
+  if (s.kernel_h == 5 && per_row == 2) return UnrolledPath<5, 2, TX, TY>(s);
+  return {};
 }
 
 template <class TX, class TY>
@@ -195,10 +266,11 @@ void RunTyped(KernelContext& ctx, const ConvGeometry& g, const PlaneConvShape& s
   const int64_t in_plane = g.in_pixels(), out_plane = g.out_pixels(), mult = g.out_channels_per_group();
   const int64_t vectors = s.kernel_h * w.per_row;
   const int32_t zero = x_zero + (std::is_signed_v<TX> ? 128 : 0);  // in the bytes read
+  const PlanePath<TX, TY> path = PlaneFor<TX, TY>(s, w.per_row);
+  const PlaneFn<TX, TY> plane = path.fn;
   __m512i index[kMaxWeightVectors];
-  for (int64_t q = 0; q < w.per_row; ++q) index[q] = QuadIndices(s, q);
+  for (int64_t q = 0; q < w.per_row; ++q) index[q] = path.two_rows ? TwoRowQuadIndices(s, q) : QuadIndices(s, q);
   const auto* residual = static_cast<const uint8_t*>(rq.residual);
-  const PlaneFn<TX, TY> plane = PlaneFor<TX, TY>(s, w.per_row);
   ctx.pool->parallel_for(g.batch * g.out_channels, 1, [&](int64_t begin, int64_t end) {
     __m512i weights[kMaxWeightVectors];
     for (int64_t task = begin; task < end; ++task) {

@@ -159,8 +159,9 @@ TEST(QLinearConvOps, DepthwiseRowPathsCpuMatchReference) {
 
 // The integer depthwise kernel (qdepthwise_quads.hpp), which the CPU picks
 // where it has VNNI and byte permutes (AVX3_DL: this machine's and CI's):
-// the unrolled 3x3 and 5x5 kernels (two rows at a time at unit height
-// stride, with an odd last row; one at a time otherwise) and the general
+// the unrolled 3x3 and 5x5 kernels (two rows at a time at height strides 1
+// and 2, in one vector where a row is at most 8 wide, with an odd last row;
+// one at a time otherwise) and the general
 // one (7x7, nine taps in three lanes), outputs narrower than a vector and
 // rows of several 64-byte segments, strides 2 and 3, dilation, pads wider
 // than the kernel's reach, a depth multiplier, several images; a layer
@@ -178,6 +179,8 @@ TEST(QLinearConvOps, DepthwiseIntegerKernelCpuMatchesReference) {
       {{1, 4, 11, 70}, {4, 1, 3, 3}, conv_attrs({2, 2}, {0, 0, 1, 1}, {}, 4)},       // stride 2, two segments
       {{1, 3, 8, 150}, {3, 1, 5, 5}, conv_attrs({1, 1}, {2, 2, 2, 2}, {}, 3)},       // 5x5, three segments
       {{2, 3, 7, 21}, {3, 1, 5, 5}, conv_attrs({1, 1}, {2, 2, 2, 2}, {}, 3)},        // 5x5, odd rows
+      {{1, 4, 9, 5}, {4, 1, 5, 5}, conv_attrs({1, 1}, {2, 2, 2, 2}, {}, 4)},         // 5x5, two rows a vector
+      {{2, 4, 13, 15}, {4, 1, 3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1}, {}, 4)},       // 8 wide, stride 2
       {{1, 3, 9, 40}, {3, 1, 7, 7}, conv_attrs({1, 1}, {3, 3, 3, 3}, {}, 3)},        // 7x7: two lanes a row
       {{1, 4, 1, 200}, {4, 1, 1, 9}, conv_attrs({1, 1}, {0, 4, 0, 4}, {}, 4)},       // one row, three lanes
       {{1, 4, 12, 30}, {8, 1, 3, 3}, conv_attrs({1, 1}, {2, 2, 2, 2}, {2, 2}, 4)},   // multiplier 2, dilated
