@@ -98,6 +98,9 @@ struct StoreParams {
   size_t ld_residual;
   const float* row_bias;  // at the tile's first row, or nullptr
   const float* col_bias;  // at the tile's first column, or nullptr
+  // The next packed panel of A, prefetched a line every other k over the
+  // tile's loop, or nullptr.
+  const char* prefetch_a = nullptr;
 };
 
 // Write-back of the columns of a last partial vector (right edge of C) from
@@ -153,6 +156,9 @@ HWY_NOINLINE void MicroKernel(size_t kc, const float* HWY_RESTRICT a, const floa
     }
   }
   for (size_t k = 0; k < kc; ++k) {
+    // A panel holds kMR floats per k: every other k meets each line of it
+    // at least once (kMR of 4, 6 or 8).
+    if (sp.prefetch_a && (k & 1) == 0) __builtin_prefetch(sp.prefetch_a + k * kMR * sizeof(float));
     VF bv[NV];
 #pragma GCC unroll 4
     for (size_t v = 0; v < NV; ++v) bv[v] = hn::LoadU(d, b + v * L);
@@ -382,22 +388,20 @@ void ComputeTile(const TileJob& job) {
            i0 += kMR) {
         const size_t h = std::min(kMR, rows - i0);
         const float* a_panel = a_block + i0 * kc;
-        // A's packed panels are contiguous across K blocks: a next one exists
-        // unless this is the last panel of the last block.
-        if (job.pa_prepacked && n1 - n0 >= 2 * NR && (i0 + kMR < rows || blk + 1 < blocks.count)) {
-          // The next A panel (the next K block's first after the last), fetched
-          // while this one meets two or more B panels: a deep layer's packed
-          // weights come from DRAM, and the hardware prefetchers alone left
-          // ResNet-50's 14x14 1x1 layers (1 MB of weights each) 7 % slower
-          // (per-op sums at 1 thread, 5.39 -> 4.99 ms over ten layers). Not
-          // for an A this call packed (still in cache: the 1024^3 product was
-          // 2-3 % slower with them), nor where a panel meets one B panel
-          // (Winograd's 16-tile products), where the prefetches would be a
-          // sizeable share of its work.
-          const char* next = reinterpret_cast<const char*>(a_panel + h * kc);
-          const size_t bytes = kMR * kc * sizeof(float);
-          for (size_t b = 0; b < bytes; b += 64) __builtin_prefetch(next + b);
-        }
+        // The next A panel (the next K block's first after the last), fetched
+        // while this one meets its first B panel, where it meets two or more:
+        // a deep layer's packed weights come from DRAM, and the hardware
+        // prefetchers alone left ResNet-50's 14x14 1x1 layers (1 MB of
+        // weights each) 7 % slower (per-op sums at 1 thread, 5.39 -> 4.99 ms
+        // over ten layers, the prefetches then issued in a burst before the
+        // tile). Not for an A this call packed (still in cache: the 1024^3
+        // product was 2-3 % slower with them), nor where a panel meets one B
+        // panel (Winograd's 16-tile products), where the prefetches would be
+        // a sizeable share of its work. A's packed panels are contiguous
+        // across K blocks: a next one exists unless this is the last panel of
+        // the last block.
+        const bool prefetch = job.pa_prepacked && n1 - n0 >= 2 * NR && (i0 + kMR < rows || blk + 1 < blocks.count);
+        const char* next_panel = prefetch ? reinterpret_cast<const char*>(a_panel + h * kc) : nullptr;
         sp.row_bias = job.row_bias ? job.row_bias + i0 : nullptr;
         for (size_t j0 = n0; j0 < n1; j0 += NR) {
           const size_t w = std::min(NR, padded_n1 - j0);
@@ -405,6 +409,7 @@ void ComputeTile(const TileJob& job) {
               (h == kMR && w == NR) ? &MicroKernel<kMR, kNV> : SelectKernel(h, w / L);
           sp.col_bias = job.col_bias ? job.col_bias + j0 : nullptr;
           sp.residual = job.residual ? job.residual + i0 * sp.ld_residual + j0 : nullptr;
+          sp.prefetch_a = j0 == n0 ? next_panel : nullptr;
           const bool in_place = j0 < packed_from;
           const float* b_panel = in_place ? job.b + k0 * static_cast<size_t>(job.ldb) + j0
                                           : b_block + (j0 - packed_from) * kc;
