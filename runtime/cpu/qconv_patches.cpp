@@ -4,6 +4,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "runtime/cpu/row_simd.hpp"
+
 namespace mote::cpu {
 namespace {
 
@@ -288,22 +290,26 @@ void copy_phases(const PatchPlan& plan, const PatchValues& v, const T* x, int64_
       const T* src = x + c * pixels;
       O* phase = copy + c * plan.plane_stride + (a * sw + b) * plan.phase_stride;
       std::fill(phase, phase + plan.phase_stride, pad);
-      // Columns q whose input column q * sw + b lies in the row.
+      // Columns q whose input column q * sw + b lies in the row, rows r
+      // whose input row lies in the image (a run: ih grows with r).
       const int64_t q_hi = std::min(out_w, in_w > b ? (in_w - b + sw - 1) / sw : 0);
-      for (int64_t r = 0; r < plan.phase_rows; ++r) {
-        const int64_t ih = (plan.first_phase_row + r) * sh + a;
-        if (ih < 0 || ih >= in_h) continue;
-        const T* __restrict row = src + ih * in_w + b;
-        O* __restrict out = phase + plan.margin_before + r * out_w;
-        // Strides 1 and 2 as constants, `add` a local (the compiler must
-        // not think the stores change it): it vectorises both.
-        if (sw == 2) {
-          for (int64_t q = 0; q < q_hi; ++q) out[q] = static_cast<O>(int32_t{row[2 * q]} + add);
-        } else if (sw == 1) {
-          for (int64_t q = 0; q < q_hi; ++q) out[q] = static_cast<O>(int32_t{row[q]} + add);
-        } else {
-          for (int64_t q = 0; q < q_hi; ++q) out[q] = static_cast<O>(int32_t{row[q * sw]} + add);
-        }
+      int64_t r0 = 0, r1 = plan.phase_rows;
+      while (r0 < r1 && (plan.first_phase_row + r0) * sh + a < 0) ++r0;
+      while (r1 > r0 && (plan.first_phase_row + r1 - 1) * sh + a >= in_h) --r1;
+      if (r0 == r1 || q_hi <= 0) continue;
+      const T* first_row = src + ((plan.first_phase_row + r0) * sh + a) * in_w + b;
+      O* first_out = phase + plan.margin_before + r0 * out_w;
+      if (sw == 2 && std::is_same_v<O, uint8_t>) {
+        // Bytes at stride 2 through Highway: the compiler left this loop
+        // scalar in the baseline x86-64 build (3 % of int8 ResNet-18).
+        simd::copy_every_second_byte(reinterpret_cast<const uint8_t*>(first_row), sh * in_w, q_hi, r1 - r0,
+                                     static_cast<uint8_t>(add), reinterpret_cast<uint8_t*>(first_out), out_w);
+        continue;
+      }
+      for (int64_t r = r0; r < r1; ++r) {
+        const T* __restrict row = first_row + (r - r0) * sh * in_w;
+        O* __restrict out = first_out + (r - r0) * out_w;
+        for (int64_t q = 0; q < q_hi; ++q) out[q] = static_cast<O>(int32_t{row[q * sw]} + add);
       }
     }
   });

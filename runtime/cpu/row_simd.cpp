@@ -256,6 +256,24 @@ void CopyEverySecond(const float* HWY_RESTRICT src, int64_t n, float* HWY_RESTRI
   for (; i < count; ++i) dst[i] = src[2 * i];
 }
 
+void CopyEverySecondByte(const uint8_t* HWY_RESTRICT src, int64_t src_stride, int64_t n, int64_t rows, uint8_t add,
+                         uint8_t* HWY_RESTRICT dst, int64_t dst_stride) {
+  // 16 bytes a step: the phases' rows are short (ResNet's 7 to 112), and
+  // what a step leaves goes byte by byte.
+  const hn::CappedTag<uint8_t, 16> d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  const auto offset = hn::Set(d, add);
+  for (int64_t r = 0; r < rows; ++r, src += src_stride, dst += dst_stride) {
+    int64_t i = 0;
+    for (; i + N < n; i += N) {  // as CopyEverySecond: the last odd byte read stays inside
+      hn::Vec<decltype(d)> even, odd;
+      hn::LoadInterleaved2(d, src + 2 * i, even, odd);
+      hn::StoreU(hn::Add(even, offset), d, dst + i);
+    }
+    for (; i < n; ++i) dst[i] = static_cast<uint8_t>(src[2 * i] + add);
+  }
+}
+
 // Where in x the extreme value `target` sits: the first (or last) equal
 // element, or NaN when target is NaN.
 int64_t FindValue(const float* HWY_RESTRICT x, size_t n, float target, bool last) {
@@ -363,6 +381,7 @@ HWY_EXPORT(NormalizeRow);
 HWY_EXPORT(MultiplyRow);
 HWY_EXPORT(ColumnSums);
 HWY_EXPORT(CopyEverySecond);
+HWY_EXPORT(CopyEverySecondByte);
 HWY_EXPORT(ArgExtremeRow);
 HWY_EXPORT(ArgExtremeAccumulate);
 
@@ -406,6 +425,11 @@ void multiply_row(const float* x, const float* s, int64_t n, float* y) {
 
 void copy_every_second(const float* src, int64_t n, float* dst) {
   HWY_DYNAMIC_DISPATCH(CopyEverySecond)(src, n, dst);
+}
+
+void copy_every_second_byte(const uint8_t* src, int64_t src_stride, int64_t n, int64_t rows, uint8_t add,
+                            uint8_t* dst, int64_t dst_stride) {
+  if (n > 0 && rows > 0) HWY_DYNAMIC_DISPATCH(CopyEverySecondByte)(src, src_stride, n, rows, add, dst, dst_stride);
 }
 
 int64_t arg_extreme_row(const float* x, int64_t n, bool is_max, bool last) {

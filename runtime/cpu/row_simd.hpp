@@ -46,6 +46,13 @@ void multiply_row(const float* x, const float* s, int64_t n, float* y);
 // dst[i] = src[2 * i] for i < n: the stride-2 gather of im2col.
 void copy_every_second(const float* src, int64_t n, float* dst);
 
+// dst[r * dst_stride + i] = src[r * src_stride + 2 * i] + add (modulo 256)
+// for i < n, r < rows: the int8 convolution's stride-2 phases
+// (qconv_patches.cpp), a phase per call (a call per row of 7 cost more than
+// the rows' bytes).
+void copy_every_second_byte(const uint8_t* src, int64_t src_stride, int64_t n, int64_t rows, uint8_t add,
+                            uint8_t* dst, int64_t dst_stride);
+
 // ArgMax/ArgMin rules: the index of the largest (is_max) or smallest element
 // of x[0, n), n >= 1; ties go to the first index, or the last when `last`; a
 // NaN counts as more extreme than any number (numpy's argmax/argmin).
