@@ -30,7 +30,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import runtimes  # noqa: E402
 
 ort.set_default_logger_severity(3)
-from peer_bench import time_interleaved  # noqa: E402
+from peer_bench import DEFAULT_SETTLE_MS, time_interleaved  # noqa: E402
 
 
 class Samples(CalibrationDataReader):
@@ -62,7 +62,7 @@ def main():
     libmote = os.path.join(args.build, "runtime", "libmote.so")
     convert = os.path.join(args.build, "converters", "mote-convert")
     print(f"Mote {runtimes.Mote.version_of(libmote)}, onnxruntime {ort.__version__}; {args.rounds} interleaved rounds "
-          f"of {args.runs} runs, each runtime's after 25 ms of untimed runs")
+          f"of {args.runs} runs, each runtime's after {DEFAULT_SETTLE_MS} ms of untimed runs")
     print("| model | threads | Mote fp32 ms | Mote int8 ms | Mote int8 speed-up | Mote int8, 7-bit weights ms | "
           "its speed-up | onnxruntime fp32 ms | onnxruntime int8 ms | Mote int8 / onnxruntime int8 | "
           "Mote int8 7-bit / onnxruntime int8 |")
@@ -91,7 +91,8 @@ def main():
                     "ort_i8": runtimes.OnnxRuntime(ort_i8, threads),
                 }
                 ms = {k: statistics.median(v) for k, v in
-                      time_interleaved(sessions, x, args.rounds, args.runs, warmup=3, settle_ms=25).items()}
+                      time_interleaved(sessions, x, args.rounds, args.runs, warmup=3,
+                                       settle_ms=DEFAULT_SETTLE_MS).items()}
                 print(f"| {name} | {threads} | {ms['mote_f32']:.2f} | {ms['mote_i8']:.2f} | "
                       f"{ms['mote_f32'] / ms['mote_i8']:.2f}x | {ms['mote_i8w7']:.2f} | "
                       f"{ms['mote_f32'] / ms['mote_i8w7']:.2f}x | {ms['ort_f32']:.2f} | {ms['ort_i8']:.2f} | "

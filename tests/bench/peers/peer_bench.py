@@ -134,6 +134,11 @@ def relative_error(out, ref):
     return float(np.max(np.abs(out - ref)) / max(np.max(np.abs(ref)), 1e-30))
 
 
+# Untimed running before each runtime's timed runs in a round
+# (time_interleaved), in ms.
+DEFAULT_SETTLE_MS = 100
+
+
 def time_interleaved(sessions, x, rounds, runs, warmup, settle_ms):
     """Per-runtime lists of run times in ms, interleaved round by round.
 
@@ -147,7 +152,11 @@ def time_interleaved(sessions, x, rounds, runs, warmup, settle_ms):
     in a process of its own: 0.52-0.54, the same minutes). A sleep
     instead was worse than nothing on this VM (Mote alone 0.90 ms after a
     50 ms sleep and one untimed run, 0.55 without): idle cores come back
-    slowly.
+    slowly. onnxruntime's spinning outlasts 25 ms: ResNet-18 at 2 threads,
+    Mote timed after it in 8 rounds, 10.7 ms with 25 ms of settling, 7.26
+    with 50 (two rounds still at 11.4), 7.21 with 100, 7.18 with 200, 7.35
+    with onnxruntime's spinning off (Mote alone 7.1-7.5): hence
+    DEFAULT_SETTLE_MS.
     """
     for s in sessions.values():
         for _ in range(warmup):
@@ -248,7 +257,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=10, help="interleaved rounds")
     parser.add_argument("--runs", type=int, default=3, help="timed runs per runtime in each round")
     parser.add_argument("--warmup", type=int, default=3, help="untimed runs per runtime before the rounds")
-    parser.add_argument("--settle-ms", type=float, default=25,
+    parser.add_argument("--settle-ms", type=float, default=DEFAULT_SETTLE_MS,
                         help="untimed runs, for at least this long, before each runtime's timed runs in a round, "
                              "so that the runtime before it has no workers left spinning")
     parser.add_argument("--work", help="folder for exported and converted models (default: a temporary one)")

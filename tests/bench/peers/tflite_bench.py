@@ -30,7 +30,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "converters", "tests"))
 import runtimes  # noqa: E402
 import tflite_models as tm  # noqa: E402
-from peer_bench import time_interleaved  # noqa: E402
+from peer_bench import DEFAULT_SETTLE_MS, time_interleaved  # noqa: E402
 
 
 def build_models(work, seed=2026):
@@ -71,7 +71,7 @@ def main():
     convert = os.path.join(args.build, "converters", "mote-convert")
     import ai_edge_litert
     print(f"Mote {runtimes.Mote.version_of(libmote)}, LiteRT (ai-edge-litert) {ai_edge_litert.__version__}; "
-          f"{args.rounds} interleaved rounds of {args.runs} runs, each runtime's after 25 ms of untimed runs")
+          f"{args.rounds} interleaved rounds of {args.runs} runs, each runtime's after {DEFAULT_SETTLE_MS} ms of untimed runs")
     with tempfile.TemporaryDirectory() as work:
         paths = build_models(work)
         motes = {}
@@ -95,7 +95,7 @@ def main():
                 sessions[("mote", name)] = runtimes.Mote(libmote, motes[name], threads)
                 sessions[("litert", name)] = runtimes.LiteRt(paths[name], threads)
             ms = {k: statistics.median(v) for k, v in time_interleaved(sessions, x, args.rounds, args.runs,
-                                                                          warmup=3, settle_ms=25).items()}
+                                                                          warmup=3, settle_ms=DEFAULT_SETTLE_MS).items()}
             for name in paths:
                 m, l = ms[("mote", name)], ms[("litert", name)]
                 print(f"| MobileNetV2 {name} | {threads} | {m:.2f} | {l:.2f} | {l / m:.2f} |", flush=True)
