@@ -196,6 +196,50 @@ TEST(QuantizeInt8, FloatReaderOfAQuantizedOutputGetsItDequantized) {
   expect_close_to_float(b, c, 0.05);
 }
 
+// x -> Conv -> Relu -> GlobalAveragePool -> Flatten -> Gemm -> [Relu] -> y:
+// a classifier head, its Gemm with transB as `trans_b`.
+OnnxBuilder classifier(bool trans_b, bool relu) {
+  OnnxBuilder b(13);
+  b.input("x", DType::F32, {1, 3, 12, 12}).output("y");
+  b.initializer("w", random_f32({8, 3, 3, 3}, 1)).initializer("b", random_f32({8}, 2));
+  b.initializer("wg", random_f32(trans_b ? Shape{10, 8} : Shape{8, 10}, 3)).initializer("bg", random_f32({10}, 4));
+  set_attr(b.node("Conv", {"x", "w", "b"}, {"c"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
+  b.node("Relu", {"c"}, {"h"});
+  b.node("GlobalAveragePool", {"h"}, {"p"});
+  b.node("Flatten", {"p"}, {"f"});
+  set_attr(b.node("Gemm", {"f", "wg", "bg"}, {relu ? "g" : "y"}), "transB", int64_t{trans_b ? 1 : 0});
+  if (relu) b.node("Relu", {"g"}, {"y"});
+  return b;
+}
+
+// A Gemm y = x W^T + c runs as a 1x1 QLinearConv on x reshaped to
+// [N, K, 1, 1] (and its output reshaped back), with a fused Relu as its
+// clamp; one with W not transposed stays float, and says why.
+TEST(QuantizeInt8, GemmRunsAsOneByOneQLinearConv) {
+  for (bool relu : {false, true}) {
+    SCOPED_TRACE(relu ? "with Relu" : "without Relu");
+    OnnxBuilder b = classifier(true, relu);
+    Converted c = convert(b, quantized());
+    ASSERT_TRUE(c.model && c.result.quantize);
+    EXPECT_EQ(c.count(fb::OpType::QLinearConv), 2);
+    EXPECT_EQ(c.count(fb::OpType::Gemm), 0);
+    EXPECT_EQ(c.count(fb::OpType::Relu), 0);
+    EXPECT_EQ(c.counter("quantize_int8", "Gemm -> QLinearConv (1x1)"), 1);
+    EXPECT_EQ(c.counter("quantize_int8", "Conv -> QLinearConv"), 1);
+    const QuantizeReport& r = *c.result.quantize;
+    ASSERT_EQ(r.quantized.size(), 2u);
+    // Reported as the Gemm it stands for.
+    EXPECT_EQ(r.quantized[1].op.rfind("Gemm", 0), 0u) << r.quantized[1].op;
+    EXPECT_LT(r.quantized[1].rms_error, r.quantized[1].range / 255.0);
+    expect_close_to_float(b, c, 0.05);
+  }
+  OnnxBuilder untransposed = classifier(false, false);
+  Converted c = convert(untransposed, quantized());
+  ASSERT_TRUE(c.model && c.result.quantize);
+  EXPECT_EQ(c.count(fb::OpType::Gemm), 1);
+  EXPECT_EQ(c.result.quantize->kept_float.at("Gemm: other than x W^T + c"), 1);
+}
+
 // x -> Conv -> Add(., x) -> [Relu] -> y: fuse_residual makes it one Conv
 // with a residual input (and the Relu fused after the Add).
 OnnxBuilder residual_block(bool relu) {

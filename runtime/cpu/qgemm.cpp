@@ -212,10 +212,88 @@ HWY_INLINE void Tile(const int32_t* HWY_RESTRICT a, int64_t rows, int64_t groups
   }
 }
 
+// One row's sum requantised and stored as StoreRow stores a lane (the same
+// float operations, the residual's multiply-add fused as there).
+template <class T>
+HWY_INLINE void StoreOne(int32_t sum, int32_t bias, float multiplier, const QRequantize& rq, const uint8_t* residual,
+                         T* out) {
+  float v = static_cast<float>(sum + bias) * multiplier;
+  if (residual) {
+    const int32_t r = rq.residual_dtype == DType::I8 ? int32_t{static_cast<int8_t>(*residual)} : int32_t{*residual};
+    v = std::fma(static_cast<float>(r - rq.residual_zero), rq.residual_multiplier, v);
+  }
+  v = std::min(std::max(v, rq.lo), rq.hi);
+  *out = static_cast<T>(static_cast<int32_t>(std::nearbyint(v)) + rq.zero);
+}
+
+// A product of at most kColumnProductMax columns (a classifier's Gemm run as
+// a 1x1 convolution: one column per image) one column at a time, which a
+// tile would compute a vector wide (1 of 16 lanes: MobileNetV2's 1280 ->
+// 1000 head took 0.064 ms that way, about its f32 time). With 16 lanes a
+// vector holds two depth groups of a panel's 8 rows (A's lanes as packed)
+// against each group's quad of the column broadcast to its half; the halves
+// are added at the end. kQuads on AVX-512 only.
+#if MOTE_QGEMM_QUADS && (HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3)
+constexpr int64_t kColumnProductMax = 2;
+
+template <QgemmFormat kFormat, class T>
+HWY_NOINLINE void ColumnProducts(const int32_t* HWY_RESTRICT packed_a, int64_t rows, int64_t groups,
+                                 const int32_t* HWY_RESTRICT b, int64_t cols, const QRequantize& rq,
+                                 T* HWY_RESTRICT y, int64_t ldy) {
+  static_assert(kQgemmPanelRows == 8, "two depth groups of a panel per 16 lanes");
+  const D32 d;
+  const hn::Half<D32> dh;
+  const int64_t step = QgemmColumnStep();
+  const auto lower = hn::FirstN(d, kQgemmPanelRows);
+  for (int64_t row0 = 0; row0 < rows; row0 += kQgemmPanelRows) {
+    const int32_t* HWY_RESTRICT a = packed_a + row0 * groups;  // this panel
+    for (int64_t c = 0; c < cols; ++c) {
+      const int32_t* HWY_RESTRICT column = b + c;  // group k at column[k * step]
+      // Four sums: one would wait on each vpdpbusd's latency.
+      V32 sum0 = hn::Zero(d), sum1 = sum0, sum2 = sum0, sum3 = sum0, unused = sum0;
+      auto pair = [&](int64_t k, V32 acc) MOTE_INLINE_LAMBDA {
+        const V32 quads = hn::IfThenElse(lower, hn::Set(d, column[k * step]), hn::Set(d, column[(k + 1) * step]));
+        return MulAdd<kFormat>(d, hn::LoadU(d, a + k * kQgemmPanelRows), quads, acc, unused);
+      };
+      int64_t k = 0;
+      for (; k + 8 <= groups; k += 8) {
+        sum0 = pair(k, sum0);
+        sum1 = pair(k + 2, sum1);
+        sum2 = pair(k + 4, sum2);
+        sum3 = pair(k + 6, sum3);
+      }
+      for (; k + 2 <= groups; k += 2) sum0 = pair(k, sum0);
+      if (k < groups) {
+        // One group left: its rows in the lower half, the upper half zero
+        // (a masked load: the panel ends with this group).
+        const V32 lanes = hn::MaskedLoad(lower, d, a + k * kQgemmPanelRows);
+        sum1 = MulAdd<kFormat>(d, lanes, hn::Set(d, column[k * step]), sum1, unused);
+      }
+      const V32 sum = hn::Add(hn::Add(sum0, sum1), hn::Add(sum2, sum3));
+      HWY_ALIGN int32_t sums[kQgemmPanelRows];
+      hn::Store(hn::Add(hn::LowerHalf(dh, sum), hn::UpperHalf(dh, sum)), dh, sums);
+      for (int64_t r = 0; r < std::min<int64_t>(kQgemmPanelRows, rows - row0); ++r) {
+        const int64_t row = row0 + r;
+        const auto* residual = rq.residual ? static_cast<const uint8_t*>(rq.residual) + row * ldy + c : nullptr;
+        StoreOne(sums[r], rq.bias ? rq.bias[row] : 0, rq.multiplier[row], rq, residual, y + row * ldy + c);
+      }
+    }
+  }
+}
+#else
+constexpr int64_t kColumnProductMax = 0;
+
+template <QgemmFormat kFormat, class T>
+void ColumnProducts(const int32_t*, int64_t, int64_t, const int32_t*, int64_t, const QRequantize&, T*, int64_t) {}
+#endif
+
 template <QgemmFormat kFormat, class T>
 void QgemmT(const int32_t* packed_a, int64_t rows, int64_t groups, const int32_t* b, int64_t cols,
             const QRequantize& rq, T* y, int64_t ldy) {
   const int64_t step = QgemmColumnStep();
+  if (kFormat == QgemmFormat::kQuads && cols <= kColumnProductMax) {
+    return ColumnProducts<kFormat>(packed_a, rows, groups, b, cols, rq, y, ldy);
+  }
   for (int64_t row0 = 0; row0 < rows; row0 += kTileRows) {
     // This tile's rows within their panel: A's lanes for them start there.
     const int32_t* a = packed_a + (row0 / kQgemmPanelRows) * groups * kQgemmPanelRows + row0 % kQgemmPanelRows;

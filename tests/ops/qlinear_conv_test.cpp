@@ -254,6 +254,47 @@ TEST(QLinearConvOps, ShiftedPlanesCpuMatchesReference) {
   });
 }
 
+// Products of one or two columns (a Gemm run as a 1x1 convolution over one
+// or two images' rows, as --quantize int8 writes classifier heads) take the
+// column-at-a-time product on AVX-512: rows not a multiple of the 8-row
+// panel, depths whose groups end in a pair, a single group, or neither
+// (37, 9 and 64), with a residual of either type and each clamp; every
+// target.
+TEST(QLinearConvOps, ColumnProductsCpuMatchReference) {
+  const fb::FusedActivationT relu = fused_activation(fb::ActivationKind::Relu);
+  const fb::FusedActivationT clip = fused_activation(fb::ActivationKind::Clip, 0.0f, -20.0f, 40.0f);
+  // Weight zero points 0 (per tensor, or 7-bit weights): the byte format
+  // the column product takes; per-channel zero points push the weights past
+  // int8 (int16 pairs, the tiles).
+  const std::vector<QuantCase> cases = {
+      {DType::U8, DType::I8, DType::U8, false, true},
+      {DType::I8, DType::I8, DType::I8, false, true},
+      {DType::U8, DType::I8, DType::U8, false, true, DType::U8},
+      {DType::I8, DType::I8, DType::U8, false, false, DType::I8},
+      {DType::U8, DType::I8, DType::U8, true, true, DType::F32, true},
+      {DType::U8, DType::I8, DType::U8, true, true},
+  };
+  // The CPU's own choice first (AVX3_DL here: VNNI, 8-bit weights as
+  // bytes), then every target this test program was compiled for (which
+  // stops at AVX3: there only 7-bit weights are bytes).
+  auto check_all = [&] {
+    int checked = 0;
+    for (int64_t images : {1, 2}) {
+      for (int64_t depth : {37, 9, 64}) {
+        for (size_t c = 0; c < cases.size(); ++c) {
+          for (const fb::FusedActivationT* act : {static_cast<const fb::FusedActivationT*>(nullptr), &relu, &clip}) {
+            checked += check_qlinear_conv({images, depth, 1, 1}, {21, depth, 1, 1}, conv_attrs(), cases[c], act,
+                                          static_cast<uint32_t>(7 * depth + c));
+          }
+        }
+      }
+    }
+    EXPECT_EQ(checked, 2 * 3 * static_cast<int>(cases.size()) * 3);
+  };
+  check_all();
+  for_each_simd_target(check_all);
+}
+
 // Strided layers whose patch matrix has 64 rows or more read their patches
 // in place from the input split into stride phases (qconv_patches.hpp):
 // ResNet's 3x3 stride-2 layers and 7x7 stem, strides that differ by axis,
@@ -285,7 +326,9 @@ TEST(QLinearConvOps, PhasePlanesCpuMatchReference) {
       {DType::I8, DType::I8, DType::U8, true, true, DType::U8},
       {DType::U8, DType::I8, DType::U8, true, true, DType::F32, true},
   };
-  for_each_simd_target([&] {
+  // The CPU's own choice first (AVX3_DL here), then every target this
+  // test program was compiled for.
+  auto check_all = [&] {
     int checked = 0;
     for (size_t v = 0; v < variants.size(); ++v) {
       for (size_t c = 0; c < cases.size(); ++c) {
@@ -294,7 +337,9 @@ TEST(QLinearConvOps, PhasePlanesCpuMatchReference) {
       }
     }
     EXPECT_EQ(checked, static_cast<int>(variants.size() * cases.size()));
-  });
+  };
+  check_all();
+  for_each_simd_target(check_all);
 }
 
 // The byte-pair kernel's worst case: every product at its extreme (inputs
