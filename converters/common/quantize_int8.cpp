@@ -110,22 +110,19 @@ bool fused_activation_quantizes(const fb::OpT& op) {
 
 // A Gemm runs as a 1x1 QLinearConv over its rows (classifier heads: the
 // fc of ResNet-18 and MobileNetV2, 0.08 and 0.07 ms in f32 at 1 thread,
-// 2.5 and 1.3 MB of weights): y = x W^T + c with W [M, K] and c constant.
-// Why `op` stays float, or empty.
+// 2 and 5 MB of f32 weights): y = x W + c or x W^T + c with W and c
+// constant. Why `op` stays float, or empty.
 std::string gemm_float_reason(const Graph& graph, const fb::OpT& op) {
   auto value = [&](size_t i) -> const Value& { return graph.values[static_cast<size_t>(op.inputs[i])]; };
   const fb::GemmAttrsT a = attrs<fb::GemmAttrsT>(op);
-  if (a.trans_a || !a.trans_b || a.alpha != 1.0f || (op.inputs.size() > 2 && a.beta != 1.0f)) {
-    return "Gemm: other than x W^T + c";
-  }
-  if (!value(0).dtype_known || value(0).dtype != DType::F32 || !value(0).rank_known || value(0).shape.size() != 2) {
-    return "Gemm: input not 2-D f32";
-  }
+  if (a.trans_a || a.alpha != 1.0f || (op.inputs.size() > 2 && a.beta != 1.0f)) return "Gemm: other than x W + c";
+  // (Gemm's input is 2-D by definition, its shape maybe unknown here.)
+  if (!value(0).dtype_known || value(0).dtype != DType::F32) return "Gemm: input not f32";
   if (!value(1).is_constant() || value(1).dtype != DType::F32 || value(1).data->rank() != 2) {
     return "Gemm: weights not constant 2-D f32";
   }
-  if (op.inputs.size() > 2 && op.inputs[2] >= 0 &&
-      (!value(2).is_constant() || value(2).data->numel() != value(1).data->dim(0))) {
+  const int64_t outputs = value(1).data->dim(a.trans_b ? 0 : 1);
+  if (op.inputs.size() > 2 && op.inputs[2] >= 0 && (!value(2).is_constant() || value(2).data->numel() != outputs)) {
     return "Gemm: bias not constant, one per output";
   }
   if (!fused_activation_quantizes(op))
@@ -206,6 +203,9 @@ struct QuantizedConv {
   std::string y, y_uint8;     // the float output and the uint8 one
   QParams params;             // y_uint8's
   double range = 0;           // of y in calibration
+  // A Gemm's: y [N, M] and y_uint8 [M, N] (its columns are the images);
+  // 0 for a Conv, whose y and y_uint8 share their order.
+  int64_t gemm_outputs = 0;
 };
 
 struct Rewrite {
@@ -258,23 +258,40 @@ bool rewrite_pool(Graph& graph, const fb::OpT& pool, std::vector<std::unique_ptr
   return true;
 }
 
-// A candidate Gemm as the 1x1 Conv that computes it on its input reshaped
-// to [N, K, 1, 1], the Reshape emitted here; the Conv's input and output are
-// new values with the Gemm's input and output parameters (the caller
-// reshapes the output back).
+// A candidate Gemm as the 1x1 Conv that computes it over the batch: x
+// [N, K] transposed and reshaped to one image [1, K, N, 1], so the images are
+// the GEMM's columns (one product for the batch; an image per product made
+// a batch of 64 rows 2x slower than float); the Transpose and Reshape are
+// emitted here. The Conv's input and output are new values with the Gemm's
+// input and output parameters (the caller turns the output back).
 std::unique_ptr<fb::OpT> gemm_as_conv(Graph& graph, const fb::OpT& gemm, std::vector<std::unique_ptr<fb::OpT>>& ops,
                                       Rewrite& rw, QParams x_params, QParams y_params) {
   const std::string x_name = graph.values[static_cast<size_t>(gemm.inputs[0])].name;  // copies: values grow below
   const std::string y_name = graph.values[static_cast<size_t>(gemm.outputs[0])].name;
-  const int shape =
-      graph.add_derived_constant(x_name + "_nchw_shape", Tensor::from_vector<int64_t>({4}, {0, -1, 1, 1}));
-  const int x4 = graph.add_derived_value(x_name + "_nchw");
-  set_attrs(graph.add_op(fb::OpType::Reshape, gemm.name + "_to_nchw", {gemm.inputs[0], shape}, {x4}),
-            fb::ReshapeAttrsT{});
+  const int64_t k =
+      graph.values[static_cast<size_t>(gemm.inputs[1])].data->dim(attrs<fb::GemmAttrsT>(gemm).trans_b ? 1 : 0);
+  const int xt = graph.add_derived_value(x_name + "_t");
+  fb::TransposeAttrsT swap;
+  swap.perm = {1, 0};
+  set_attrs(graph.add_op(fb::OpType::Transpose, gemm.name + "_transpose", {gemm.inputs[0]}, {xt}), swap);
   take_last_op(graph, ops);
+  const int shape =
+      graph.add_derived_constant(x_name + "_image_shape", Tensor::from_vector<int64_t>({4}, {1, k, -1, 1}));
+  const int x4 = graph.add_derived_value(x_name + "_image");
+  set_attrs(graph.add_op(fb::OpType::Reshape, gemm.name + "_to_image", {xt, shape}, {x4}), fb::ReshapeAttrsT{});
+  take_last_op(graph, ops);
+  // W as the Conv's [M, K, 1, 1]: as stored for x W^T, transposed for x W.
   const Value& wv = graph.values[static_cast<size_t>(gemm.inputs[1])];
-  const Tensor w = wv.data->reshaped({wv.data->dim(0), wv.data->dim(1), 1, 1});
-  const int w4 = graph.add_derived_constant(wv.name + "_1x1", w);
+  const Tensor& stored = *wv.data;
+  Tensor w = stored;
+  if (!attrs<fb::GemmAttrsT>(gemm).trans_b) {
+    const int64_t depth = stored.dim(0), outputs = stored.dim(1);
+    w = Tensor::zeros(DType::F32, {outputs, depth});
+    for (int64_t r = 0; r < depth; ++r) {
+      for (int64_t c = 0; c < outputs; ++c) w.data<float>()[c * depth + r] = stored.data<float>()[r * outputs + c];
+    }
+  }
+  const int w4 = graph.add_derived_constant(wv.name + "_1x1", w.reshaped({w.dim(0), w.dim(1), 1, 1}));
   const int y4 = graph.add_derived_value(y_name + "_nchw");
   rw.params[x4] = x_params;
   rw.params[y4] = y_params;
@@ -373,15 +390,23 @@ void rewrite(Graph& graph, const std::vector<bool>& candidate, std::map<int, Obs
     rw.produced_uint8.insert(y);
     rw.convs.push_back({label, graph.values[static_cast<size_t>(result)].name,
                         graph.values[static_cast<size_t>(yq)].name, yp,
-                        double{observed[result].hi} - observed[result].lo});
+                        double{observed[result].hi} - observed[result].lo,
+                        as_conv ? graph.values[static_cast<size_t>(conv.inputs[1])].data->dim(0) : 0});
     // Float readers and graph outputs get y back; remove_dead drops this
     // when nobody reads it.
     graph.add_op(fb::OpType::DequantizeLinear, conv.name + "_dequantize", {yq, y_scale, y_zero}, {y});
     set_attrs(*graph.ops.back(), fb::QuantizeAttrsT{});
     take_last_op(graph, ops);
     if (as_conv) {
-      const int shape = graph.add_derived_constant(y_name + "_2d_shape", Tensor::from_vector<int64_t>({2}, {0, -1}));
-      set_attrs(graph.add_op(fb::OpType::Reshape, conv.name + "_to_2d", {y, shape}, {result}), fb::ReshapeAttrsT{});
+      // [1, M, N, 1] -> [M, N] -> [N, M].
+      const int64_t m = graph.values[static_cast<size_t>(conv.inputs[1])].data->dim(0);
+      const int shape = graph.add_derived_constant(y_name + "_2d_shape", Tensor::from_vector<int64_t>({2}, {m, -1}));
+      const int yt = graph.add_derived_value(y_name + "_t");
+      set_attrs(graph.add_op(fb::OpType::Reshape, conv.name + "_to_2d", {y, shape}, {yt}), fb::ReshapeAttrsT{});
+      take_last_op(graph, ops);
+      fb::TransposeAttrsT swap;
+      swap.perm = {1, 0};
+      set_attrs(graph.add_op(fb::OpType::Transpose, conv.name + "_transpose_back", {yt}, {result}), swap);
       take_last_op(graph, ops);
     }
   }
@@ -442,8 +467,10 @@ Status measure(Graph& graph, Runner& float_runner, const Rewrite& rw, const Quan
       const Tensor& f = *fp;
       const Tensor& q = *qp;
       QuantizedOutput& r = report.quantized[j];
+      const int64_t m = c.gemm_outputs, n = m > 0 ? f.numel() / m : 0;
       for (int64_t i = 0; i < f.numel(); ++i) {
-        const double real = double{c.params.scale} * (static_cast<double>(q.data<uint8_t>()[i]) - c.params.zero);
+        const int64_t at = m > 0 ? i % m * n + i / m : i;  // f's element i in q
+        const double real = double{c.params.scale} * (static_cast<double>(q.data<uint8_t>()[at]) - c.params.zero);
         const double e = std::fabs(real - f.data<float>()[i]);
         r.max_abs_error = std::max(r.max_abs_error, e);
         sq[j] += e * e;

@@ -198,9 +198,9 @@ TEST(QuantizeInt8, FloatReaderOfAQuantizedOutputGetsItDequantized) {
 
 // x -> Conv -> Relu -> GlobalAveragePool -> Flatten -> Gemm -> [Relu] -> y:
 // a classifier head, its Gemm with transB as `trans_b`.
-OnnxBuilder classifier(bool trans_b, bool relu) {
+OnnxBuilder classifier(bool trans_b, bool relu, int64_t batch = 1) {
   OnnxBuilder b(13);
-  b.input("x", DType::F32, {1, 3, 12, 12}).output("y");
+  b.input("x", DType::F32, {batch, 3, 12, 12}).output("y");
   b.initializer("w", random_f32({8, 3, 3, 3}, 1)).initializer("b", random_f32({8}, 2));
   b.initializer("wg", random_f32(trans_b ? Shape{10, 8} : Shape{8, 10}, 3)).initializer("bg", random_f32({10}, 4));
   set_attr(b.node("Conv", {"x", "w", "b"}, {"c"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
@@ -212,32 +212,54 @@ OnnxBuilder classifier(bool trans_b, bool relu) {
   return b;
 }
 
-// A Gemm y = x W^T + c runs as a 1x1 QLinearConv on x reshaped to
-// [N, K, 1, 1] (and its output reshaped back), with a fused Relu as its
-// clamp; one with W not transposed stays float, and says why.
+// A Gemm y = x W^T + c or x W + c runs as a 1x1 QLinearConv on x reshaped
+// to [N, K, 1, 1] (and its output reshaped back), with a fused Relu as its
+// clamp; one with alpha other than 1 stays float, and says why.
 TEST(QuantizeInt8, GemmRunsAsOneByOneQLinearConv) {
   for (bool relu : {false, true}) {
-    SCOPED_TRACE(relu ? "with Relu" : "without Relu");
-    OnnxBuilder b = classifier(true, relu);
-    Converted c = convert(b, quantized());
-    ASSERT_TRUE(c.model && c.result.quantize);
-    EXPECT_EQ(c.count(fb::OpType::QLinearConv), 2);
-    EXPECT_EQ(c.count(fb::OpType::Gemm), 0);
-    EXPECT_EQ(c.count(fb::OpType::Relu), 0);
-    EXPECT_EQ(c.counter("quantize_int8", "Gemm -> QLinearConv (1x1)"), 1);
-    EXPECT_EQ(c.counter("quantize_int8", "Conv -> QLinearConv"), 1);
-    const QuantizeReport& r = *c.result.quantize;
-    ASSERT_EQ(r.quantized.size(), 2u);
-    // Reported as the Gemm it stands for.
-    EXPECT_EQ(r.quantized[1].op.rfind("Gemm", 0), 0u) << r.quantized[1].op;
-    EXPECT_LT(r.quantized[1].rms_error, r.quantized[1].range / 255.0);
-    expect_close_to_float(b, c, 0.05);
+    for (bool trans_b : {true, false}) {
+      SCOPED_TRACE(std::string(relu ? "with Relu" : "without Relu") + (trans_b ? ", W^T" : ", W"));
+      OnnxBuilder b = classifier(trans_b, relu);
+      Converted c = convert(b, quantized());
+      ASSERT_TRUE(c.model && c.result.quantize);
+      EXPECT_EQ(c.count(fb::OpType::QLinearConv), 2);
+      EXPECT_EQ(c.count(fb::OpType::Gemm), 0);
+      EXPECT_EQ(c.count(fb::OpType::Relu), 0);
+      EXPECT_EQ(c.counter("quantize_int8", "Gemm -> QLinearConv (1x1)"), 1);
+      EXPECT_EQ(c.counter("quantize_int8", "Conv -> QLinearConv"), 1);
+      const QuantizeReport& r = *c.result.quantize;
+      ASSERT_EQ(r.quantized.size(), 2u);
+      // Reported as the Gemm it stands for.
+      EXPECT_EQ(r.quantized[1].op.rfind("Gemm", 0), 0u) << r.quantized[1].op;
+      EXPECT_LT(r.quantized[1].rms_error, r.quantized[1].range / 255.0);
+      expect_close_to_float(b, c, 0.05);
+    }
   }
-  OnnxBuilder untransposed = classifier(false, false);
-  Converted c = convert(untransposed, quantized());
+  // Three images: the Gemm's one product has them as its columns, and the
+  // report compares each output with its own float value.
+  OnnxBuilder batched = classifier(true, true, 3);
+  Converted q = convert(batched, quantized());
+  Converted f = convert(batched);
+  ASSERT_TRUE(q.model && f.model && q.result.quantize);
+  const QuantizedOutput& head = q.result.quantize->quantized.back();
+  EXPECT_LT(head.rms_error, head.range / 255.0) << head.op;
+  const std::vector<Tensor> inputs = {random_f32({3, 3, 12, 12}, 77)};
+  const std::vector<double> want = f.run(inputs)[0].to_doubles(), got = q.run(inputs)[0].to_doubles();
+  ASSERT_EQ(got.size(), want.size());
+  double worst = 0, peak = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    worst = std::max(worst, std::fabs(got[i] - want[i]));
+    peak = std::max(peak, std::fabs(want[i]));
+  }
+  EXPECT_LE(worst, 0.05 * peak);
+  OnnxBuilder scaled = classifier(true, false);
+  for (auto& node : *scaled.model().mutable_graph()->mutable_node()) {
+    if (node.op_type() == "Gemm") set_attr(node, "alpha", 0.5f);
+  }
+  Converted c = convert(scaled, quantized());
   ASSERT_TRUE(c.model && c.result.quantize);
   EXPECT_EQ(c.count(fb::OpType::Gemm), 1);
-  EXPECT_EQ(c.result.quantize->kept_float.at("Gemm: other than x W^T + c"), 1);
+  EXPECT_EQ(c.result.quantize->kept_float.at("Gemm: other than x W + c"), 1);
 }
 
 // x -> Conv -> Add(., x) -> [Relu] -> y: fuse_residual makes it one Conv

@@ -74,6 +74,7 @@ void plan_shifts(const ConvGeometry& g, int64_t step, PatchPlan& plan) {
   for (int64_t kw = 0; kw < g.kernel[2]; ++kw) dw.push_back(kw * g.dilation[2] - g.pad_begin[2]);
   const int64_t lowest = dh.front() * w + dw.front(), highest = dh.back() * w + dw.back();
   plan.shifted = true;
+  plan.margins_read = lowest != 0 || highest != 0;
   plan.margin_before = std::max<int64_t>(0, -lowest);
   // After the plane: the farthest shift, and the columns of the last
   // panel past the end, which are computed but never stored.
@@ -262,13 +263,13 @@ void copy_planes(const PatchPlan& plan, const PatchValues& v, const T* x, int64_
     for (int64_t c = c0; c < c1; ++c) {
       O* plane = copy + c * stride;
       const T* src = x + c * pixels;
-      std::fill(plane, plane + before, pad);
+      if (plan.margins_read) std::fill(plane, plane + before, pad);
       if (std::is_same_v<T, O> && v.add == 0) {
         std::memcpy(plane + before, src, static_cast<size_t>(pixels) * sizeof(O));
       } else {
         for (int64_t i = 0; i < pixels; ++i) plane[before + i] = static_cast<O>(int32_t{src[i]} + v.add);
       }
-      std::fill(plane + before + pixels, plane + stride, pad);
+      if (plan.margins_read) std::fill(plane + before + pixels, plane + stride, pad);
     }
   });
 }

@@ -57,6 +57,11 @@ struct PatchPlan {
   // Shifted: the copy's planes, in elements, and per row its offset in an
   // image group's copy and its mask (an index into masks, or -1: none).
   int64_t margin_before = 0, plane_stride = 0;
+  // Whether an output the GEMM stores reads the margins (the pad values
+  // there): not for a 1x1 kernel, whose margin only the last panel's unstored
+  // columns read, so its copy skips filling them (two of three library calls
+  // per plane: a Gemm run as a 1x1 convolution has planes of one pixel).
+  bool margins_read = true;
   std::vector<int64_t> tap_offsets;
   std::vector<int32_t> tap_masks;
   int64_t mask_stride = 0;     // pixels + step
