@@ -424,6 +424,24 @@ HWY_INLINE hn::Vec<D> LoadGroupRow(D d, const GroupRows<hn::TFromD<D>>& g, int i
 // stopped. The first and second half of a step go to their own places: a
 // panel of 8 columns (SSSE3, SSE4; NEON for pairs) ends in the middle,
 // wider ones do not.
+// The four rows of a depth group at column n zipped into quads within each
+// 128-bit block: q[0] holds the block's columns 0..3, q[1] 4..7, q[2] 8..11,
+// q[3] 12..15.
+template <bool kMasked, class D>
+HWY_INLINE void ZipBlockQuads(D d8, const GroupRows<uint8_t>& g, hn::Vec<D> pad, int64_t n,
+                              hn::Vec<hn::Repartition<uint32_t, D>> (&q)[4]) {
+  const hn::Repartition<uint16_t, D> d16;
+  const hn::Repartition<uint32_t, D> du32;
+  const auto r0 = LoadGroupRow<kMasked>(d8, g, 0, pad, n), r1 = LoadGroupRow<kMasked>(d8, g, 1, pad, n);
+  const auto r2 = LoadGroupRow<kMasked>(d8, g, 2, pad, n), r3 = LoadGroupRow<kMasked>(d8, g, 3, pad, n);
+  const auto lo01 = hn::ZipLower(d16, r0, r1), hi01 = hn::ZipUpper(d16, r0, r1);
+  const auto lo23 = hn::ZipLower(d16, r2, r3), hi23 = hn::ZipUpper(d16, r2, r3);
+  q[0] = hn::ZipLower(du32, lo01, lo23);
+  q[1] = hn::ZipUpper(du32, lo01, lo23);
+  q[2] = hn::ZipLower(du32, hi01, hi23);
+  q[3] = hn::ZipUpper(du32, hi01, hi23);
+}
+
 #if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3
 // 64 columns a step on AVX-512: the zips work within 128-bit blocks, so the
 // four results hold columns 16j..16j+3, +4..7, +8..11 and +12..15 in their
@@ -435,17 +453,12 @@ template <bool kMasked>
 int64_t ZipQuads64(const GroupRows<uint8_t>& g, uint8_t pad_value, int64_t width, int64_t k, int64_t groups,
                    int64_t step, int32_t* HWY_RESTRICT b) {
   const hn::ScalableTag<uint8_t> d8;
-  const hn::Repartition<uint16_t, decltype(d8)> d16;
-  const hn::Repartition<uint32_t, decltype(d8)> du32;
   const auto pad = hn::Set(d8, pad_value);
   int64_t n = 0;
   for (; n + 64 <= width; n += 64) {
-    const auto r0 = LoadGroupRow<kMasked>(d8, g, 0, pad, n), r1 = LoadGroupRow<kMasked>(d8, g, 1, pad, n);
-    const auto r2 = LoadGroupRow<kMasked>(d8, g, 2, pad, n), r3 = LoadGroupRow<kMasked>(d8, g, 3, pad, n);
-    const auto lo01 = hn::ZipLower(d16, r0, r1), hi01 = hn::ZipUpper(d16, r0, r1);
-    const auto lo23 = hn::ZipLower(d16, r2, r3), hi23 = hn::ZipUpper(d16, r2, r3);
-    const __m512i a = hn::ZipLower(du32, lo01, lo23).raw, bq = hn::ZipUpper(du32, lo01, lo23).raw;
-    const __m512i c = hn::ZipLower(du32, hi01, hi23).raw, dq = hn::ZipUpper(du32, hi01, hi23).raw;
+    hn::Vec<hn::Repartition<uint32_t, decltype(d8)>> q[4];
+    ZipBlockQuads<kMasked>(d8, g, pad, n, q);
+    const __m512i a = q[0].raw, bq = q[1].raw, c = q[2].raw, dq = q[3].raw;
     const __m512i t0 = _mm512_shuffle_i64x2(a, bq, 0x44), t1 = _mm512_shuffle_i64x2(c, dq, 0x44);
     const __m512i t2 = _mm512_shuffle_i64x2(a, bq, 0xEE), t3 = _mm512_shuffle_i64x2(c, dq, 0xEE);
     _mm512_storeu_si512(b + qgemm_b_index(n, k, groups, step), _mm512_shuffle_i64x2(t0, t1, 0x88));
@@ -462,21 +475,17 @@ template <bool kMasked>
 int64_t ZipQuads(const GroupRows<uint8_t>& g, uint8_t pad_value, int64_t n, int64_t width, int64_t k, int64_t groups,
                  int64_t step, int32_t* HWY_RESTRICT b) {
   const hn::FixedTag<uint8_t, 16> d8;
-  const hn::Repartition<uint16_t, decltype(d8)> d16;
-  const hn::Repartition<uint32_t, decltype(d8)> du32;
   const hn::Repartition<int32_t, decltype(d8)> di32;
   const auto pad = hn::Set(d8, pad_value);
   for (; n + 16 <= width; n += 16) {
-    const auto r0 = LoadGroupRow<kMasked>(d8, g, 0, pad, n), r1 = LoadGroupRow<kMasked>(d8, g, 1, pad, n);
-    const auto r2 = LoadGroupRow<kMasked>(d8, g, 2, pad, n), r3 = LoadGroupRow<kMasked>(d8, g, 3, pad, n);
-    const auto lo01 = hn::ZipLower(d16, r0, r1), hi01 = hn::ZipUpper(d16, r0, r1);
-    const auto lo23 = hn::ZipLower(d16, r2, r3), hi23 = hn::ZipUpper(d16, r2, r3);
+    hn::Vec<hn::Repartition<uint32_t, decltype(d8)>> q[4];
+    ZipBlockQuads<kMasked>(d8, g, pad, n, q);
     int32_t* HWY_RESTRICT first = b + qgemm_b_index(n, k, groups, step);
     int32_t* HWY_RESTRICT second = b + qgemm_b_index(n + 8, k, groups, step);
-    hn::StoreU(hn::BitCast(di32, hn::ZipLower(du32, lo01, lo23)), di32, first);
-    hn::StoreU(hn::BitCast(di32, hn::ZipUpper(du32, lo01, lo23)), di32, first + 4);
-    hn::StoreU(hn::BitCast(di32, hn::ZipLower(du32, hi01, hi23)), di32, second);
-    hn::StoreU(hn::BitCast(di32, hn::ZipUpper(du32, hi01, hi23)), di32, second + 4);
+    hn::StoreU(hn::BitCast(di32, q[0]), di32, first);
+    hn::StoreU(hn::BitCast(di32, q[1]), di32, first + 4);
+    hn::StoreU(hn::BitCast(di32, q[2]), di32, second);
+    hn::StoreU(hn::BitCast(di32, q[3]), di32, second + 4);
   }
   return n;
 }
