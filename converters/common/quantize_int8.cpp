@@ -122,8 +122,13 @@ std::string gemm_float_reason(const Graph& graph, const fb::OpT& op) {
     return "Gemm: weights not constant 2-D f32";
   }
   const int64_t outputs = value(1).data->dim(a.trans_b ? 0 : 1);
-  if (op.inputs.size() > 2 && op.inputs[2] >= 0 && (!value(2).is_constant() || value(2).data->numel() != outputs)) {
-    return "Gemm: bias not constant, one per output";
+  if (op.inputs.size() > 2 && op.inputs[2] >= 0) {
+    // One per output, [M] or [1, M] (ONNX broadcasts C; [N, 1] is one per
+    // row, which a per-channel bias cannot hold).
+    const Value& c = value(2);
+    const bool per_output = c.is_constant() && c.data->numel() == outputs &&
+                            (c.data->rank() == 1 || (c.data->rank() == 2 && c.data->dim(0) == 1));
+    if (!per_output) return "Gemm: bias not constant, one per output";
   }
   if (!fused_activation_quantizes(op))
     return std::string("Gemm: fused ") + fb::EnumNameActivationKind(op.fused->kind);

@@ -1,7 +1,8 @@
 // Post-training int8 quantisation (mote-convert --quantize int8): runs the
 // float graph on calibration inputs to learn each activation's range, then
 // turns every Conv it can into a QLinearConv, and every Gemm y = x W^T + c
-// into a 1x1 QLinearConv on x reshaped to [N, K, 1, 1] (classifier heads):
+// or x W + c into a 1x1 QLinearConv on x transposed to one image
+// [1, K, N, 1], the batch's rows its pixels (classifier heads):
 //   - weights per output channel, symmetric int8 (zero point 0, +-127, or
 //     +-63 with weight_bits 7: x86 CPUs without VNNI multiply those as byte
 //     pairs, exactly, about twice as fast as 8-bit ones; see qgemm.hpp);

@@ -212,9 +212,10 @@ OnnxBuilder classifier(bool trans_b, bool relu, int64_t batch = 1) {
   return b;
 }
 
-// A Gemm y = x W^T + c or x W + c runs as a 1x1 QLinearConv on x reshaped
-// to [N, K, 1, 1] (and its output reshaped back), with a fused Relu as its
-// clamp; one with alpha other than 1 stays float, and says why.
+// A Gemm y = x W^T + c or x W + c runs as a 1x1 QLinearConv on x transposed
+// to one image [1, K, N, 1] (and its output turned back), with a fused Relu
+// as its clamp; one with alpha other than 1, or a bias per row, stays float
+// and says why.
 TEST(QuantizeInt8, GemmRunsAsOneByOneQLinearConv) {
   for (bool relu : {false, true}) {
     for (bool trans_b : {true, false}) {

@@ -1,8 +1,9 @@
 // int8 depthwise convolution (QLinearConv with one input channel per group,
 // any multiplier, 1-D or 2-D): each output channel is a small stencil over
 // one input plane, which the im2col + GEMM path would compute with a GEMM of
-// one row per group, mostly padding. Where the CPU has VNNI, the integer
-// kernel of qdepthwise_quads.hpp computes it. Elsewhere the float depthwise
+// one row per group, mostly padding. Where the CPU has VNNI and byte
+// permutes (x86's AVX3_DL target), the integer kernel of qdepthwise_quads.hpp
+// computes it. Elsewhere the float depthwise
 // kernel (conv_depthwise.hpp, Highway) does, with the integer weights less
 // their zero point, on the input less its zero point: the row path converts
 // each row to float as it pads it (depthwise_plane_8bit); with one output

@@ -420,10 +420,6 @@ HWY_INLINE hn::Vec<D> LoadGroupRow(D d, const GroupRows<hn::TFromD<D>>& g, int i
   }
 }
 
-// Columns [0, width) in steps of 16 (quads) or 8 (pairs); returns where it
-// stopped. The first and second half of a step go to their own places: a
-// panel of 8 columns (SSSE3, SSE4; NEON for pairs) ends in the middle,
-// wider ones do not.
 // The four rows of a depth group at column n zipped into quads within each
 // 128-bit block: q[0] holds the block's columns 0..3, q[1] 4..7, q[2] 8..11,
 // q[3] 12..15.
@@ -470,7 +466,10 @@ int64_t ZipQuads64(const GroupRows<uint8_t>& g, uint8_t pad_value, int64_t width
 }
 #endif
 
-// 16 columns a step from column n on; returns where it stopped.
+// Columns [n, width) in steps of 16 (quads; ZipPairs: 8 for pairs); returns
+// where it stopped. The first and second half of a step go to their own
+// places: a panel of 8 columns (SSSE3, SSE4; NEON for pairs) ends in the
+// middle, wider ones do not.
 template <bool kMasked>
 int64_t ZipQuads(const GroupRows<uint8_t>& g, uint8_t pad_value, int64_t n, int64_t width, int64_t k, int64_t groups,
                  int64_t step, int32_t* HWY_RESTRICT b) {

@@ -174,7 +174,7 @@ TEST(QLinearConvOps, DepthwiseIntegerKernelCpuMatchesReference) {
     fb::ConvAttrsT attrs;
   };
   const std::vector<Variant> variants = {
-      {{1, 6, 7, 7}, {6, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 6)},         // 7 of 16 lanes
+      {{1, 6, 7, 7}, {6, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 6)},         // 7 wide: two rows a vector
       {{2, 5, 9, 37}, {5, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 5)},        // 2 images, 3 vectors
       {{1, 4, 11, 70}, {4, 1, 3, 3}, conv_attrs({2, 2}, {0, 0, 1, 1}, {}, 4)},       // stride 2, two segments
       {{1, 3, 8, 150}, {3, 1, 5, 5}, conv_attrs({1, 1}, {2, 2, 2, 2}, {}, 3)},       // 5x5, three segments
@@ -279,11 +279,13 @@ TEST(QLinearConvOps, ColumnProductsCpuMatchReference) {
   // stops at AVX3: there only 7-bit weights are bytes).
   auto check_all = [&] {
     int checked = 0;
-    for (int64_t images : {1, 2}) {
+    // One and two pixels of one image: one and two columns of one product
+    // (two images of one pixel are two products of one column).
+    for (int64_t columns : {1, 2}) {
       for (int64_t depth : {37, 9, 64}) {
         for (size_t c = 0; c < cases.size(); ++c) {
           for (const fb::FusedActivationT* act : {static_cast<const fb::FusedActivationT*>(nullptr), &relu, &clip}) {
-            checked += check_qlinear_conv({images, depth, 1, 1}, {21, depth, 1, 1}, conv_attrs(), cases[c], act,
+            checked += check_qlinear_conv({1, depth, 1, columns}, {21, depth, 1, 1}, conv_attrs(), cases[c], act,
                                           static_cast<uint32_t>(7 * depth + c));
           }
         }
@@ -315,7 +317,7 @@ TEST(QLinearConvOps, PhasePlanesCpuMatchReference) {
       {{1, 8, 12, 13}, {5, 8, 3, 3}, conv_attrs({2, 1}, {0, 1, 1, 0})},          // no right pad: gathered
       {{1, 8, 11, 16}, {4, 8, 3, 3}, conv_attrs({3, 3}, {2, 2, 2, 2}, {2, 2})},  // stride 3, dilated
       {{2, 16, 9, 9}, {8, 8, 3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1}, {}, 2)},    // groups, two images
-      {{1, 8, 5, 5}, {4, 8, 5, 5}, conv_attrs({2, 2}, {0, 0, 0, 0})},            // the kernel the image's size
+      {{1, 8, 5, 5}, {4, 8, 5, 5}, conv_attrs({2, 2}, {2, 2, 2, 2})},            // the kernel the image's size
       {{1, 64, 7, 6}, {4, 64, 1, 3}, conv_attrs({2, 2}, {0, 1, 0, 1})},          // one row of taps
       {{1, 16, 50}, {4, 16, 5}, conv_attrs({2}, {2, 2})},                        // 1-D
   };
