@@ -7,16 +7,16 @@
 #endif
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "runtime/cpu/qdepthwise_quads.cpp"
-#include "runtime/cpu/qdepthwise_quads.hpp"
+#include "hwy/foreach_target.h"  // must come before highway.h
 
 #include <algorithm>
 #include <cstring>
 #include <limits>
 #include <type_traits>
 
-#include "hwy/foreach_target.h"  // must come before highway.h
 #include "hwy/highway.h"
 #include "runtime/cpu/plane_conv_shape.hpp"
+#include "runtime/cpu/qdepthwise_quads.hpp"
 #include "runtime/cpu/qrequantize-inl.h"
 #include "runtime/cpu/thread_pool.hpp"
 #include "runtime/ops/qlinear_conv.hpp"

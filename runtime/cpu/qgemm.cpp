@@ -7,15 +7,15 @@
 #endif
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "runtime/cpu/qgemm.cpp"
-#include "runtime/cpu/qgemm.hpp"
+#include "hwy/foreach_target.h"  // must come before highway.h
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <type_traits>
 
-#include "hwy/foreach_target.h"  // must come before highway.h
 #include "hwy/highway.h"
+#include "runtime/cpu/qgemm.hpp"
 #include "runtime/cpu/qrequantize-inl.h"
 
 #ifndef MOTE_INLINE_LAMBDA

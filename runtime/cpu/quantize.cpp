@@ -8,18 +8,18 @@
 // four floats at a time and took 0.066 ms, 3 % of the int8 model.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "runtime/cpu/quantize.cpp"
-#include "runtime/ops/quantize.hpp"
+#include "hwy/foreach_target.h"  // must come before highway.h
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 
-#include "hwy/foreach_target.h"  // must come before highway.h
 #include "hwy/highway.h"
 #include "runtime/core/kernel.hpp"
 #include "runtime/core/registry.hpp"
 #include "runtime/cpu/thread_pool.hpp"
+#include "runtime/ops/quantize.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace mote::cpu {
