@@ -41,6 +41,25 @@ bool check_qlinear_conv(const Shape& x, const Shape& w, const fb::ConvAttrsT& a,
   return true;
 }
 
+// A layer for the tables of the tests below.
+struct Layer {
+  Shape x, w;
+  fb::ConvAttrsT attrs;
+};
+
+// check_qlinear_conv on every layer with every case (seed seed_step * layer
+// + case); each must be a valid geometry.
+void check_layers(const std::vector<Layer>& layers, const std::vector<QuantCase>& cases, uint32_t seed_step) {
+  int checked = 0;
+  for (size_t v = 0; v < layers.size(); ++v) {
+    for (size_t c = 0; c < cases.size(); ++c) {
+      checked += check_qlinear_conv(layers[v].x, layers[v].w, layers[v].attrs, cases[c], nullptr,
+                                    static_cast<uint32_t>(seed_step * v + c));
+    }
+  }
+  EXPECT_EQ(checked, static_cast<int>(layers.size() * cases.size()));
+}
+
 TEST(QLinearConvOps, GeneralCpuMatchesReference) {
   struct Variant {
     Shape kernel;
@@ -132,11 +151,7 @@ TEST(QLinearConvOps, OneDimensionalAndWideCpuMatchesReference) {
 // and 2 (rows split by parity), and the plain loop for stride 3; partial
 // vectors at each row's end; int8 and uint8 inputs and outputs.
 TEST(QLinearConvOps, DepthwiseRowPathsCpuMatchReference) {
-  struct Variant {
-    Shape x, w;
-    fb::ConvAttrsT attrs;
-  };
-  const std::vector<Variant> variants = {
+  const std::vector<Layer> layers = {
       {{1, 5, 9, 37}, {5, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 5)},  // stride 1, 37 columns
       {{1, 4, 9, 70}, {4, 1, 3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1}, {}, 4)},  // stride 2, 35 columns
       {{1, 3, 6, 61}, {3, 1, 5, 5}, conv_attrs({1, 2}, {2, 2, 2, 2}, {}, 3)},  // 5x5, stride 1 x 2, 31 columns
@@ -147,14 +162,7 @@ TEST(QLinearConvOps, DepthwiseRowPathsCpuMatchReference) {
       {DType::I8, DType::I8, DType::I8, false, false},
       {DType::I8, DType::U8, DType::I8, true, true, DType::I8},  // a fused int8 residual
   };
-  for_each_simd_target([&] {
-    for (size_t v = 0; v < variants.size(); ++v) {
-      for (size_t c = 0; c < cases.size(); ++c) {
-        EXPECT_TRUE(check_qlinear_conv(variants[v].x, variants[v].w, variants[v].attrs, cases[c], nullptr,
-                                       static_cast<uint32_t>(17 * v + c)));
-      }
-    }
-  });
+  for_each_simd_target([&] { check_layers(layers, cases, 17); });
 }
 
 // The integer depthwise kernel (qdepthwise_quads.hpp), which the CPU picks
@@ -169,11 +177,7 @@ TEST(QLinearConvOps, DepthwiseRowPathsCpuMatchReference) {
 // float kernel. Elsewhere all of it runs on the float kernel, against the
 // same reference.
 TEST(QLinearConvOps, DepthwiseIntegerKernelCpuMatchesReference) {
-  struct Variant {
-    Shape x, w;
-    fb::ConvAttrsT attrs;
-  };
-  const std::vector<Variant> variants = {
+  const std::vector<Layer> layers = {
       {{1, 6, 7, 7}, {6, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 6)},         // 7 wide: two rows a vector
       {{2, 5, 9, 37}, {5, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 5)},        // 2 images, 3 vectors
       {{1, 4, 11, 70}, {4, 1, 3, 3}, conv_attrs({2, 2}, {0, 0, 1, 1}, {}, 4)},       // stride 2, two segments
@@ -195,14 +199,7 @@ TEST(QLinearConvOps, DepthwiseIntegerKernelCpuMatchesReference) {
       {DType::I8, DType::I8, DType::U8, true, true, DType::I8},   // a fused int8 residual
       {DType::U8, DType::U8, DType::U8, true, true},              // weights past int8: float
   };
-  int checked = 0;
-  for (size_t v = 0; v < variants.size(); ++v) {
-    for (size_t c = 0; c < cases.size(); ++c) {
-      checked += check_qlinear_conv(variants[v].x, variants[v].w, variants[v].attrs, cases[c], nullptr,
-                                    static_cast<uint32_t>(41 * v + c));
-    }
-  }
-  EXPECT_EQ(checked, static_cast<int>(variants.size() * cases.size()));
+  check_layers(layers, cases, 41);
   // With each fused clamp, which the store applies.
   const fb::FusedActivationT relu = fused_activation(fb::ActivationKind::Relu);
   const fb::FusedActivationT clip = fused_activation(fb::ActivationKind::Clip, 0.0f, -10.0f, 25.0f);
@@ -218,11 +215,7 @@ TEST(QLinearConvOps, DepthwiseIntegerKernelCpuMatchesReference) {
 // than the image, dilation, and widths that end in partial vectors; 8-bit
 // and 7-bit weights (x86's byte-pair kernel).
 TEST(QLinearConvOps, ShiftedPlanesCpuMatchesReference) {
-  struct Variant {
-    Shape x, w;
-    fb::ConvAttrsT attrs;
-  };
-  const std::vector<Variant> variants = {
+  const std::vector<Layer> layers = {
       {{1, 6, 9, 13}, {5, 6, 3, 3}, conv_attrs({1, 1}, {0, 0, 2, 2})},           // pads all after
       {{1, 6, 9, 13}, {5, 6, 3, 3}, conv_attrs({1, 1}, {2, 2, 0, 0})},           // pads all before
       {{2, 5, 3, 2}, {7, 5, 7, 7}, conv_attrs({1, 1}, {3, 3, 3, 3})},            // kernel beyond the image
@@ -242,16 +235,7 @@ TEST(QLinearConvOps, ShiftedPlanesCpuMatchesReference) {
   };
   // Every target: the masked interleave and the byte-pair kernel differ by
   // instruction set, and a VNNI machine would pick neither.
-  for_each_simd_target([&] {
-    int checked = 0;
-    for (size_t v = 0; v < variants.size(); ++v) {
-      for (size_t c = 0; c < cases.size(); ++c) {
-        checked += check_qlinear_conv(variants[v].x, variants[v].w, variants[v].attrs, cases[c], nullptr,
-                                      static_cast<uint32_t>(31 * v + c));
-      }
-    }
-    EXPECT_EQ(checked, static_cast<int>(variants.size() * cases.size()));
-  });
+  for_each_simd_target([&] { check_layers(layers, cases, 31); });
 }
 
 // Products of one or two columns (a Gemm run as a 1x1 convolution over one
@@ -306,11 +290,7 @@ TEST(QLinearConvOps, ColumnProductsCpuMatchReference) {
 // which phases out_w wide cannot serve (the gathered path takes it). Every
 // target, both formats.
 TEST(QLinearConvOps, PhasePlanesCpuMatchReference) {
-  struct Variant {
-    Shape x, w;
-    fb::ConvAttrsT attrs;
-  };
-  const std::vector<Variant> variants = {
+  const std::vector<Layer> layers = {
       {{1, 8, 15, 17}, {6, 8, 3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1})},          // 72 rows
       {{1, 3, 23, 20}, {8, 3, 7, 7}, conv_attrs({2, 2}, {3, 3, 3, 3})},          // the stem, 147 rows
       {{1, 8, 12, 13}, {5, 8, 3, 3}, conv_attrs({2, 1}, {1, 1, 1, 1})},          // strides 2 x 1
@@ -330,18 +310,8 @@ TEST(QLinearConvOps, PhasePlanesCpuMatchReference) {
   };
   // The CPU's own choice first (AVX3_DL here), then every target this
   // test program was compiled for.
-  auto check_all = [&] {
-    int checked = 0;
-    for (size_t v = 0; v < variants.size(); ++v) {
-      for (size_t c = 0; c < cases.size(); ++c) {
-        checked += check_qlinear_conv(variants[v].x, variants[v].w, variants[v].attrs, cases[c], nullptr,
-                                      static_cast<uint32_t>(53 * v + c));
-      }
-    }
-    EXPECT_EQ(checked, static_cast<int>(variants.size() * cases.size()));
-  };
-  check_all();
-  for_each_simd_target(check_all);
+  check_layers(layers, cases, 53);
+  for_each_simd_target([&] { check_layers(layers, cases, 53); });
 }
 
 // The byte-pair kernel's worst case: every product at its extreme (inputs
