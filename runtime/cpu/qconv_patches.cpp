@@ -91,6 +91,17 @@ void plan_shifts(const ConvGeometry& g, int64_t step, PatchPlan& plan) {
   }
 }
 
+// A tap's offset from its output's first input row or column (k * dilation
+// - pad) at stride s, as the phase it reads (offset mod s) and that phase's
+// shift (offset div s, rounded down).
+struct PhaseShift {
+  int64_t phase, shift;
+};
+PhaseShift phase_shift(int64_t offset, int64_t stride) {
+  const int64_t shift = floor_div(offset, stride);
+  return {offset - shift * stride, shift};
+}
+
 // Strided 2-D layers (qconv_patches.hpp): any stride above 1 in height or
 // width, pads and dilation as they come, where the patch matrix has
 // kMinPhaseDepth rows or more. The copy costs a pass over the input's
@@ -110,11 +121,9 @@ bool phases_apply(const ConvGeometry& g) {
   // column gets the pad (a mask, as at stride 1): right only where the
   // input ends there too, so not when the right pad is shorter than the
   // kernel's reach.
-  const int64_t sw = g.stride[2];
   for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
-    const int64_t offset = kw * g.dilation[2] - g.pad_begin[2];
-    const int64_t dq = floor_div(offset, sw), b = offset - dq * sw;
-    if (dq > 0 && g.out_size[2] * sw + b < g.in_size[2]) return false;
+    const PhaseShift column = phase_shift(kw * g.dilation[2] - g.pad_begin[2], g.stride[2]);
+    if (column.shift > 0 && g.out_size[2] * g.stride[2] + column.phase < g.in_size[2]) return false;
   }
   return true;
 }
@@ -124,14 +133,14 @@ void plan_phases(const ConvGeometry& g, int64_t step, PatchPlan& plan) {
   // Tap (kh, kw) reads phase (a, b) at row oh + dr, column ow + dq.
   std::vector<int64_t> a, dr, b, dq;
   for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
-    const int64_t offset = kh * g.dilation[1] - g.pad_begin[1];
-    dr.push_back(floor_div(offset, sh));
-    a.push_back(offset - dr.back() * sh);
+    const PhaseShift row = phase_shift(kh * g.dilation[1] - g.pad_begin[1], sh);
+    a.push_back(row.phase);
+    dr.push_back(row.shift);
   }
   for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
-    const int64_t offset = kw * g.dilation[2] - g.pad_begin[2];
-    dq.push_back(floor_div(offset, sw));
-    b.push_back(offset - dq.back() * sw);
+    const PhaseShift column = phase_shift(kw * g.dilation[2] - g.pad_begin[2], sw);
+    b.push_back(column.phase);
+    dq.push_back(column.shift);
   }
   const auto [dr_lo, dr_hi] = std::minmax_element(dr.begin(), dr.end());
   const auto [dq_lo, dq_hi] = std::minmax_element(dq.begin(), dq.end());
@@ -287,7 +296,7 @@ void copy_phases(const PatchPlan& plan, const PatchValues& v, const T* x, int64_
   pool.parallel_for(channels * sh * sw, 4, [&](int64_t begin, int64_t end) {
     for (int64_t task = begin; task < end; ++task) {
       const int64_t c = task / (sh * sw), a = task / sw % sh, b = task % sw;
-      if (!plan.phases_read[static_cast<size_t>(a * sw + b)]) continue;  // a 1x1 layer reads one of four
+      if (!plan.phases_read[static_cast<size_t>(a * sw + b)]) continue;  // a 1x3 kernel reads two of four
       const T* src = x + c * pixels;
       O* phase = copy + c * plan.plane_stride + (a * sw + b) * plan.phase_stride;
       std::fill(phase, phase + plan.phase_stride, pad);
