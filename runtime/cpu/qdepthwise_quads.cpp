@@ -97,8 +97,8 @@ HWY_INLINE __m512i LoadRow(const TX* row, int64_t first, __mmask64 inside, __m51
 // MobileNetV2 off.
 template <int kRows, int kPerRow, class TX, class TY>
 void Plane(const PlaneConvShape& s, const TX* x, int32_t x_zero, int32_t zero, const __m512i* weights,
-           const __m512i* index, int64_t per_row_arg, int32_t bias, float multiplier, const QRequantize& rq,
-           const uint8_t* residual, TY* y) {
+           const __m512i* index, const int64_t*, int64_t per_row_arg, int32_t bias, float multiplier,
+           const QRequantize& rq, const uint8_t* residual, TY* y) {
   const D32 d;
   const int64_t kernel_h = kRows ? kRows : s.kernel_h;
   const int64_t per_row = kPerRow ? kPerRow : per_row_arg;
@@ -139,8 +139,8 @@ void Plane(const PlaneConvShape& s, const TX* x, int32_t x_zero, int32_t zero, c
 // sums in registers.)
 template <int kRows, int kPerRow, int kStride, class TX, class TY>
 void PlaneRowPairs(const PlaneConvShape& s, const TX* x, int32_t x_zero, int32_t zero, const __m512i* weights,
-                   const __m512i* index, int64_t, int32_t bias, float multiplier, const QRequantize& rq,
-                   const uint8_t* residual, TY* y) {
+                   const __m512i* index, const int64_t*, int64_t, int32_t bias, float multiplier,
+                   const QRequantize& rq, const uint8_t* residual, TY* y) {
   static_assert(kRows > 0 && kPerRow > 0 && (kStride == 1 || kStride == 2), "constant kernels only");
   constexpr int kInputRows = kRows + kStride;
   const D32 d;
@@ -198,7 +198,7 @@ __m512i TwoRowQuadIndices(const PlaneConvShape& s, int64_t q) {
 // Half the vectors of PlaneRowPairs, which filled 7 of 16 lanes there.
 template <int kRows, int kPerRow, int kStride, class TX, class TY>
 void PlaneNarrow(const PlaneConvShape& s, const TX* x, int32_t x_zero, int32_t zero, const __m512i* weights,
-                 const __m512i* index, int64_t, int32_t bias, float multiplier, const QRequantize& rq,
+                 const __m512i* index, const int64_t*, int64_t, int32_t bias, float multiplier, const QRequantize& rq,
                  const uint8_t* residual, TY* y) {
   static_assert(kRows > 0 && kPerRow > 0 && (kStride == 1 || kStride == 2), "constant kernels only");
   constexpr int kInputRows = kRows + kStride;  // row oh's kernel rows, then oh + 1's last kStride
@@ -226,9 +226,36 @@ void PlaneNarrow(const PlaneConvShape& s, const TX* x, int32_t x_zero, int32_t z
   }
 }
 
+// A plane computed flat (QDepthwiseFlat): vector v of outputs (16v on, in
+// the plane's order) from one load of the input from byte windows[v], its
+// kernel row kh's lane group q gathered by index[(v * kernel_h + kh) *
+// per_row + q] from that load and a register of zero points (bytes 64 on).
+// MobileNetV2's 7x7 layers had filled 14 of 16 lanes two rows at a time
+// (PlaneNarrow) and its 14x14 ones 14 of 16, a row at a time, each load
+// and permute serving one or two rows of outputs.
+template <int kRows, int kPerRow, class TX, class TY>
+void PlaneFlat(const PlaneConvShape& s, const TX* x, int32_t x_zero, int32_t zero, const __m512i* weights,
+               const __m512i* index, const int64_t* windows, int64_t per_row_arg, int32_t bias, float multiplier,
+               const QRequantize& rq, const uint8_t* residual, TY* y) {
+  const int64_t permutes = kRows ? kRows * kPerRow : s.kernel_h * per_row_arg;  // per vector
+  const __m512i raw_zero = _mm512_set1_epi8(static_cast<char>(x_zero)),
+                zeros = _mm512_set1_epi8(static_cast<char>(zero));
+  const int64_t plane_bytes = s.in_h * s.in_w, outputs = s.out_h * s.out_w;
+  for (int64_t o = 0, v = 0; o < outputs; o += kLanes, ++v) {
+    const int64_t first = windows[v];
+    const __mmask64 inside = ~uint64_t{0} >> (kLoadBytes - std::min(kLoadBytes, plane_bytes - first));
+    const __m512i bytes = LoadRow(x, first, inside, raw_zero, zeros);
+    __m512i sum = _mm512_setzero_si512();
+    for (int64_t k = 0; k < permutes; ++k) {
+      sum = DotQuads(sum, _mm512_permutex2var_epi8(bytes, index[v * permutes + k], zeros), weights[k]);
+    }
+    StoreRow(D32(), V32{sum}, bias, multiplier, rq, residual ? residual + o : nullptr, y + o, outputs - o);
+  }
+}
+
 template <class TX, class TY>
-using PlaneFn = void (*)(const PlaneConvShape&, const TX*, int32_t, int32_t, const __m512i*, const __m512i*, int64_t,
-                         int32_t, float, const QRequantize&, const uint8_t*, TY*);
+using PlaneFn = void (*)(const PlaneConvShape&, const TX*, int32_t, int32_t, const __m512i*, const __m512i*,
+                         const int64_t*, int64_t, int32_t, float, const QRequantize&, const uint8_t*, TY*);
 
 // Which plane kernel computes a layer: the unrolled ones for 3x3 and 5x5
 // (narrow outputs two rows to a vector, else two rows at a time where the
@@ -258,6 +285,13 @@ PlanePath<TX, TY> PlaneFor(const PlaneConvShape& s, int64_t per_row) {
 }
 
 template <class TX, class TY>
+PlaneFn<TX, TY> FlatPlaneFor(const PlaneConvShape& s, int64_t per_row) {
+  if (s.kernel_h == 3 && per_row == 1) return PlaneFlat<3, 1, TX, TY>;
+  if (s.kernel_h == 5 && per_row == 2) return PlaneFlat<5, 2, TX, TY>;
+  return PlaneFlat<0, 0, TX, TY>;
+}
+
+template <class TX, class TY>
 void RunTyped(KernelContext& ctx, const ConvGeometry& g, const PlaneConvShape& s, const QDepthwiseQuads& w,
               int32_t x_zero, const std::vector<int32_t>& bias, const std::vector<float>& multiplier,
               const QRequantize& rq) {
@@ -266,10 +300,19 @@ void RunTyped(KernelContext& ctx, const ConvGeometry& g, const PlaneConvShape& s
   const int64_t in_plane = g.in_pixels(), out_plane = g.out_pixels(), mult = g.out_channels_per_group();
   const int64_t vectors = s.kernel_h * w.per_row;
   const int32_t zero = x_zero + (std::is_signed_v<TX> ? 128 : 0);  // in the bytes read
+  // The flat path where the layer was prepared for these planes.
+  const bool flat = !w.flat.windows.empty() && w.flat.shape == flat_shape_key(s);
   const PlanePath<TX, TY> path = PlaneFor<TX, TY>(s, w.per_row);
-  const PlaneFn<TX, TY> plane = path.fn;
-  __m512i index[kMaxWeightVectors];
-  for (int64_t q = 0; q < w.per_row; ++q) index[q] = path.two_rows ? TwoRowQuadIndices(s, q) : QuadIndices(s, q);
+  const PlaneFn<TX, TY> plane = flat ? FlatPlaneFor<TX, TY>(s, w.per_row) : path.fn;
+  __m512i index[kFlatMaxPermutes];
+  if (flat) {
+    for (size_t i = 0; i < w.flat.index.size() / kLoadBytes; ++i) {
+      index[i] = _mm512_loadu_si512(w.flat.index.data() + i * kLoadBytes);
+    }
+  } else {
+    for (int64_t q = 0; q < w.per_row; ++q) index[q] = path.two_rows ? TwoRowQuadIndices(s, q) : QuadIndices(s, q);
+  }
+  const int64_t* windows = w.flat.windows.data();
   const auto* residual = static_cast<const uint8_t*>(rq.residual);
   ctx.pool->parallel_for(g.batch * g.out_channels, 1, [&](int64_t begin, int64_t end) {
     __m512i weights[kMaxWeightVectors];
@@ -279,8 +322,9 @@ void RunTyped(KernelContext& ctx, const ConvGeometry& g, const PlaneConvShape& s
       const int32_t* taps = w.taps.data() + m * vectors;
       for (int64_t i = 0; i < vectors; ++i) weights[i] = _mm512_set1_epi32(taps[i]);
       const size_t c = static_cast<size_t>(m);
-      plane(s, x + source * in_plane, x_zero, zero, weights, index, w.per_row, bias[c] - zero * w.tap_sums[c],
-            multiplier[c], rq, residual ? residual + task * out_plane : nullptr, y + task * out_plane);
+      plane(s, x + source * in_plane, x_zero, zero, weights, index, windows, w.per_row,
+            bias[c] - zero * w.tap_sums[c], multiplier[c], rq, residual ? residual + task * out_plane : nullptr,
+            y + task * out_plane);
     }
   });
 }
@@ -289,8 +333,9 @@ bool Run(KernelContext& ctx, const ConvGeometry& g, const QDepthwiseQuads& w, in
          const std::vector<int32_t>& bias, const std::vector<float>& multiplier, const QRequantize& rq) {
   const PlaneConvShape s =
       plane_conv_shape(g, -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::infinity());
+  const bool flat = !w.flat.windows.empty() && w.flat.shape == flat_shape_key(s);
   if (w.per_row == 0 || w.per_row != (s.kernel_w + 3) / 4 || s.kernel_h * w.per_row > kMaxWeightVectors ||
-      !LoadHoldsTaps(s, w.per_row)) {
+      (!flat && !LoadHoldsTaps(s, w.per_row))) {
     return false;
   }
   const bool x_signed = ctx.in(kQcX).dtype() == DType::I8;
@@ -339,6 +384,55 @@ QDepthwiseQuads qdepthwise_quads_pack(int64_t channels, int64_t kernel_h, int64_
     }
   }
   return q;
+}
+
+void qdepthwise_quads_plan_flat(const ConvGeometry& g, QDepthwiseQuads& w) {
+  constexpr int64_t kLanes = 16, kLoadBytes = 64;
+  w.flat = {};
+  const PlaneConvShape s = plane_conv_shape(g, 0.0f, 0.0f);
+  const int64_t outputs = s.out_h * s.out_w, vectors = (outputs + kLanes - 1) / kLanes;
+  const int64_t permutes = vectors * s.kernel_h * w.per_row;
+  // Rows of a vector or more fill their vectors the other ways.
+  if (w.per_row == 0 || s.out_w >= kLanes || outputs == 0 || permutes > kFlatMaxPermutes) return;
+  // The byte of the flattened input plane that output o reads at tap (kh,
+  // kw), or -1 in the padding.
+  const auto tap = [&](int64_t o, int64_t kh, int64_t kw) -> int64_t {
+    const int64_t ih = o / s.out_w * s.stride_h - s.pad_top + kh * s.dilation_h;
+    const int64_t iw = o % s.out_w * s.stride_w - s.pad_left + kw * s.dilation_w;
+    return ih >= 0 && ih < s.in_h && iw >= 0 && iw < s.in_w ? ih * s.in_w + iw : -1;
+  };
+  QDepthwiseFlat flat;
+  flat.shape = flat_shape_key(s);
+  flat.windows.assign(static_cast<size_t>(vectors), 0);
+  flat.index.assign(static_cast<size_t>(permutes * kLoadBytes), uint8_t{kLoadBytes});  // padding by default
+  for (int64_t v = 0; v < vectors; ++v) {
+    const int64_t end = std::min(outputs, (v + 1) * kLanes);
+    int64_t lo = -1, hi = -1;
+    for (int64_t o = v * kLanes; o < end; ++o) {
+      for (int64_t kh = 0; kh < s.kernel_h; ++kh) {
+        for (int64_t kw = 0; kw < s.kernel_w; ++kw) {
+          const int64_t t = tap(o, kh, kw);
+          if (t < 0) continue;
+          lo = lo < 0 ? t : std::min(lo, t);
+          hi = std::max(hi, t);
+        }
+      }
+    }
+    if (hi - lo >= kLoadBytes) return;  // this vector's taps span more than one load
+    flat.windows[static_cast<size_t>(v)] = std::max<int64_t>(lo, 0);
+    for (int64_t o = v * kLanes; o < end; ++o) {
+      for (int64_t kh = 0; kh < s.kernel_h; ++kh) {
+        for (int64_t kw = 0; kw < s.kernel_w; ++kw) {
+          const int64_t t = tap(o, kh, kw);
+          if (t < 0) continue;
+          const int64_t permute = (v * s.kernel_h + kh) * w.per_row + kw / 4;
+          flat.index[static_cast<size_t>(permute * kLoadBytes + 4 * (o - v * kLanes) + kw % 4)] =
+              static_cast<uint8_t>(t - lo);
+        }
+      }
+    }
+  }
+  w.flat = std::move(flat);
 }
 
 bool qdepthwise_quads_run(KernelContext& ctx, const ConvGeometry& g, const QDepthwiseQuads& w, int32_t x_zero,

@@ -122,6 +122,7 @@ Result<std::unique_ptr<QConvState>> build_state(const KernelContext& ctx, const 
     d->requantize = s->requantize;
     d->x_zero = p.x_zero;
     d->quads = qdepthwise_quads_pack(g.out_channels, g.kernel[1], g.kernel[2], shifted.data());
+    qdepthwise_quads_plan_flat(g, d->quads);
     s->depthwise = std::move(d);
     return s;
   }

@@ -174,22 +174,34 @@ TEST(QLinearConvOps, DepthwiseRowPathsCpuMatchReference) {
 // rows of several 64-byte segments, strides 2 and 3, dilation, pads wider
 // than the kernel's reach, a depth multiplier, several images; a layer
 // whose taps a 64-byte load cannot hold and weights past int8 take the
-// float kernel. Elsewhere all of it runs on the float kernel, against the
-// same reference.
+// float kernel. Outputs narrower than a vector are computed flat (16 at a
+// time across row ends, each vector's taps from one 64-byte window of the
+// plane, QDepthwiseFlat): 7x7 and 14x14 planes, a plane of exactly 64
+// bytes at stride 2, 5x5 and 7x7 kernels, dilation, asymmetric pads, a
+// multiplier, and a plane whose windows span more than a load (the other
+// paths). Elsewhere all of it runs on the float kernel, against the same
+// reference.
 TEST(QLinearConvOps, DepthwiseIntegerKernelCpuMatchesReference) {
   const std::vector<Layer> layers = {
-      {{1, 6, 7, 7}, {6, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 6)},         // 7 wide: two rows a vector
-      {{2, 5, 9, 37}, {5, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 5)},        // 2 images, 3 vectors
-      {{1, 4, 11, 70}, {4, 1, 3, 3}, conv_attrs({2, 2}, {0, 0, 1, 1}, {}, 4)},       // stride 2, two segments
-      {{1, 3, 8, 150}, {3, 1, 5, 5}, conv_attrs({1, 1}, {2, 2, 2, 2}, {}, 3)},       // 5x5, three segments
-      {{2, 3, 7, 21}, {3, 1, 5, 5}, conv_attrs({1, 1}, {2, 2, 2, 2}, {}, 3)},        // 5x5, odd rows
-      {{1, 4, 9, 5}, {4, 1, 5, 5}, conv_attrs({1, 1}, {2, 2, 2, 2}, {}, 4)},         // 5x5, two rows a vector
-      {{2, 4, 13, 15}, {4, 1, 3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1}, {}, 4)},       // 8 wide, stride 2
-      {{1, 3, 9, 40}, {3, 1, 7, 7}, conv_attrs({1, 1}, {3, 3, 3, 3}, {}, 3)},        // 7x7: two lanes a row
-      {{1, 4, 1, 200}, {4, 1, 1, 9}, conv_attrs({1, 1}, {0, 4, 0, 4}, {}, 4)},       // one row, three lanes
-      {{1, 4, 12, 30}, {8, 1, 3, 3}, conv_attrs({1, 1}, {2, 2, 2, 2}, {2, 2}, 4)},   // multiplier 2, dilated
-      {{1, 3, 10, 50}, {3, 1, 3, 3}, conv_attrs({3, 3}, {1, 1, 1, 1}, {}, 3)},       // stride 3
-      {{1, 2, 6, 20}, {2, 1, 3, 3}, conv_attrs({1, 1}, {5, 9, 5, 9}, {}, 2)},        // pads past the taps
+      {{1, 6, 7, 7}, {6, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 6)},        // 7x7: flat, 4 vectors
+      {{1, 5, 14, 14}, {5, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 5)},      // 14x14: flat, 13 vectors
+      {{2, 4, 8, 8}, {4, 1, 3, 3}, conv_attrs({2, 2}, {0, 0, 1, 1}, {}, 4)},        // flat: the whole plane, stride 2
+      {{1, 3, 7, 7}, {3, 1, 5, 5}, conv_attrs({1, 1}, {2, 2, 2, 2}, {}, 3)},        // flat 5x5
+      {{1, 3, 7, 7}, {3, 1, 7, 7}, conv_attrs({1, 1}, {3, 3, 3, 3}, {}, 3)},        // flat 7x7: 56 permutes
+      {{1, 4, 10, 6}, {4, 1, 3, 3}, conv_attrs({1, 1}, {2, 2, 2, 2}, {2, 2}, 4)},   // flat, dilated
+      {{1, 4, 11, 9}, {8, 1, 3, 3}, conv_attrs({1, 1}, {0, 1, 2, 1}, {}, 4)},       // flat, uneven pads, multiplier 2
+      {{1, 3, 12, 15}, {3, 1, 5, 5}, conv_attrs({1, 1}, {2, 2, 2, 2}, {}, 3)},      // windows past a load: rows
+      {{2, 5, 9, 37}, {5, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 5)},       // 2 images, 3 vectors
+      {{1, 4, 11, 70}, {4, 1, 3, 3}, conv_attrs({2, 2}, {0, 0, 1, 1}, {}, 4)},      // stride 2, two segments
+      {{1, 3, 8, 150}, {3, 1, 5, 5}, conv_attrs({1, 1}, {2, 2, 2, 2}, {}, 3)},      // 5x5, three segments
+      {{2, 3, 7, 21}, {3, 1, 5, 5}, conv_attrs({1, 1}, {2, 2, 2, 2}, {}, 3)},       // 5x5, odd rows
+      {{1, 4, 9, 5}, {4, 1, 5, 5}, conv_attrs({1, 1}, {2, 2, 2, 2}, {}, 4)},        // 5x5, two rows a vector
+      {{2, 4, 13, 15}, {4, 1, 3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1}, {}, 4)},      // 8 wide, stride 2
+      {{1, 3, 9, 40}, {3, 1, 7, 7}, conv_attrs({1, 1}, {3, 3, 3, 3}, {}, 3)},       // 7x7: two lanes a row
+      {{1, 4, 1, 200}, {4, 1, 1, 9}, conv_attrs({1, 1}, {0, 4, 0, 4}, {}, 4)},      // one row, three lanes
+      {{1, 4, 12, 30}, {8, 1, 3, 3}, conv_attrs({1, 1}, {2, 2, 2, 2}, {2, 2}, 4)},  // multiplier 2, dilated
+      {{1, 3, 10, 50}, {3, 1, 3, 3}, conv_attrs({3, 3}, {1, 1, 1, 1}, {}, 3)},      // stride 3
+      {{1, 2, 6, 20}, {2, 1, 3, 3}, conv_attrs({1, 1}, {5, 9, 5, 9}, {}, 2)},       // pads past the taps
       {{1, 2, 5, 90}, {2, 1, 1, 9}, conv_attrs({1, 1}, {0, 20, 0, 20}, {1, 5}, 2)},  // beyond a load: float
   };
   const std::vector<QuantCase> cases = {
