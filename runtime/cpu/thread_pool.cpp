@@ -22,7 +22,8 @@ inline void cpu_relax() {
 
 ThreadPool::ThreadPool(int threads) {
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
+  shares_ = std::vector<Share>(static_cast<size_t>(threads));
+  for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -35,16 +36,24 @@ ThreadPool::~ThreadPool() {
   for (auto& t : workers_) t.join();
 }
 
-void ThreadPool::drain(const std::function<void(int64_t)>& fn) {
-  for (;;) {
-    int64_t task = next_task_.fetch_add(1, std::memory_order_relaxed);
-    if (task >= job_tasks_) break;
-    fn(task);
-    done_tasks_.fetch_add(1, std::memory_order_acq_rel);
+void ThreadPool::drain(const std::function<void(int64_t)>& fn, int64_t index) {
+  const size_t threads = shares_.size();
+  int64_t done = 0;
+  for (size_t k = 0; k < threads; ++k) {
+    Share& share = shares_[(static_cast<size_t>(index) + k) % threads];
+    for (;;) {
+      const int64_t task = share.next.fetch_add(1, std::memory_order_relaxed);
+      if (task >= share.end) break;
+      fn(task);
+      ++done;
+    }
   }
+  // Counted once per thread, not per task: the counter's cache line is the
+  // one both cores write.
+  if (done > 0) done_tasks_.fetch_add(done, std::memory_order_acq_rel);
 }
 
-void ThreadPool::worker_loop() {
+void ThreadPool::worker_loop(int64_t index) {
   uint64_t seen = 0;
   for (;;) {
     uint64_t gen = generation_.load(std::memory_order_acquire);
@@ -70,7 +79,7 @@ void ThreadPool::worker_loop() {
     if (job) {
       // Each task runs under its caller's floating-point mode (denormals.hpp).
       if (cpu::fp_control() != job_fp_control_) cpu::set_fp_control(job_fp_control_);
-      drain(*job);
+      drain(*job, index);
       active_workers_.fetch_sub(1, std::memory_order_release);
     }
   }
@@ -85,14 +94,17 @@ void ThreadPool::run(int64_t tasks, const std::function<void(int64_t)>& fn) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     job_ = &fn;
-    job_tasks_ = tasks;
     job_fp_control_ = cpu::fp_control();
-    next_task_.store(0, std::memory_order_relaxed);
+    const auto threads = static_cast<int64_t>(shares_.size());
+    for (int64_t i = 0; i < threads; ++i) {
+      shares_[static_cast<size_t>(i)].next.store(i * tasks / threads, std::memory_order_relaxed);
+      shares_[static_cast<size_t>(i)].end = (i + 1) * tasks / threads;
+    }
     done_tasks_.store(0, std::memory_order_relaxed);
     generation_.fetch_add(1, std::memory_order_release);
   }
   wake_.notify_all();
-  drain(fn);
+  drain(fn, 0);
   while (done_tasks_.load(std::memory_order_acquire) < tasks) cpu_relax();
   {
     std::lock_guard<std::mutex> lock(mutex_);

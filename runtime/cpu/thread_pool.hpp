@@ -36,16 +36,28 @@ class ThreadPool {
                     const std::function<void(int64_t begin, int64_t end)>& fn);
 
  private:
-  void worker_loop();
-  void drain(const std::function<void(int64_t)>& fn);
+  void worker_loop(int64_t index);
+  void drain(const std::function<void(int64_t)>& fn, int64_t index);
 
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable wake_;
   const std::function<void(int64_t)>* job_ = nullptr;
-  int64_t job_tasks_ = 0;
   uint64_t job_fp_control_ = 0;  // the caller's floating-point mode
-  std::atomic<int64_t> next_task_{0};
+  // Thread i's share of a job's tasks, [next, end): it takes its own first,
+  // in order, then helps with the others'. Consecutive ops split their
+  // outputs in the same order, so a thread tends to read what it wrote
+  // from its own cache, and a thread that wakes late still has its work
+  // taken over. Against one counter that both threads claimed tasks from
+  // (mote-bench, 2 threads, alternating builds): in the host's slow spells,
+  // when a round trip between the cores takes 400 ns instead of 80,
+  // MobileNetV2 3.78 -> 3.45-3.56 ms, ResNet-18 8.9 -> 8.2, SqueezeNet 3.0
+  // -> 2.65, EfficientNet-B0 5.45 -> 4.87; level in the fast ones.
+  struct alignas(64) Share {
+    std::atomic<int64_t> next{0};
+    int64_t end = 0;
+  };
+  std::vector<Share> shares_;
   std::atomic<int64_t> done_tasks_{0};
   std::atomic<uint64_t> generation_{0};
   std::atomic<int> active_workers_{0};
