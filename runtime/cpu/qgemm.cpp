@@ -226,63 +226,79 @@ HWY_INLINE void StoreOne(int32_t sum, int32_t bias, float multiplier, const QReq
   *out = static_cast<T>(static_cast<int32_t>(std::nearbyint(v)) + rq.zero);
 }
 
-// A product of at most kColumnProductMax columns (a classifier's Gemm run as
-// a 1x1 convolution: one column per image) one column at a time, which a
-// tile would compute a vector wide (1 of 16 lanes: MobileNetV2's 1280 ->
-// 1000 head took 0.064 ms that way, about its f32 time). With 16 lanes a
-// vector holds two depth groups of a panel's 8 rows (A's lanes as packed)
+// Columns [c0, c1) of the product for the rows of one panel (A's lanes
+// for group k at a + k * kQgemmPanelRows; rows_here of them, from row0),
+// one column at a time: a tile would compute a vector wide. With 16 lanes a
+// vector holds two depth groups of the panel's 8 rows (A's lanes as packed)
 // against each group's quad of the column broadcast to its half; the halves
-// are added at the end. kQuads on AVX-512 only.
+// are added at the end. kQuads on AVX-512 only. Serves products of at most
+// kColumnProductMax columns (a classifier's Gemm run as a 1x1 convolution:
+// one column per image; MobileNetV2's 1280 -> 1000 head took 0.064 ms a
+// vector wide, about its f32 time) and the columns a last panel has past
+// one vector (7x7 images: 49 = 32 + 16 + 1).
 #if MOTE_QGEMM_QUADS && (HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3)
 constexpr int64_t kColumnProductMax = 2;
+
+// Column c's quad of group k is columns[(c - c0) * c_stride + k * k_stride].
+template <QgemmFormat kFormat, class T>
+HWY_INLINE void PanelColumns(const int32_t* HWY_RESTRICT a, int64_t rows_here, int64_t row0, int64_t groups,
+                             const int32_t* HWY_RESTRICT columns, int64_t c_stride, int64_t k_stride, int64_t c0,
+                             int64_t c1, const QRequantize& rq, T* HWY_RESTRICT y, int64_t ldy) {
+  static_assert(kQgemmPanelRows == 8, "two depth groups of a panel per 16 lanes");
+  const D32 d;
+  const hn::Half<D32> dh;
+  const auto lower = hn::FirstN(d, kQgemmPanelRows);
+  for (int64_t c = c0; c < c1; ++c) {
+    const int32_t* HWY_RESTRICT column = columns + (c - c0) * c_stride;  // group k at column[k * k_stride]
+    // Four sums: one would wait on each vpdpbusd's latency.
+    V32 sum0 = hn::Zero(d), sum1 = sum0, sum2 = sum0, sum3 = sum0, unused = sum0;
+    auto pair = [&](int64_t k, V32 acc) MOTE_INLINE_LAMBDA {
+      const V32 quads =
+          hn::IfThenElse(lower, hn::Set(d, column[k * k_stride]), hn::Set(d, column[(k + 1) * k_stride]));
+      return MulAdd<kFormat>(d, hn::LoadU(d, a + k * kQgemmPanelRows), quads, acc, unused);
+    };
+    int64_t k = 0;
+    for (; k + 8 <= groups; k += 8) {
+      sum0 = pair(k, sum0);
+      sum1 = pair(k + 2, sum1);
+      sum2 = pair(k + 4, sum2);
+      sum3 = pair(k + 6, sum3);
+    }
+    for (; k + 2 <= groups; k += 2) sum0 = pair(k, sum0);
+    if (k < groups) {
+      // One group left: its rows in the lower half, the upper half zero
+      // (a masked load: the panel ends with this group).
+      const V32 lanes = hn::MaskedLoad(lower, d, a + k * kQgemmPanelRows);
+      sum1 = MulAdd<kFormat>(d, lanes, hn::Set(d, column[k * k_stride]), sum1, unused);
+    }
+    const V32 sum = hn::Add(hn::Add(sum0, sum1), hn::Add(sum2, sum3));
+    HWY_ALIGN int32_t sums[kQgemmPanelRows];
+    hn::Store(hn::Add(hn::LowerHalf(dh, sum), hn::UpperHalf(dh, sum)), dh, sums);
+    for (int64_t r = 0; r < rows_here; ++r) {
+      const int64_t row = row0 + r;
+      const auto* residual = rq.residual ? static_cast<const uint8_t*>(rq.residual) + row * ldy + c : nullptr;
+      StoreOne(sums[r], rq.bias ? rq.bias[row] : 0, rq.multiplier[row], rq, residual, y + row * ldy + c);
+    }
+  }
+}
 
 template <QgemmFormat kFormat, class T>
 HWY_NOINLINE void ColumnProducts(const int32_t* HWY_RESTRICT packed_a, int64_t rows, int64_t groups,
                                  const int32_t* HWY_RESTRICT b, int64_t cols, const QRequantize& rq,
                                  T* HWY_RESTRICT y, int64_t ldy) {
-  static_assert(kQgemmPanelRows == 8, "two depth groups of a panel per 16 lanes");
-  const D32 d;
-  const hn::Half<D32> dh;
+  // The columns of B's first panel: group k of column c at b[k * step + c].
   const int64_t step = QgemmColumnStep();
-  const auto lower = hn::FirstN(d, kQgemmPanelRows);
   for (int64_t row0 = 0; row0 < rows; row0 += kQgemmPanelRows) {
-    const int32_t* HWY_RESTRICT a = packed_a + row0 * groups;  // this panel
-    for (int64_t c = 0; c < cols; ++c) {
-      const int32_t* HWY_RESTRICT column = b + c;  // group k at column[k * step]
-      // Four sums: one would wait on each vpdpbusd's latency.
-      V32 sum0 = hn::Zero(d), sum1 = sum0, sum2 = sum0, sum3 = sum0, unused = sum0;
-      auto pair = [&](int64_t k, V32 acc) MOTE_INLINE_LAMBDA {
-        const V32 quads = hn::IfThenElse(lower, hn::Set(d, column[k * step]), hn::Set(d, column[(k + 1) * step]));
-        return MulAdd<kFormat>(d, hn::LoadU(d, a + k * kQgemmPanelRows), quads, acc, unused);
-      };
-      int64_t k = 0;
-      for (; k + 8 <= groups; k += 8) {
-        sum0 = pair(k, sum0);
-        sum1 = pair(k + 2, sum1);
-        sum2 = pair(k + 4, sum2);
-        sum3 = pair(k + 6, sum3);
-      }
-      for (; k + 2 <= groups; k += 2) sum0 = pair(k, sum0);
-      if (k < groups) {
-        // One group left: its rows in the lower half, the upper half zero
-        // (a masked load: the panel ends with this group).
-        const V32 lanes = hn::MaskedLoad(lower, d, a + k * kQgemmPanelRows);
-        sum1 = MulAdd<kFormat>(d, lanes, hn::Set(d, column[k * step]), sum1, unused);
-      }
-      const V32 sum = hn::Add(hn::Add(sum0, sum1), hn::Add(sum2, sum3));
-      HWY_ALIGN int32_t sums[kQgemmPanelRows];
-      hn::Store(hn::Add(hn::LowerHalf(dh, sum), hn::UpperHalf(dh, sum)), dh, sums);
-      for (int64_t r = 0; r < std::min<int64_t>(kQgemmPanelRows, rows - row0); ++r) {
-        const int64_t row = row0 + r;
-        const auto* residual = rq.residual ? static_cast<const uint8_t*>(rq.residual) + row * ldy + c : nullptr;
-        StoreOne(sums[r], rq.bias ? rq.bias[row] : 0, rq.multiplier[row], rq, residual, y + row * ldy + c);
-      }
-    }
+    PanelColumns<kFormat>(packed_a + row0 * groups, std::min<int64_t>(kQgemmPanelRows, rows - row0), row0, groups, b,
+                          1, step, 0, cols, rq, y, ldy);
   }
 }
 #else
 constexpr int64_t kColumnProductMax = 0;
 
+template <QgemmFormat kFormat, class T>
+void PanelColumns(const int32_t*, int64_t, int64_t, int64_t, const int32_t*, int64_t, int64_t, int64_t, int64_t,
+                  const QRequantize&, T*, int64_t) {}
 template <QgemmFormat kFormat, class T>
 void ColumnProducts(const int32_t*, int64_t, int64_t, const int32_t*, int64_t, const QRequantize&, T*, int64_t) {}
 #endif
@@ -293,6 +309,22 @@ void QgemmT(const int32_t* packed_a, int64_t rows, int64_t groups, const int32_t
   const int64_t step = QgemmColumnStep();
   if (kFormat == QgemmFormat::kQuads && cols <= kColumnProductMax) {
     return ColumnProducts<kFormat>(packed_a, rows, groups, b, cols, rq, y, ldy);
+  }
+  // A last panel of one vector and a column or two computes the vector,
+  // then the columns one at a time (7x7 images: 49 columns = 32 + 16 + 1,
+  // where a second vector computed 16 lanes for one). Those columns are
+  // copied out of B first, each group after the other: read in place, a
+  // column's groups lie a panel row (128 bytes) apart, a cache line each,
+  // and the one column took a sixth of a 7x7 layer's time.
+  const int64_t last_panel = (cols - 1) / step * step, extra0 = last_panel + step / 2;
+  const bool extra_columns = kFormat == QgemmFormat::kQuads && cols > extra0 && cols - extra0 <= kColumnProductMax;
+  thread_local std::vector<int32_t> extra;
+  if (extra_columns) {
+    extra.resize(static_cast<size_t>((cols - extra0) * groups));
+    for (int64_t c = extra0; c < cols; ++c) {
+      for (int64_t k = 0; k < groups; ++k)
+        extra[static_cast<size_t>((c - extra0) * groups + k)] = b[qgemm_b_index(c, k, groups, step)];
+    }
   }
   for (int64_t row0 = 0; row0 < rows; row0 += kTileRows) {
     // This tile's rows within their panel: A's lanes for them start there.
@@ -315,6 +347,10 @@ void QgemmT(const int32_t* packed_a, int64_t rows, int64_t groups, const int32_t
       // panel of 4 of 32.
       if (cols - n0 <= step / 2) {
         Tile<kFormat, kTileRows, 1>(a, tile_rows, groups, b, n0, cols, rq, row0, y, ldy);
+      } else if (n0 == last_panel && extra_columns) {
+        static_assert(kColumnProductMax == 0 || kTileRows == kQgemmPanelRows, "a tile is one panel of A");
+        Tile<kFormat, kTileRows, 1>(a, tile_rows, groups, b, n0, extra0, rq, row0, y, ldy);
+        PanelColumns<kFormat>(a, tile_rows, row0, groups, extra.data(), groups, 1, extra0, cols, rq, y, ldy);
       } else {
         Tile<kFormat, kTileRows, 2>(a, tile_rows, groups, b, n0, cols, rq, row0, y, ldy, n0 == 0 ? next : nullptr);
       }

@@ -293,6 +293,39 @@ TEST(QLinearConvOps, ColumnProductsCpuMatchReference) {
   for_each_simd_target(check_all);
 }
 
+// A last panel of B with one vector and a column or two (pixels 17 or 18
+// past a multiple of 32: a 7x7 image's 49, 50, 81, 17 and 18) computes the
+// vector as a tile and the columns one at a time from a copy of them, on
+// AVX-512; every target computes the same products. Rows not a multiple of
+// the 8-row panel, a depth ending in a single group, residuals of either
+// type, each clamp.
+TEST(QLinearConvOps, LastPanelColumnsCpuMatchReference) {
+  const fb::FusedActivationT relu = fused_activation(fb::ActivationKind::Relu);
+  const fb::FusedActivationT clip = fused_activation(fb::ActivationKind::Clip, 0.0f, -20.0f, 40.0f);
+  const std::vector<Layer> layers = {
+      {{1, 16, 7, 7}, {20, 16, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1})},  // 49 pixels, depth 144
+      {{1, 9, 5, 10}, {13, 9, 1, 1}, conv_attrs()},                       // 50 pixels, a single last group
+      {{1, 12, 9, 9}, {8, 12, 1, 1}, conv_attrs()},                       // 81 = 64 + 17
+      {{2, 8, 1, 17}, {11, 8, 1, 1}, conv_attrs()},                       // 17 pixels, two images
+      {{1, 40, 3, 6}, {24, 40, 1, 1}, conv_attrs()},                      // 18 pixels
+  };
+  const std::vector<QuantCase> cases = {
+      {DType::U8, DType::I8, DType::U8, false, true},
+      {DType::I8, DType::I8, DType::I8, false, true, DType::U8},
+      {DType::U8, DType::I8, DType::U8, true, true, DType::I8},
+      {DType::U8, DType::I8, DType::U8, true, true, DType::F32, true},
+  };
+  // The CPU's own choice first (AVX3_DL here), then every compiled target.
+  auto check_all = [&] {
+    check_layers(layers, cases, 23);
+    for (const auto* act : {&relu, &clip}) {
+      EXPECT_TRUE(check_qlinear_conv({1, 16, 7, 7}, {20, 16, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}), cases[0], act));
+    }
+  };
+  check_all();
+  for_each_simd_target(check_all);
+}
+
 // Strided layers whose patch matrix has 64 rows or more read their patches
 // in place from the input split into stride phases (qconv_patches.hpp):
 // ResNet's 3x3 stride-2 layers and 7x7 stem, strides that differ by axis,
