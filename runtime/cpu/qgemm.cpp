@@ -14,6 +14,10 @@
 #include <cstring>
 #include <type_traits>
 
+#if defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>  // getauxval: the core's dot-product instructions
+#endif
+
 #include "hwy/highway.h"
 #include "runtime/cpu/qgemm.hpp"
 #include "runtime/cpu/qrequantize-inl.h"
@@ -38,19 +42,38 @@ using V32 = hn::Vec<D32>;
 // How far A's values may reach for kQuads on this target (qgemm_format):
 // VNNI takes any int8; x86 without it multiplies byte pairs (pmaddubsw, into
 // int16 that saturates) and widens them (pmaddwd), exact while two products
-// of up to 255 * 64 fit int16; elsewhere int16 pairs only.
+// of up to 255 * 64 fit int16; arm64's NEON takes any int8 where the core
+// has the dot-product instructions (sdot: Armv8.2's optional DotProd, in
+// Cortex-A55/A75 and later, Jetson Xavier and Orin), which multiply int8 by
+// int8, so B's bytes are read signed there (kQuadsSignedB); elsewhere int16
+// pairs only.
 #if HWY_TARGET == HWY_AVX3_DL
 #define MOTE_QGEMM_QUADS 2
 constexpr int32_t kQuadsLimit = 128;
 #elif HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_SSSE3
 #define MOTE_QGEMM_QUADS 1
 constexpr int32_t kQuadsLimit = 64;
+#elif HWY_TARGET == HWY_NEON && HWY_ARCH_ARM_A64 && defined(__linux__)
+#define MOTE_QGEMM_QUADS 3
+constexpr int32_t kQuadsLimit = 128;
 #else
 #define MOTE_QGEMM_QUADS 0
 constexpr int32_t kQuadsLimit = 0;
 #endif
 
+#if MOTE_QGEMM_QUADS == 3
+// Highway 1.0 has no target with the dot-product instructions: the NEON
+// target runs sdot where the kernel reports them (HWCAP_ASIMDDP).
+bool CoreHasDotProduct() {
+  static const bool has = (getauxval(AT_HWCAP) & (1UL << 20)) != 0;  // HWCAP_ASIMDDP
+  return has;
+}
+int32_t QgemmQuadsLimit() { return CoreHasDotProduct() ? kQuadsLimit : 0; }
+bool QgemmQuadsSignedB() { return CoreHasDotProduct(); }
+#else
 int32_t QgemmQuadsLimit() { return kQuadsLimit; }
+bool QgemmQuadsSignedB() { return false; }
+#endif
 
 #if HWY_TARGET == HWY_SCALAR
 // One lane holds no pair of int16: plain loops.
@@ -89,9 +112,10 @@ using qrequantize::HWY_NAMESPACE::StoreRow;
 
 int64_t QgemmColumnStep() { return 2 * static_cast<int64_t>(hn::Lanes(D32())); }
 
-// sum += the products of one lane group: two int16 pairs (kPairs) or, with
-// VNNI, four u8 x i8 (kQuads). `t` is the second accumulator
-// ReorderWidenMulAccumulate may use (odd products on some targets).
+// sum += the products of one lane group: two int16 pairs (kPairs) or four
+// bytes (kQuads: u8 x i8 on x86, i8 x i8 with arm64's sdot). `t` is the
+// second accumulator ReorderWidenMulAccumulate may use (odd products on
+// some targets); kQuads leaves it alone (Sums).
 template <QgemmFormat kFormat>
 HWY_INLINE V32 MulAdd(D32 d, V32 a, V32 b, V32 sum, V32& t) {
 #if MOTE_QGEMM_QUADS
@@ -106,6 +130,23 @@ HWY_INLINE V32 MulAdd(D32 d, V32 a, V32 b, V32 sum, V32& t) {
 #elif HWY_TARGET == HWY_AVX2
     const __m256i pairs = _mm256_maddubs_epi16(b.raw, a.raw);
     return V32{_mm256_add_epi32(sum.raw, _mm256_madd_epi16(pairs, _mm256_set1_epi16(1)))};
+#elif MOTE_QGEMM_QUADS == 3 && defined(__ARM_FEATURE_DOTPROD)
+    // sdot: each int32 lane plus the four products of its int8 bytes (a
+    // build for cores that all have it: the intrinsic).
+    return V32{vdotq_s32(sum.raw, vreinterpretq_s8_s32(b.raw), vreinterpretq_s8_s32(a.raw))};
+#elif MOTE_QGEMM_QUADS == 3
+    // sdot in assembly: the baseline build (armv8-a, as Debian's) cannot
+    // call the intrinsic outside a function compiled for armv8.2-a, which
+    // Highway's inlined ops are not. The assembler is told of the extension
+    // by an .arch (binutils 2.40 does not take .arch_extension dotprod for
+    // it) that keeps the NEON target's crypto; it stays in force for the
+    // rest of the file, a superset of the armv8-a code the compiler emits.
+    // The kernel runs only where the core has sdot (QgemmQuadsLimit).
+    int32x4_t acc = sum.raw;
+    __asm__(".arch armv8.2-a+crypto+dotprod\n\tsdot %0.4s, %1.16b, %2.16b"
+            : "+w"(acc)
+            : "w"(vreinterpretq_s8_s32(b.raw)), "w"(vreinterpretq_s8_s32(a.raw)));
+    return V32{acc};
 #else
     const __m128i pairs = _mm_maddubs_epi16(b.raw, a.raw);
     return V32{_mm_add_epi32(sum.raw, _mm_madd_epi16(pairs, _mm_set1_epi16(1)))};
@@ -114,6 +155,19 @@ HWY_INLINE V32 MulAdd(D32 d, V32 a, V32 b, V32 sum, V32& t) {
 #endif
   const hn::Repartition<int16_t, D32> d16;
   return hn::ReorderWidenMulAccumulate(d, hn::BitCast(d16, a), hn::BitCast(d16, b), sum, t);
+}
+
+// The sums of a MulAdd chain: kPairs' two accumulators rearranged and
+// added (on arm64 a pairwise add of the two, which would halve a kQuads
+// sum's lanes: kQuads keeps one accumulator).
+template <QgemmFormat kFormat>
+HWY_INLINE V32 Sums(V32 sum, V32 t) {
+  if constexpr (kFormat == QgemmFormat::kQuads) {
+    (void)t;
+    return sum;
+  } else {
+    return hn::RearrangeToOddPlusEven(sum, t);
+  }
 }
 
 // Rows of A per tile: 8 where the target has 32 vector registers (AVX-512:
@@ -131,10 +185,9 @@ static_assert(kQgemmPanelRows % kTileRows == 0, "a tile reads whole rows of one 
 // kRows rows of one panel (A's lanes for depth group k of those rows at
 // a + k * kQgemmPanelRows) times kVectors vectors of columns from n0 on
 // (two: a whole panel of B; one: its first half, for a last panel of no more
-// columns); rows past `rows` are computed from the panel's zero padding and
-// not stored. The accumulators are named, not arrays: SVE vectors cannot
-// live in arrays; rows 4-7 exist only when kRows is 8, and the second
-// vector's only when kVectors is 2 (the compiler drops the rest).
+// columns or of one vector and the columns PanelColumns takes); rows past `rows` are computed from the panel's zero
+// padding and not stored. The accumulators are named, not arrays: SVE vectors cannot live in arrays; rows 4-7 exist
+// only when kRows is 8, and the second vector's only when kVectors is 2 (the compiler drops the rest).
 template <QgemmFormat kFormat, int kRows, int kVectors, class T>
 HWY_INLINE void Tile(const int32_t* HWY_RESTRICT a, int64_t rows, int64_t groups, const int32_t* HWY_RESTRICT b,
                      int64_t n0, int64_t cols, const QRequantize& rq, int64_t row0, T* HWY_RESTRICT y, int64_t ldy,
@@ -194,10 +247,10 @@ HWY_INLINE void Tile(const int32_t* HWY_RESTRICT a, int64_t rows, int64_t groups
     T* out = y + row * ldy + n0;
     // Residuals are one byte each, laid out as y.
     const uint8_t* res = rq.residual ? static_cast<const uint8_t*>(rq.residual) + row * ldy + n0 : nullptr;
-    StoreRow(d, hn::RearrangeToOddPlusEven(sum0, t0), bias, rq.multiplier[row], rq, res, out, left);
+    StoreRow(d, Sums<kFormat>(sum0, t0), bias, rq.multiplier[row], rq, res, out, left);
     if (kVectors == 2 && left > lanes) {
-      StoreRow(d, hn::RearrangeToOddPlusEven(sum1, t1), bias, rq.multiplier[row], rq, res ? res + lanes : nullptr,
-               out + lanes, left - lanes);
+      StoreRow(d, Sums<kFormat>(sum1, t1), bias, rq.multiplier[row], rq, res ? res + lanes : nullptr, out + lanes,
+               left - lanes);
     }
   };
   store(0, s00, t00, s01, t01);
@@ -318,12 +371,16 @@ void QgemmT(const int32_t* packed_a, int64_t rows, int64_t groups, const int32_t
   // and the one column took a sixth of a 7x7 layer's time.
   const int64_t last_panel = (cols - 1) / step * step, extra0 = last_panel + step / 2;
   const bool extra_columns = kFormat == QgemmFormat::kQuads && cols > extra0 && cols - extra0 <= kColumnProductMax;
-  thread_local std::vector<int32_t> extra;
-  if (extra_columns) {
-    extra.resize(static_cast<size_t>((cols - extra0) * groups));
-    for (int64_t c = extra0; c < cols; ++c) {
-      for (int64_t k = 0; k < groups; ++k)
-        extra[static_cast<size_t>((c - extra0) * groups + k)] = b[qgemm_b_index(c, k, groups, step)];
+  const int32_t* extra = nullptr;
+  if constexpr (kColumnProductMax > 0) {
+    thread_local std::vector<int32_t> copy;
+    if (extra_columns) {
+      copy.resize(static_cast<size_t>((cols - extra0) * groups));
+      for (int64_t c = extra0; c < cols; ++c) {
+        for (int64_t k = 0; k < groups; ++k)
+          copy[static_cast<size_t>((c - extra0) * groups + k)] = b[qgemm_b_index(c, k, groups, step)];
+      }
+      extra = copy.data();
     }
   }
   for (int64_t row0 = 0; row0 < rows; row0 += kTileRows) {
@@ -350,7 +407,7 @@ void QgemmT(const int32_t* packed_a, int64_t rows, int64_t groups, const int32_t
       } else if (n0 == last_panel && extra_columns) {
         static_assert(kColumnProductMax == 0 || kTileRows == kQgemmPanelRows, "a tile is one panel of A");
         Tile<kFormat, kTileRows, 1>(a, tile_rows, groups, b, n0, extra0, rq, row0, y, ldy);
-        PanelColumns<kFormat>(a, tile_rows, row0, groups, extra.data(), groups, 1, extra0, cols, rq, y, ldy);
+        PanelColumns<kFormat>(a, tile_rows, row0, groups, extra, groups, 1, extra0, cols, rq, y, ldy);
       } else {
         Tile<kFormat, kTileRows, 2>(a, tile_rows, groups, b, n0, cols, rq, row0, y, ldy, n0 == 0 ? next : nullptr);
       }
@@ -504,8 +561,8 @@ int64_t ZipQuads64(const GroupRows<uint8_t>& g, uint8_t pad_value, int64_t width
 
 // Columns [n, width) in steps of 16 (quads; ZipPairs: 8 for pairs); returns
 // where it stopped. The first and second half of a step go to their own
-// places: a panel of 8 columns (SSSE3, SSE4; NEON for pairs) ends in the
-// middle, wider ones do not.
+// places: a panel of 8 columns (SSSE3, SSE4, NEON) ends in the middle,
+// wider ones do not.
 template <bool kMasked>
 int64_t ZipQuads(const GroupRows<uint8_t>& g, uint8_t pad_value, int64_t n, int64_t width, int64_t k, int64_t groups,
                  int64_t step, int32_t* HWY_RESTRICT b) {
@@ -603,6 +660,7 @@ namespace mote::cpu {
 
 HWY_EXPORT(QgemmColumnStep);
 HWY_EXPORT(QgemmQuadsLimit);
+HWY_EXPORT(QgemmQuadsSignedB);
 HWY_EXPORT(Qgemm);
 HWY_EXPORT(InterleaveB);
 HWY_EXPORT(RequantizeRow);
@@ -613,6 +671,8 @@ QgemmFormat qgemm_format(int32_t a_min, int32_t a_max) {
   const int32_t limit = HWY_DYNAMIC_DISPATCH(QgemmQuadsLimit)();
   return limit > 0 && a_min >= -limit && a_max < limit ? QgemmFormat::kQuads : QgemmFormat::kPairs;
 }
+
+bool qgemm_quads_signed_b() { return HWY_DYNAMIC_DISPATCH(QgemmQuadsSignedB)(); }
 
 void qgemm(QgemmFormat f, const int32_t* packed_a, int64_t rows, int64_t groups, const int32_t* b, int64_t cols,
            const QRequantize& rq, void* y, int64_t ldy) {

@@ -4,8 +4,8 @@
 //   - kPairs: two int16 per lane, both operands less their zero points; one
 //     multiply-add instruction (pmaddwd on x86, smlal on arm64: Highway's
 //     ReorderWidenMulAccumulate) does two products per lane. Any int8 data.
-//   - kQuads: four bytes per lane, A signed, B unsigned as stored (u8, or
-//     i8 + 128). With VNNI, vpdpbusd does four products per lane and the
+//   - kQuads: four bytes per lane, A signed, B unsigned on x86 (u8, or
+//     i8 + 128) and signed on arm64 (below). With VNNI, vpdpbusd does four products per lane and the
 //     sum in one instruction, twice the products of pmaddwd; A's values less
 //     their zero point must fit int8. Other x86 CPUs (AVX2, SSSE3) multiply
 //     byte pairs into int16 (pmaddubsw) and add pairs of those (pmaddwd):
@@ -13,8 +13,11 @@
 //     half the bytes to load and interleave and half the additions (1.2x to
 //     1.7x faster on an AVX2 EPYC), exact while A fits [-64, 63] (two
 //     products of 255 * 64 fit int16; mote-convert --weight-bits 7 makes
-//     such weights). The zero point of B is taken out through the bias
-//     (bias - zero * row sum of A).
+//     such weights). On arm64 cores with the dot-product instructions,
+//     sdot does four int8 x int8 products per lane: B's bytes are then
+//     read signed (u8 - 128, or i8 as stored; qgemm_quads_signed_b). The
+//     zero point of B is taken out through the bias (bias - zero * row sum
+//     of A).
 // Sums are exact int32.
 //
 // Layouts (a lane holds `group` consecutive depth values, the first in the
@@ -45,6 +48,12 @@ enum class QgemmFormat { kPairs, kQuads };
 // [a_min, a_max], on the instruction set this CPU runs: kQuads where it
 // multiplies such bytes exactly (above), else kPairs.
 QgemmFormat qgemm_format(int32_t a_min, int32_t a_max);
+
+// Whether kQuads reads B's bytes as int8 (arm64's sdot, where the core has
+// it) rather than uint8 (x86): the conversion adds -128 to uint8 inputs
+// there, 128 to int8 ones here, and takes the offset off the bias with the
+// zero point. False where kQuads does not run.
+bool qgemm_quads_signed_b();
 
 inline int64_t qgemm_group(QgemmFormat f) { return f == QgemmFormat::kQuads ? 4 : 2; }
 inline int64_t qgemm_groups(QgemmFormat f, int64_t depth) { return (depth + qgemm_group(f) - 1) / qgemm_group(f); }

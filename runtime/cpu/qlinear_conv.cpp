@@ -33,8 +33,11 @@ struct QConvState : KernelState {
   std::vector<int32_t> bias;                 // empty when zero everywhere
   QRequantize requantize;                    // lo, hi, zero, dtype and the residual's scale and zero
   int32_t x_zero = 0;
-  // kQuads: B holds x + x_offset as uint8 (128 for i8 x, else 0).
+  // kQuads: B holds x + x_offset as bytes, read as uint8 (x_offset 128 for
+  // i8 x, else 0) or, where signed_b (arm64's sdot), as int8 (-128 for u8
+  // x, else 0).
   int32_t x_offset = 0;
+  bool signed_b = false;
   // Where B's rows come from, for the geometry prepare saw.
   PatchPlan patches;
   // Set instead of the GEMM's state for a depthwise convolution.
@@ -131,7 +134,9 @@ Result<std::unique_ptr<QConvState>> build_state(const KernelContext& ctx, const 
   s->weight_max = shifted.empty() ? 0 : *highest;
   s->format = qgemm_format(s->weight_min, s->weight_max);
   const bool quads = s->format == QgemmFormat::kQuads;
-  s->x_offset = quads && ctx.in(kQcX).dtype() == DType::I8 ? 128 : 0;
+  s->signed_b = quads && qgemm_quads_signed_b();
+  const bool x_signed = ctx.in(kQcX).dtype() == DType::I8;
+  s->x_offset = !quads || x_signed == s->signed_b ? 0 : (s->signed_b ? -128 : 128);
   s->patches = plan_patches(g, qgemm_column_step());
   // The group's weights as the format packs them: int8 for kQuads, int16
   // (shifted as it is) for kPairs.
@@ -260,7 +265,7 @@ void run_gemm(KernelContext& ctx, const ConvGeometry& g, const QConvState& s) {
   const bool prepared = plan_serves(s.patches, g, qgemm_column_step());
   if (!prepared) local = plan_patches(g, qgemm_column_step());
   const PatchPlan& patches = prepared ? s.patches : local;
-  // kQuads multiplies x + x_offset as uint8; kPairs x - x_zero as int16.
+  // kQuads multiplies the bytes x + x_offset; kPairs x - x_zero as int16.
   PatchValues values{s.format, -s.x_zero, 0};
   if (s.format == QgemmFormat::kQuads) values = {s.format, s.x_offset, s.x_zero + s.x_offset};
   const void* source = ctx.in(kQcX).raw();
@@ -327,7 +332,7 @@ Status qlinear_conv_run(KernelContext& ctx) {
   // since): pack again for this one.
   // (int16 pairs run everywhere; only bytes need the instructions.)
   if (s && !s->depthwise && s->format == QgemmFormat::kQuads &&
-      qgemm_format(s->weight_min, s->weight_max) != QgemmFormat::kQuads) {
+      (qgemm_format(s->weight_min, s->weight_max) != QgemmFormat::kQuads || qgemm_quads_signed_b() != s->signed_b)) {
     s = nullptr;
   }
   if (!s) {

@@ -31,9 +31,16 @@ TEST(Qgemm, FormatFollowsTheWeightRange) {
     }
 #if HWY_ARCH_X86
     // Every x86 SIMD target multiplies 7-bit weights as bytes (pmaddubsw is
-    // SSSE3); only the portable fallbacks do not.
+    // SSSE3); only the portable fallbacks do not. B's bytes are unsigned.
     const int64_t simd = hwy::SupportedTargets() & ~static_cast<int64_t>(HWY_SCALAR | HWY_EMU128);
     EXPECT_EQ(qgemm_format(-64, 63), simd != 0 ? QgemmFormat::kQuads : QgemmFormat::kPairs);
+    EXPECT_FALSE(cpu::qgemm_quads_signed_b());
+#endif
+#if HWY_ARCH_ARM_A64
+    // sdot multiplies int8 by int8: B's bytes are signed exactly where the
+    // NEON target runs quads (cores with the dot-product extension, as
+    // qemu's "max"); the SVE targets and older cores run pairs.
+    EXPECT_EQ(cpu::qgemm_quads_signed_b(), qgemm_format(-128, 127) == QgemmFormat::kQuads);
 #endif
   });
 }
