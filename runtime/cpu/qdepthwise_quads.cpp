@@ -32,8 +32,8 @@ using qrequantize::HWY_NAMESPACE::DotQuads;
 using qrequantize::HWY_NAMESPACE::StoreRow;
 using qrequantize::HWY_NAMESPACE::V32;
 
-constexpr int64_t kLanes = 16;      // int32 sums per vector: outputs computed together
-constexpr int64_t kLoadBytes = 64;  // what one load of an input row brings
+constexpr int64_t kLanes = kFlatVectorOutputs;  // int32 sums per vector: outputs computed together
+constexpr int64_t kLoadBytes = kFlatLoadBytes;  // what one load of an input row brings
 // Broadcast weights kept for a channel (kernel rows times lanes per row):
 // a 7x7 kernel needs 14; larger ones take the float path.
 constexpr int64_t kMaxWeightVectors = 32;
@@ -301,7 +301,7 @@ void RunTyped(KernelContext& ctx, const ConvGeometry& g, const PlaneConvShape& s
   const int64_t vectors = s.kernel_h * w.per_row;
   const int32_t zero = x_zero + (std::is_signed_v<TX> ? 128 : 0);  // in the bytes read
   // The flat path where the layer was prepared for these planes.
-  const bool flat = !w.flat.windows.empty() && w.flat.shape == flat_shape_key(s);
+  const bool flat = w.flat.serves(s);
   const PlanePath<TX, TY> path = PlaneFor<TX, TY>(s, w.per_row);
   const PlaneFn<TX, TY> plane = flat ? FlatPlaneFor<TX, TY>(s, w.per_row) : path.fn;
   __m512i index[kFlatMaxPermutes];
@@ -333,7 +333,7 @@ bool Run(KernelContext& ctx, const ConvGeometry& g, const QDepthwiseQuads& w, in
          const std::vector<int32_t>& bias, const std::vector<float>& multiplier, const QRequantize& rq) {
   const PlaneConvShape s =
       plane_conv_shape(g, -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::infinity());
-  const bool flat = !w.flat.windows.empty() && w.flat.shape == flat_shape_key(s);
+  const bool flat = w.flat.serves(s);
   if (w.per_row == 0 || w.per_row != (s.kernel_w + 3) / 4 || s.kernel_h * w.per_row > kMaxWeightVectors ||
       (!flat && !LoadHoldsTaps(s, w.per_row))) {
     return false;
@@ -348,11 +348,13 @@ bool Run(KernelContext& ctx, const ConvGeometry& g, const QDepthwiseQuads& w, in
   }
   return true;
 }
+bool RunsIntegers() { return true; }
 #else
 bool Run(KernelContext&, const ConvGeometry&, const QDepthwiseQuads&, int32_t, const std::vector<int32_t>&,
          const std::vector<float>&, const QRequantize&) {
   return false;
 }
+bool RunsIntegers() { return false; }
 #endif  // HWY_TARGET == HWY_AVX3_DL
 
 }  // namespace HWY_NAMESPACE
@@ -363,6 +365,7 @@ HWY_AFTER_NAMESPACE();
 namespace mote::cpu {
 
 HWY_EXPORT(Run);
+HWY_EXPORT(RunsIntegers);
 
 QDepthwiseQuads qdepthwise_quads_pack(int64_t channels, int64_t kernel_h, int64_t kernel_w, const int16_t* taps) {
   const int64_t count = channels * kernel_h * kernel_w;
@@ -386,9 +389,12 @@ QDepthwiseQuads qdepthwise_quads_pack(int64_t channels, int64_t kernel_h, int64_
   return q;
 }
 
+bool qdepthwise_quads_available() { return HWY_DYNAMIC_DISPATCH(RunsIntegers)(); }
+
 void qdepthwise_quads_plan_flat(const ConvGeometry& g, QDepthwiseQuads& w) {
-  constexpr int64_t kLanes = 16, kLoadBytes = 64;
+  constexpr int64_t kLanes = kFlatVectorOutputs, kLoadBytes = kFlatLoadBytes;
   w.flat = {};
+  if (!qdepthwise_quads_available()) return;
   const PlaneConvShape s = plane_conv_shape(g, 0.0f, 0.0f);
   const int64_t outputs = s.out_h * s.out_w, vectors = (outputs + kLanes - 1) / kLanes;
   const int64_t permutes = vectors * s.kernel_h * w.per_row;

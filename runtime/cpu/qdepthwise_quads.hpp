@@ -43,13 +43,17 @@ inline FlatShapeKey flat_shape_key(const PlaneConvShape& s) {
 }
 
 // At most this many permutes (4 KB): a 14x14 plane with a 3x3 kernel needs
-// 39, a 7x7 one with 5x5 40.
+// 39, a 7x7 one with 5x5 40. A vector holds 16 outputs; a load, 64 bytes.
 inline constexpr int64_t kFlatMaxPermutes = 64;
+inline constexpr int64_t kFlatVectorOutputs = 16, kFlatLoadBytes = 64;
 
 struct QDepthwiseFlat {
   FlatShapeKey shape{};          // the plane geometry they were made for
   std::vector<int64_t> windows;  // per vector of outputs: its window's first input byte; empty: no flat path
   std::vector<uint8_t> index;    // [vector][kernel row][lane group]: 64 permute bytes (64 and up: padding)
+
+  // Whether these serve planes of shape s.
+  bool serves(const PlaneConvShape& s) const { return !windows.empty() && shape == flat_shape_key(s); }
 };
 
 // A depthwise layer's weights as the kernel multiplies them.
@@ -64,8 +68,12 @@ struct QDepthwiseQuads {
 // zero points), packed; per_row 0 when a tap lies outside int8.
 QDepthwiseQuads qdepthwise_quads_pack(int64_t channels, int64_t kernel_h, int64_t kernel_w, const int16_t* taps);
 
-// The flat path's permutes for geometry g in w.flat, where it applies (left
-// empty where not); runs whose planes differ from g take the other paths.
+// Whether the CPU's SIMD target runs the integer kernel (x86's AVX3_DL).
+bool qdepthwise_quads_available();
+
+// The flat path's permutes for geometry g in w.flat, where it applies and
+// this CPU runs the integer kernel (left empty where not); runs whose
+// planes differ from g take the other paths.
 void qdepthwise_quads_plan_flat(const ConvGeometry& g, QDepthwiseQuads& w);
 
 // Computes the layer into ctx.out(0) and returns true, or returns false

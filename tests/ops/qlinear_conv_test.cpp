@@ -178,9 +178,10 @@ TEST(QLinearConvOps, DepthwiseRowPathsCpuMatchReference) {
 // time across row ends, each vector's taps from one 64-byte window of the
 // plane, QDepthwiseFlat): 7x7 and 14x14 planes, a plane of exactly 64
 // bytes at stride 2, 5x5 and 7x7 kernels, dilation, asymmetric pads, a
-// multiplier, and a plane whose windows span more than a load (the other
-// paths). Elsewhere all of it runs on the float kernel, against the same
-// reference.
+// multiplier; narrow planes that take the other paths: too many permutes
+// for the flat path's tables (tall 7- and 5-wide planes, two rows to a
+// vector) or windows wider than a load (dilation 4). Elsewhere all of it
+// runs on the float kernel, against the same reference.
 TEST(QLinearConvOps, DepthwiseIntegerKernelCpuMatchesReference) {
   const std::vector<Layer> layers = {
       {{1, 6, 7, 7}, {6, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 6)},        // 7x7: flat, 4 vectors
@@ -190,7 +191,10 @@ TEST(QLinearConvOps, DepthwiseIntegerKernelCpuMatchesReference) {
       {{1, 3, 7, 7}, {3, 1, 7, 7}, conv_attrs({1, 1}, {3, 3, 3, 3}, {}, 3)},        // flat 7x7: 56 permutes
       {{1, 4, 10, 6}, {4, 1, 3, 3}, conv_attrs({1, 1}, {2, 2, 2, 2}, {2, 2}, 4)},   // flat, dilated
       {{1, 4, 11, 9}, {8, 1, 3, 3}, conv_attrs({1, 1}, {0, 1, 2, 1}, {}, 4)},       // flat, uneven pads, multiplier 2
-      {{1, 3, 12, 15}, {3, 1, 5, 5}, conv_attrs({1, 1}, {2, 2, 2, 2}, {}, 3)},      // windows past a load: rows
+      {{1, 3, 12, 15}, {3, 1, 5, 5}, conv_attrs({1, 1}, {2, 2, 2, 2}, {}, 3)},      // 120 permutes: not flat
+      {{1, 3, 12, 12}, {3, 1, 3, 3}, conv_attrs({1, 1}, {4, 4, 4, 4}, {4, 4}, 3)},  // windows past a load: rows
+      {{1, 4, 60, 7}, {4, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 4)},       // 81 permutes: two rows a vector
+      {{1, 3, 40, 5}, {3, 1, 5, 5}, conv_attrs({1, 1}, {2, 2, 2, 2}, {}, 3)},       // the same for 5x5
       {{2, 5, 9, 37}, {5, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 5)},       // 2 images, 3 vectors
       {{1, 4, 11, 70}, {4, 1, 3, 3}, conv_attrs({2, 2}, {0, 0, 1, 1}, {}, 4)},      // stride 2, two segments
       {{1, 3, 8, 150}, {3, 1, 5, 5}, conv_attrs({1, 1}, {2, 2, 2, 2}, {}, 3)},      // 5x5, three segments
