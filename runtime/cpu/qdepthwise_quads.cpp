@@ -257,38 +257,37 @@ template <class TX, class TY>
 using PlaneFn = void (*)(const PlaneConvShape&, const TX*, int32_t, int32_t, const __m512i*, const __m512i*,
                          const int64_t*, int64_t, int32_t, float, const QRequantize&, const uint8_t*, TY*);
 
-// Which plane kernel computes a layer: the unrolled ones for 3x3 and 5x5
-// (narrow outputs two rows to a vector, else two rows at a time where the
-// height stride is 1 or 2, else one), the general one for the rest; and
-// whether it takes the two-row permutes.
+// Which plane kernel computes a layer: the flat one where the layer's
+// tables serve its planes, else the unrolled ones for 3x3 and 5x5 (narrow
+// outputs two rows to a vector, else two rows at a time where the height
+// stride is 1 or 2, else one), the general one for the rest; and which
+// permutes it takes.
+enum class Permutes { kOneRow, kTwoRows, kFlat };
+
 template <class TX, class TY>
 struct PlanePath {
   PlaneFn<TX, TY> fn = Plane<0, 0, TX, TY>;
-  bool two_rows = false;
+  Permutes permutes = Permutes::kOneRow;
 };
 
 template <int kRows, int kPerRow, class TX, class TY>
-PlanePath<TX, TY> UnrolledPath(const PlaneConvShape& s) {
-  if (s.dilation_h != 1 || (s.stride_h != 1 && s.stride_h != 2)) return {Plane<kRows, kPerRow, TX, TY>, false};
+PlanePath<TX, TY> UnrolledPath(const PlaneConvShape& s, bool flat) {
+  if (flat) return {PlaneFlat<kRows, kPerRow, TX, TY>, Permutes::kFlat};
+  if (s.dilation_h != 1 || (s.stride_h != 1 && s.stride_h != 2)) return {Plane<kRows, kPerRow, TX, TY>};
   const bool one = s.stride_h == 1;
   if (2 * s.out_w <= kLanes) {
-    return {one ? PlaneNarrow<kRows, kPerRow, 1, TX, TY> : PlaneNarrow<kRows, kPerRow, 2, TX, TY>, true};
+    return {one ? PlaneNarrow<kRows, kPerRow, 1, TX, TY> : PlaneNarrow<kRows, kPerRow, 2, TX, TY>,
+            Permutes::kTwoRows};
   }
-  return {one ? PlaneRowPairs<kRows, kPerRow, 1, TX, TY> : PlaneRowPairs<kRows, kPerRow, 2, TX, TY>, false};
+  return {one ? PlaneRowPairs<kRows, kPerRow, 1, TX, TY> : PlaneRowPairs<kRows, kPerRow, 2, TX, TY>};
 }
 
 template <class TX, class TY>
-PlanePath<TX, TY> PlaneFor(const PlaneConvShape& s, int64_t per_row) {
-  if (s.kernel_h == 3 && per_row == 1) return UnrolledPath<3, 1, TX, TY>(s);
-  if (s.kernel_h == 5 && per_row == 2) return UnrolledPath<5, 2, TX, TY>(s);
+PlanePath<TX, TY> PlaneFor(const PlaneConvShape& s, int64_t per_row, bool flat) {
+  if (s.kernel_h == 3 && per_row == 1) return UnrolledPath<3, 1, TX, TY>(s, flat);
+  if (s.kernel_h == 5 && per_row == 2) return UnrolledPath<5, 2, TX, TY>(s, flat);
+  if (flat) return {PlaneFlat<0, 0, TX, TY>, Permutes::kFlat};
   return {};
-}
-
-template <class TX, class TY>
-PlaneFn<TX, TY> FlatPlaneFor(const PlaneConvShape& s, int64_t per_row) {
-  if (s.kernel_h == 3 && per_row == 1) return PlaneFlat<3, 1, TX, TY>;
-  if (s.kernel_h == 5 && per_row == 2) return PlaneFlat<5, 2, TX, TY>;
-  return PlaneFlat<0, 0, TX, TY>;
 }
 
 template <class TX, class TY>
@@ -301,16 +300,16 @@ void RunTyped(KernelContext& ctx, const ConvGeometry& g, const PlaneConvShape& s
   const int64_t vectors = s.kernel_h * w.per_row;
   const int32_t zero = x_zero + (std::is_signed_v<TX> ? 128 : 0);  // in the bytes read
   // The flat path where the layer was prepared for these planes.
-  const bool flat = w.flat.serves(s);
-  const PlanePath<TX, TY> path = PlaneFor<TX, TY>(s, w.per_row);
-  const PlaneFn<TX, TY> plane = flat ? FlatPlaneFor<TX, TY>(s, w.per_row) : path.fn;
+  const PlanePath<TX, TY> path = PlaneFor<TX, TY>(s, w.per_row, w.flat.serves(s));
+  const PlaneFn<TX, TY> plane = path.fn;
   __m512i index[kFlatMaxPermutes];
-  if (flat) {
+  if (path.permutes == Permutes::kFlat) {
     for (size_t i = 0; i < w.flat.index.size() / kLoadBytes; ++i) {
       index[i] = _mm512_loadu_si512(w.flat.index.data() + i * kLoadBytes);
     }
   } else {
-    for (int64_t q = 0; q < w.per_row; ++q) index[q] = path.two_rows ? TwoRowQuadIndices(s, q) : QuadIndices(s, q);
+    const bool two_rows = path.permutes == Permutes::kTwoRows;
+    for (int64_t q = 0; q < w.per_row; ++q) index[q] = two_rows ? TwoRowQuadIndices(s, q) : QuadIndices(s, q);
   }
   const int64_t* windows = w.flat.windows.data();
   const auto* residual = static_cast<const uint8_t*>(rq.residual);

@@ -45,7 +45,7 @@ using V32 = hn::Vec<D32>;
 // of up to 255 * 64 fit int16; arm64's NEON takes any int8 where the core
 // has the dot-product instructions (sdot: Armv8.2's optional DotProd, in
 // Cortex-A55/A75 and later, Jetson Xavier and Orin), which multiply int8 by
-// int8, so B's bytes are read signed there (kQuadsSignedB); elsewhere int16
+// int8, so B's bytes are read signed there (QgemmQuadsSignedB); elsewhere int16
 // pairs only.
 #if HWY_TARGET == HWY_AVX3_DL
 #define MOTE_QGEMM_QUADS 2
@@ -185,9 +185,11 @@ static_assert(kQgemmPanelRows % kTileRows == 0, "a tile reads whole rows of one 
 // kRows rows of one panel (A's lanes for depth group k of those rows at
 // a + k * kQgemmPanelRows) times kVectors vectors of columns from n0 on
 // (two: a whole panel of B; one: its first half, for a last panel of no more
-// columns or of one vector and the columns PanelColumns takes); rows past `rows` are computed from the panel's zero
-// padding and not stored. The accumulators are named, not arrays: SVE vectors cannot live in arrays; rows 4-7 exist
-// only when kRows is 8, and the second vector's only when kVectors is 2 (the compiler drops the rest).
+// columns or of one vector and the columns PanelColumns takes); rows past
+// `rows` are computed from the panel's zero padding and not stored. The
+// accumulators are named, not arrays: SVE vectors cannot live in arrays;
+// rows 4-7 exist only when kRows is 8, and the second vector's only when
+// kVectors is 2 (the compiler drops the rest).
 template <QgemmFormat kFormat, int kRows, int kVectors, class T>
 HWY_INLINE void Tile(const int32_t* HWY_RESTRICT a, int64_t rows, int64_t groups, const int32_t* HWY_RESTRICT b,
                      int64_t n0, int64_t cols, const QRequantize& rq, int64_t row0, T* HWY_RESTRICT y, int64_t ldy,
