@@ -45,6 +45,7 @@ std::optional<DType> output_dtype(const Graph& graph, const fb::OpT& op, size_t 
     case T::OneHot:
       return input_dtype(graph, op, 2);
     case T::QLinearConv:  // y_zero_point's
+    case T::QLinearMatMul:
       return input_dtype(graph, op, 7);
     case T::ConstantOfShape:
       return attrs<fb::ConstantOfShapeAttrsT>(op).dtype;

@@ -9,10 +9,14 @@
 // int32 bias) with the activation as its fused clamp, so the int8 kernel runs
 // it and the float tensors between never exist. Its result differs from the
 // float chain only in rounding: the same scales, the int32 sum exact.
+// A MatMul whose B is a dequantised 8-bit constant matrix (a linear layer
+// of a QDQ transformer) becomes QLinearMatMul the same way (no bias: ONNX's
+// MatMul has none, the Add after it stays a quantised Add).
 //
 // Left as they are (and folded to float weights later): Convs with a
-// residual input, per-channel activation scales, weights whose zero points
-// are not all 0, and any Conv whose float output has another reader.
+// residual input, per-channel activation scales, Conv weights whose zero
+// points are not all 0, MatMul weights quantised along rows or in blocks,
+// and any op whose float output has another reader.
 #include <algorithm>
 #include <cmath>
 
@@ -135,15 +139,46 @@ struct Match {
   int quantize = -1;    // op index of the QuantizeLinear
 };
 
+// The float output's chain: [Relu | Clip] -> QuantizeLinear (per tensor,
+// 8-bit), each the sole reader of what it reads; sets m.activation and
+// m.quantize. Why it does not fold, or empty.
+std::string match_output(const Graph& g, const std::vector<std::vector<int>>& consumers, int output, Match& m) {
+  int next = sole_reader(g, consumers, output);
+  if (next < 0) return "float output read elsewhere";
+  const fb::OpT* op = g.ops[static_cast<size_t>(next)].get();
+  if (op->type == fb::OpType::Relu || op->type == fb::OpType::Clip) {
+    auto fused = as_fused(g, *op);
+    if (!fused) return "Clip bounds not constant";
+    m.activation = next;
+    next = sole_reader(g, consumers, op->outputs[0]);
+    if (next < 0) return "float output read elsewhere";
+    op = g.ops[static_cast<size_t>(next)].get();
+  }
+  if (op->type != fb::OpType::QuantizeLinear ||
+      op->inputs[0] != (m.activation >= 0 ? g.ops[static_cast<size_t>(m.activation)]->outputs[0] : output)) {
+    return "output not quantised";
+  }
+  if (!per_tensor_8bit(g, *op)) return "output not per-tensor 8-bit";
+  m.quantize = next;
+  return "";
+}
+
+// The quantised input x_q -> DequantizeLinear: per tensor, 8-bit, its type
+// known.
+std::string match_input(const Graph& g, const fb::OpT& dq_x) {
+  if (!per_tensor_8bit(g, dq_x)) return "input not per-tensor 8-bit";
+  const Value& x_q = g.values[static_cast<size_t>(dq_x.inputs[0])];
+  if ((dq_x.inputs.size() < 3 || dq_x.inputs[2] < 0) && !x_q.dtype_known) return "input dtype unknown";
+  return "";
+}
+
 std::string match(const Graph& g, const fb::OpT& conv, const std::vector<int>& producers,
                   const std::vector<std::vector<int>>& consumers, Match& m) {
   if (conv.inputs.size() > 3 || conv.fused) return "residual input or fused activation";
   m.dq_x = producer_of(g, producers, conv.inputs[0], fb::OpType::DequantizeLinear);
   m.dq_w = producer_of(g, producers, conv.inputs[1], fb::OpType::DequantizeLinear);
   if (!m.dq_x || !m.dq_w) return "";  // not a quantised Conv: nothing to say
-  if (!per_tensor_8bit(g, *m.dq_x)) return "input not per-tensor 8-bit";
-  const Value& x_q = g.values[static_cast<size_t>(m.dq_x->inputs[0])];
-  if ((m.dq_x->inputs.size() < 3 || m.dq_x->inputs[2] < 0) && !x_q.dtype_known) return "input dtype unknown";
+  if (std::string why = match_input(g, *m.dq_x); !why.empty()) return why;
   const Value* w = constant_input(g, *m.dq_w, 0);
   if (!w || w->data->dtype() != DType::I8 || w->data->rank() < 3) return "weights not constant int8";
   if (has_attrs<fb::QuantizeAttrsT>(*m.dq_w) && attrs<fb::QuantizeAttrsT>(*m.dq_w).block_size != 0) return "blocked weights";
@@ -166,23 +201,38 @@ std::string match(const Graph& g, const fb::OpT& conv, const std::vector<int>& p
     const std::string why = bias_problem(g, conv, producers, out_channels);
     if (!why.empty()) return why;
   }
-  int next = sole_reader(g, consumers, conv.outputs[0]);
-  if (next < 0) return "float output read elsewhere";
-  const fb::OpT* op = g.ops[static_cast<size_t>(next)].get();
-  if (op->type == fb::OpType::Relu || op->type == fb::OpType::Clip) {
-    auto fused = as_fused(g, *op);
-    if (!fused) return "Clip bounds not constant";
-    m.activation = next;
-    next = sole_reader(g, consumers, op->outputs[0]);
-    if (next < 0) return "float output read elsewhere";
-    op = g.ops[static_cast<size_t>(next)].get();
+  return match_output(g, consumers, conv.outputs[0], m);
+}
+
+// x_q -> DequantizeLinear -> MatMul(B = DequantizeLinear(8-bit constant
+// matrix, per tensor or per column)) -> [Relu | Clip] -> QuantizeLinear:
+// QLinearMatMul takes any zero points of B's type, one or one per column.
+std::string match_matmul(const Graph& g, const fb::OpT& mm, const std::vector<int>& producers,
+                         const std::vector<std::vector<int>>& consumers, Match& m) {
+  m.dq_x = producer_of(g, producers, mm.inputs[0], fb::OpType::DequantizeLinear);
+  m.dq_w = producer_of(g, producers, mm.inputs[1], fb::OpType::DequantizeLinear);
+  if (!m.dq_x || !m.dq_w) return "";  // not a quantised MatMul: nothing to say
+  if (mm.fused) return "fused activation";
+  if (std::string why = match_input(g, *m.dq_x); !why.empty()) return why;
+  const Value* w = constant_input(g, *m.dq_w, 0);
+  if (!w || !is_8bit(w->data->dtype()) || w->data->rank() != 2) return "weights not a constant 8-bit matrix";
+  const fb::QuantizeAttrsT* a =
+      has_attrs<fb::QuantizeAttrsT>(*m.dq_w) ? &attrs<fb::QuantizeAttrsT>(*m.dq_w) : nullptr;
+  if (a && a->block_size != 0) return "blocked weights";
+  const bool along_columns = !a || a->axis == 1 || a->axis == -1;
+  const int64_t columns = w->data->dim(1);
+  const Value* w_scale = constant_input(g, *m.dq_w, 1);
+  if (!w_scale || w_scale->data->dtype() != DType::F32) return "weight scale not constant";
+  if (!usable_scales(*w_scale->data)) return "weight scales not finite and positive";
+  const Value* w_zero = constant_input(g, *m.dq_w, 2);
+  if (!w_zero && m.dq_w->inputs.size() > 2 && m.dq_w->inputs[2] >= 0) return "weight zero point not constant";
+  if (w_zero && w_zero->data->dtype() != w->data->dtype()) return "weight zero point not of the weights' type";
+  for (const Value* v : {w_scale, w_zero}) {
+    if (v && v->data->numel() != 1 && (v->data->numel() != columns || !along_columns)) {
+      return "weight scales or zero points not per column";
+    }
   }
-  if (op->type != fb::OpType::QuantizeLinear || op->inputs[0] != (m.activation >= 0 ? g.ops[static_cast<size_t>(m.activation)]->outputs[0] : conv.outputs[0])) {
-    return "output not quantised";
-  }
-  if (!per_tensor_8bit(g, *op)) return "output not per-tensor 8-bit";
-  m.quantize = next;
-  return "";
+  return match_output(g, consumers, mm.outputs[0], m);
 }
 
 // A zero point input: the op's own, or a 0 of `dtype`.
@@ -223,20 +273,71 @@ int int32_bias(Graph& g, const fb::OpT& conv, const std::vector<int>& producers,
                                 Tensor::from_vector<int32_t>({out_channels}, out));
 }
 
+// The type a QuantizeLinear writes: its zero point's, else its attribute's.
+DType quantized_dtype(const Graph& graph, const fb::OpT& q) {
+  if (q.inputs.size() > 2 && q.inputs[2] >= 0) return graph.values[static_cast<size_t>(q.inputs[2])].data->dtype();
+  return has_attrs<fb::QuantizeAttrsT>(q) ? attrs<fb::QuantizeAttrsT>(q).output_dtype : DType::U8;
+}
+
+// Puts the folded op in the float op's place (op index i: its inputs exist
+// there, and y_q's readers come later), the matched activation fused into
+// it, and removes the activation and the QuantizeLinear.
+void finish_fold(Graph& graph, const Match& m, std::unique_ptr<fb::OpT> folded, size_t i) {
+  if (m.activation >= 0) {
+    folded->fused =
+        std::make_unique<fb::FusedActivationT>(*as_fused(graph, *graph.ops[static_cast<size_t>(m.activation)]));
+    graph.ops[static_cast<size_t>(m.activation)].reset();
+  }
+  graph.ops[static_cast<size_t>(m.quantize)].reset();
+  graph.ops[i] = std::move(folded);
+}
+
+// The QLinearMatMul for a matched MatMul (match_matmul).
+std::unique_ptr<fb::OpT> fold_matmul(Graph& graph, const fb::OpT& mm, const Match& m) {
+  const fb::OpT& q = *graph.ops[static_cast<size_t>(m.quantize)];
+  const std::string name = mm.name;
+  // Read before zero_point adds constants (which may move every Value).
+  const DType x_dtype = graph.values[static_cast<size_t>(m.dq_x->inputs[0])].dtype;
+  const DType w_dtype = graph.values[static_cast<size_t>(m.dq_w->inputs[0])].data->dtype();
+  const DType y_dtype = quantized_dtype(graph, q);
+  auto folded = std::make_unique<fb::OpT>();
+  folded->type = fb::OpType::QLinearMatMul;
+  folded->name = name;
+  folded->inputs = {m.dq_x->inputs[0],
+                    m.dq_x->inputs[1],
+                    zero_point(graph, *m.dq_x, x_dtype, name + "/a_zero_point"),
+                    m.dq_w->inputs[0],
+                    m.dq_w->inputs[1],
+                    zero_point(graph, *m.dq_w, w_dtype, name + "/b_zero_point"),
+                    q.inputs[1],
+                    zero_point(graph, q, y_dtype, name + "/y_zero_point")};
+  folded->outputs = {q.outputs[0]};
+  return folded;
+}
 }  // namespace
 
 Status fold_qdq(Graph& graph, PassLog& log) {
   const std::vector<int> producers = graph.producers();
   const std::vector<std::vector<int>> consumers = graph.consumers();
   for (size_t i = 0; i < graph.ops.size(); ++i) {
-    if (!graph.ops[i] || graph.ops[i]->type != fb::OpType::Conv) continue;
+    if (!graph.ops[i]) continue;
+    const fb::OpType type = graph.ops[i]->type;
+    if (type != fb::OpType::Conv && type != fb::OpType::MatMul) continue;
     const fb::OpT& conv = *graph.ops[i];
+    const char* kind = type == fb::OpType::Conv ? "Conv" : "MatMul";
     Match m;
-    const std::string why = match(graph, conv, producers, consumers, m);
+    const std::string why = type == fb::OpType::Conv ? match(graph, conv, producers, consumers, m)
+                                                     : match_matmul(graph, conv, producers, consumers, m);
     if (!m.dq_x || !m.dq_w) continue;
     if (!why.empty() || m.quantize < 0) {
-      log.count(kPass, "Conv left float: " + why);
+      log.count(kPass, std::string(kind) + " left float: " + why);
       log.note(kPass, Graph::op_label(conv) + " stays float: " + why);
+      continue;
+    }
+    if (type == fb::OpType::MatMul) {
+      std::unique_ptr<fb::OpT> folded = fold_matmul(graph, conv, m);
+      finish_fold(graph, m, std::move(folded), i);
+      log.count(kPass, "MatMul -> QLinearMatMul");
       continue;
     }
     const fb::OpT& q = *graph.ops[static_cast<size_t>(m.quantize)];
@@ -249,10 +350,7 @@ Status fold_qdq(Graph& graph, PassLog& log) {
     const Tensor w_scale = *graph.values[static_cast<size_t>(w_scale_input)].data;
     const float x_scale = graph.values[static_cast<size_t>(m.dq_x->inputs[1])].data->data<float>()[0];
     const DType x_dtype = graph.values[static_cast<size_t>(m.dq_x->inputs[0])].dtype;  // used without a zero point
-    const DType y_dtype =
-        q.inputs.size() > 2 && q.inputs[2] >= 0
-            ? graph.values[static_cast<size_t>(q.inputs[2])].data->dtype()
-            : (has_attrs<fb::QuantizeAttrsT>(q) ? attrs<fb::QuantizeAttrsT>(q).output_dtype : DType::U8);
+    const DType y_dtype = quantized_dtype(graph, q);
     std::vector<int> inputs = {m.dq_x->inputs[0],
                                m.dq_x->inputs[1],
                                zero_point(graph, *m.dq_x, x_dtype, name + "/x_zero_point"),
@@ -270,13 +368,7 @@ Status fold_qdq(Graph& graph, PassLog& log) {
     folded->inputs = inputs;
     folded->outputs = {q.outputs[0]};
     set_attrs(*folded, attrs<fb::ConvAttrsT>(conv));
-    if (m.activation >= 0) {
-      folded->fused = std::make_unique<fb::FusedActivationT>(*as_fused(graph, *graph.ops[static_cast<size_t>(m.activation)]));
-      graph.ops[static_cast<size_t>(m.activation)].reset();
-    }
-    graph.ops[static_cast<size_t>(m.quantize)].reset();
-    // In the Conv's place: its inputs exist there, and y_q's readers come later.
-    graph.ops[i] = std::move(folded);
+    finish_fold(graph, m, std::move(folded), i);
     log.count(kPass, "Conv -> QLinearConv");
   }
   graph.compact();

@@ -1,8 +1,8 @@
-// Quantisation: QuantizeLinear, DequantizeLinear and QLinearConv map to
-// Mote's ops (QLinearConv runs in int8); DynamicQuantizeLinear,
-// QLinearMatMul, MatMulInteger, ConvInteger, and a QLinearConv whose
-// parameters Mote's op does not take, become float graphs by their ONNX
-// definitions (dequantise, compute, requantise) until int8 kernels exist.
+// Quantisation: QuantizeLinear, DequantizeLinear, QLinearConv and
+// QLinearMatMul map to Mote's ops (the last two run in int8);
+// DynamicQuantizeLinear, MatMulInteger, ConvInteger, and a QLinearConv or
+// QLinearMatMul whose parameters Mote's op does not take, become float
+// graphs by their ONNX definitions (dequantise, compute, requantise).
 #include "converters/onnx/mapper_util.hpp"
 #include "converters/onnx/tensor_proto.hpp"
 
@@ -71,9 +71,48 @@ int dequantize(NodeContext& ctx, int x, int scale, int zero_point, int64_t axis,
   return out;
 }
 
-// QLinearMatMul(a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp): b's
-// parameters may be per column (its last axis).
+// Whether a QLinearConv's or QLinearMatMul's first eight inputs are all
+// there with known types and shapes, and its three scales f32.
+bool qlinear_inputs_known(NodeContext& ctx) {
+  for (size_t i = 0; i < 8; ++i) {
+    if (!ctx.has_input(i)) return false;
+    const Value& v = ctx.value(ctx.input(i));
+    if (!v.dtype_known || !v.shape_static()) return false;
+  }
+  for (size_t i : {1, 4, 6}) {
+    if (ctx.value(ctx.input(i)).dtype != DType::F32) return false;
+  }
+  return true;
+}
+
+// Whether Mote's QLinearMatMul takes this node's parameters: f32 scales,
+// a's and y's per tensor (ONNX also allows a's per row), b's per tensor or
+// per column (b's last axis), shapes known.
+bool int8_matmul_fits(NodeContext& ctx) {
+  if (!qlinear_inputs_known(ctx)) return false;
+  auto known = [&](size_t i) -> const Value& { return ctx.value(ctx.input(i)); };
+  for (size_t i : {1, 2, 6, 7}) {
+    if (shape_numel(known(i).shape) != 1) return false;
+  }
+  const Value& b = known(3);
+  const int64_t columns = b.shape.size() < 2 ? 1 : b.shape.back();
+  for (size_t i : {4, 5}) {
+    const int64_t n = shape_numel(known(i).shape);
+    if (n != 1 && (known(i).shape.size() != 1 || n != columns)) return false;
+  }
+  return true;
+}
+
+// QLinearMatMul(a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp): Mote's
+// int8 op where it fits; otherwise a float MatMul between dequantised
+// operands (b's parameters may be per column, its last axis), requantised.
 Status map_qlinear_matmul(NodeContext& ctx) {
+  if (int8_matmul_fits(ctx)) {
+    std::vector<int> inputs;
+    for (size_t i = 0; i < 8; ++i) inputs.push_back(ctx.input(i));
+    ctx.emit(fb::OpType::QLinearMatMul, inputs, {ctx.output(0)});
+    return ctx.status();
+  }
   const int a = dequantize(ctx, ctx.input(0), ctx.input(1), ctx.input(2), 1, "a_real");
   const int b = dequantize(ctx, ctx.input(3), ctx.input(4), ctx.input(5), -1, "b_real");
   const int product = binary(ctx, fb::OpType::MatMul, a, b, "product");
@@ -134,13 +173,8 @@ Status map_conv_integer(NodeContext& ctx) {
 // x and y scale and zero point (ONNX requires that too), w's per tensor or
 // per output channel, zero points of their operand's type.
 bool int8_conv_fits(NodeContext& ctx) {
+  if (!qlinear_inputs_known(ctx)) return false;
   auto known = [&](size_t i) -> const Value& { return ctx.value(ctx.input(i)); };
-  for (size_t i = 0; i < 8; ++i) {
-    if (!ctx.has_input(i) || !known(i).dtype_known || !known(i).shape_static()) return false;
-  }
-  for (size_t i : {1, 4, 6}) {
-    if (known(i).dtype != DType::F32) return false;
-  }
   const Value& w = known(3);
   const int64_t w_params = shape_numel(known(4).shape);
   return w_params == 1 || (known(4).shape.size() == 1 && !w.shape.empty() && w_params == w.shape[0]);

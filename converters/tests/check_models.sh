@@ -43,3 +43,14 @@ if ! grep -q "fold_qdq *4 Conv -> QLinearConv" "$work/qdq.log"; then
   echo "check_models: the 4 QDQ Convs of qdq.onnx were not folded into QLinearConv"
   exit 1
 fi
+# The same for a transformer: its 5 linear layers' MatMuls must reach the
+# int8 kernel (QLinearMatMul), and the result equal onnxruntime's run of the
+# QDQ chains as ONNX defines them (its graph optimisations off: its fused
+# int8 kernels differ from the definition by up to 3 output quanta here).
+run "$work/qdq_transformer.onnx" "$work/qdq_transformer.mote" --check --check-unoptimized --atol 1e-6 \
+  > "$work/qdq_transformer.log"
+cat "$work/qdq_transformer.log"
+if ! grep -q "fold_qdq *5 MatMul -> QLinearMatMul" "$work/qdq_transformer.log"; then
+  echo "check_models: the 5 QDQ MatMuls of qdq_transformer.onnx with constant weights were not folded"
+  exit 1
+fi

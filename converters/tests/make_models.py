@@ -15,6 +15,8 @@ test needs no downloads. Used by check_models.sh, which converts each with
   quantized.onnx    QLinearConv (per-channel int8 weights, bias) and ConvInteger
   qdq.onnx          cnn.onnx quantised by onnxruntime's quantize_static in the
                     QDQ format (per-channel int8 weights, uint8 activations)
+  qdq_transformer.onnx  transformer.onnx quantised the same way (its linear
+                    layers' MatMuls fold into QLinearMatMul)
   shape_chain.onnx  dynamic batch; Shape and Size of an intermediate tensor
                     (not a graph input) feeding a Reshape, and int64 scalar
                     outputs; shape_chain_x3.npy is a batch-3 input for it
@@ -91,7 +93,10 @@ def transformer():
               numpy_helper.from_array(np.array(0.5, dtype=np.float32), "half"),
               numpy_helper.from_array(np.array(1.0, dtype=np.float32), "one_f"),
               numpy_helper.from_array(np.array(1 / np.sqrt(2), dtype=np.float32), "inv_sqrt2")]
-    nodes.append(helper.make_node("LayerNormalization", ["x", "ln_scale", "ln_bias"], ["ln"], axis=-1, epsilon=1e-5))
+    # (Its output is not named "ln": onnxruntime's quantiser names the
+    # output's scale "<output>_scale", which would clash with ln_scale.)
+    nodes.append(helper.make_node("LayerNormalization", ["x", "ln_scale", "ln_bias"], ["normed"], axis=-1,
+                                  epsilon=1e-5))
     # [B, T] of the input, computed from its shape: the batch is dynamic.
     nodes.append(helper.make_node("Shape", ["x"], ["x_shape"]))
     nodes.append(helper.make_node("Gather", ["x_shape", "zero"], ["batch"], axis=0))
@@ -100,7 +105,7 @@ def transformer():
     nodes.append(helper.make_node("Concat", ["batch", "time", "model_dim"], ["merge_shape"], axis=0))
     for p in "qkv":
         inits.append(weight(f"w{p}", d, d))
-        nodes.append(helper.make_node("MatMul", ["ln", f"w{p}"], [f"{p}_flat"]))
+        nodes.append(helper.make_node("MatMul", ["normed", f"w{p}"], [f"{p}_flat"]))
         nodes.append(helper.make_node("Reshape", [f"{p}_flat", "split_shape"], [f"{p}_split"]))
         perm = [0, 2, 3, 1] if p == "k" else [0, 2, 1, 3]
         nodes.append(helper.make_node("Transpose", [f"{p}_split"], [f"{p}_heads"], perm=perm))
@@ -192,8 +197,9 @@ def shape_chain():
 
 def quantized():
     """QuantizeLinear -> QLinearConv (int8 weights, per-channel scales, bias)
-    -> DequantizeLinear, and ConvInteger beside it: the int8 convolutions
-    mote-convert writes as float graphs."""
+    -> DequantizeLinear, QLinearMatMul over the quantised input's rows (u8 x
+    i8 per column, 4-D A against a 2-D B), and ConvInteger beside them,
+    which mote-convert writes as a float graph."""
     cin, cout = 3, 4
     w_i8 = RNG.integers(-100, 100, (cout, cin, 3, 3)).astype(np.int8)
     w_u8 = RNG.integers(0, 255, (cout, cin, 3, 3)).astype(np.uint8)
@@ -208,6 +214,11 @@ def quantized():
         numpy_helper.from_array(RNG.integers(-500, 500, cout).astype(np.int32), "bias"),
         numpy_helper.from_array(w_u8, "w_u8"),
         numpy_helper.from_array(np.array(131, np.uint8), "w_u8_zp"),
+        numpy_helper.from_array(RNG.integers(-128, 128, (7, 5)).astype(np.int8), "mm_b"),
+        numpy_helper.from_array(RNG.uniform(0.002, 0.01, 5).astype(np.float32), "mm_b_scale"),
+        numpy_helper.from_array(RNG.integers(-10, 10, 5).astype(np.int8), "mm_b_zp"),
+        numpy_helper.from_array(np.array(0.03, np.float32), "mm_y_scale"),
+        numpy_helper.from_array(np.array(125, np.uint8), "mm_y_zp"),
     ]
     nodes = [
         helper.make_node("QuantizeLinear", ["x", "x_scale", "x_zp"], ["xq"]),
@@ -216,24 +227,28 @@ def quantized():
         helper.make_node("DequantizeLinear", ["yq", "y_scale", "y_zp"], ["y"]),
         helper.make_node("ConvInteger", ["xq", "w_u8", "x_zp", "w_u8_zp"], ["acc"], pads=[0, 1, 0, 1]),
         helper.make_node("Cast", ["acc"], ["acc_f32"], to=TensorProto.FLOAT),
+        helper.make_node("QLinearMatMul", ["xq", "x_scale", "x_zp", "mm_b", "mm_b_scale", "mm_b_zp", "mm_y_scale",
+                                           "mm_y_zp"], ["mmq"]),
+        helper.make_node("DequantizeLinear", ["mmq", "mm_y_scale", "mm_y_zp"], ["mm"]),
     ]
     graph = helper.make_graph(nodes, "quantized", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, cin, 9, 7])],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, cout, 5, 7]),
-                               helper.make_tensor_value_info("acc_f32", TensorProto.FLOAT, [1, cout, 7, 7])], inits)
+                               helper.make_tensor_value_info("acc_f32", TensorProto.FLOAT, [1, cout, 7, 7]),
+                               helper.make_tensor_value_info("mm", TensorProto.FLOAT, [1, cin, 9, 5])], inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
 
 
-def qdq(float_path, out_path):
-    """cnn.onnx quantised by onnxruntime's own tool in the QDQ format (int8
-    weights per channel, uint8 activations calibrated on 8 random images):
-    DequantizeLinear/QuantizeLinear pairs around float ops, which mote-convert
-    folds into QLinearConv."""
+def qdq(float_path, out_path, name="image", shape=(1, 3, 32, 32)):
+    """A float model quantised by onnxruntime's own tool in the QDQ format
+    (int8 weights per channel, uint8 activations calibrated on 8 random
+    inputs of `shape`): DequantizeLinear/QuantizeLinear pairs around float
+    ops, which mote-convert folds into QLinearConv and QLinearMatMul."""
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
     class Images(CalibrationDataReader):
         def __init__(self):
-            self.left = [{"image": RNG.uniform(-1, 1, (1, 3, 32, 32)).astype(np.float32)} for _ in range(8)]
+            self.left = [{name: RNG.uniform(-1, 1, shape).astype(np.float32)} for _ in range(8)]
 
         def get_next(self):
             return self.left.pop() if self.left else None
@@ -255,6 +270,7 @@ def main():
         m.ir_version = 8
         save(m, os.path.join(out, f"{name}.onnx"))
     qdq(os.path.join(out, "cnn.onnx"), os.path.join(out, "qdq.onnx"))
+    qdq(os.path.join(out, "transformer.onnx"), os.path.join(out, "qdq_transformer.onnx"), "x", (1, 8, 16))
     np.save(os.path.join(out, "shape_chain_x3.npy"), RNG.standard_normal((3, 4, 6)).astype(np.float32))
     m = external()
     m.ir_version = 8

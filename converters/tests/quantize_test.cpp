@@ -417,6 +417,88 @@ TEST(FoldQdq, DequantizedBiasNeedsOneScalePerChannel) {
   EXPECT_EQ(c.counter("fold_qdq", "Conv left float: bias scale or zero point not per tensor or per channel"), 1);
 }
 
+// A QDQ MatMul (a linear layer of onnxruntime's QDQ transformers): x and y
+// through QuantizeLinear / DequantizeLinear, the weights [12, 6] 8-bit
+// behind a DequantizeLinear with `w_scales` (one, or along `axis`) and
+// zero points (u8 weights: 128 and around it), a Relu before y's
+// QuantizeLinear when asked.
+OnnxBuilder qdq_matmul(DType w_type, const std::vector<float>& w_scales, int64_t axis = 1, bool relu = false) {
+  OnnxBuilder b(13);
+  b.input("x", DType::F32, {2, 5, 12}).output("y");
+  const auto scales = static_cast<int64_t>(w_scales.size());
+  std::vector<int8_t> codes(12 * 6);
+  std::vector<uint8_t> ucodes(12 * 6);
+  for (size_t i = 0; i < codes.size(); ++i) {
+    codes[i] = static_cast<int8_t>(static_cast<int>(i * 53 % 255) - 127);
+    ucodes[i] = static_cast<uint8_t>(i * 53 % 256);
+  }
+  std::vector<int8_t> zeros(static_cast<size_t>(scales));
+  std::vector<uint8_t> uzeros(static_cast<size_t>(scales));
+  for (int64_t i = 0; i < scales; ++i) {
+    zeros[static_cast<size_t>(i)] = static_cast<int8_t>(i % 3 - 1);
+    uzeros[static_cast<size_t>(i)] = static_cast<uint8_t>(126 + i % 5);
+  }
+  const Shape w_shape = {12, 6}, param_shape = scales == 1 ? Shape{} : Shape{scales};
+  if (w_type == DType::I8) {
+    b.initializer("w_q", Tensor::from_vector<int8_t>(w_shape, codes));
+    b.initializer("w_zero", Tensor::from_vector<int8_t>(param_shape, zeros));
+  } else {
+    b.initializer("w_q", Tensor::from_vector<uint8_t>(w_shape, ucodes));
+    b.initializer("w_zero", Tensor::from_vector<uint8_t>(param_shape, uzeros));
+  }
+  b.initializer("w_scale", Tensor::from_vector<float>(param_shape, w_scales));
+  b.initializer("x_scale", Tensor::from_vector<float>({}, {0.01f}));
+  b.initializer("x_zero", Tensor::from_vector<uint8_t>({}, {128}));
+  b.initializer("y_scale", Tensor::from_vector<float>({}, {0.02f}));
+  b.initializer("y_zero", Tensor::from_vector<uint8_t>({}, {100}));
+  b.node("QuantizeLinear", {"x", "x_scale", "x_zero"}, {"x_q"});
+  b.node("DequantizeLinear", {"x_q", "x_scale", "x_zero"}, {"x_dq"});
+  set_attr(b.node("DequantizeLinear", {"w_q", "w_scale", "w_zero"}, {"w"}), "axis", axis);
+  b.node("MatMul", {"x_dq", "w"}, {relu ? "m" : "c"});
+  if (relu) b.node("Relu", {"m"}, {"c"});
+  b.node("QuantizeLinear", {"c", "y_scale", "y_zero"}, {"y_q"});
+  b.node("DequantizeLinear", {"y_q", "y_scale", "y_zero"}, {"y"});
+  return b;
+}
+
+// fold_qdq turns a QDQ MatMul into QLinearMatMul: i8 and u8 weights with
+// zero points, per tensor and per column, with and without a Relu between;
+// the int8 model gives the float chain's outputs (the unoptimised model on
+// the reference backend) to within one output quantum (0.02: the chain
+// rounds an f32 sum, the kernels an exact one) on the reference and CPU
+// backends.
+TEST(FoldQdq, MatMulFoldsIntoQLinearMatMul) {
+  const std::vector<float> per_column = {0.01f, 0.02f, 0.015f, 0.01f, 0.03f, 0.02f};
+  for (DType w_type : {DType::I8, DType::U8}) {
+    for (const std::vector<float>& scales : {per_column, std::vector<float>{0.02f}}) {
+      for (bool relu : {false, true}) {
+        SCOPED_TRACE(std::string(dtype_name(w_type)) + (scales.size() > 1 ? " per column" : " per tensor") +
+                     (relu ? ", Relu" : ""));
+        OnnxBuilder b = qdq_matmul(w_type, scales, 1, relu);
+        Converted c = convert(b);
+        ASSERT_TRUE(c.model);
+        EXPECT_EQ(c.count(fb::OpType::QLinearMatMul), 1);
+        EXPECT_EQ(c.count(fb::OpType::MatMul), 0);
+        EXPECT_EQ(c.count(fb::OpType::Relu), 0);
+        EXPECT_EQ(c.counter("fold_qdq", "MatMul -> QLinearMatMul"), 1);
+        for (Backend backend : {Backend::kReference, Backend::kCpu}) {
+          expect_same_outputs(b, {random_f32({2, 5, 12}, 5)}, 0.0201, {}, backend);
+        }
+      }
+    }
+  }
+}
+
+// Weights quantised along their rows (axis 0) stay float, and the log says
+// why.
+TEST(FoldQdq, MatMulWeightsAlongRowsStayFloat) {
+  OnnxBuilder b = qdq_matmul(DType::I8, std::vector<float>(12, 0.01f), 0);
+  Converted c = convert(b);
+  ASSERT_TRUE(c.model);
+  EXPECT_EQ(c.count(fb::OpType::QLinearMatMul), 0);
+  EXPECT_EQ(c.counter("fold_qdq", "MatMul left float: weight scales or zero points not per column"), 1);
+}
+
 TEST(QuantizeInt8, MissingCalibrationFolderIsAnError) {
   OnnxBuilder b = conv_chain(false);
   Options o = quantized();

@@ -269,8 +269,9 @@ Status run_check(const CheckOptions& options, FILE* out) {
   const char* env_python = std::getenv("MOTE_PYTHON");
   std::string python = env_python ? env_python : "python3";
   fs::path helper_log = dir / "reference.stderr";
-  int rc = run_program({python, helper, options.source_path, (dir / "manifest.tsv").string()}, helper_log.string(),
-                       dir.string());
+  std::vector<std::string> command = {python, helper, options.source_path, (dir / "manifest.tsv").string()};
+  if (options.unoptimized) command.push_back("--unoptimized");
+  int rc = run_program(command, helper_log.string(), dir.string());
   if (rc != 0) {
     std::string detail = tail_of(helper_log, 4);
     return Status(StatusCode::kNotFound, "--check: the reference run in " + std::string(ref.runtime) + " failed: " +

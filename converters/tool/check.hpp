@@ -32,6 +32,9 @@ struct CheckOptions {
   double rtol = 1e-3;
   double atol = 1e-4;
   bool verbose = false;
+  // onnxruntime with its graph optimisations off (reference_run.py
+  // --unoptimized): each operator as ONNX defines it.
+  bool unoptimized = false;
 };
 
 // Prints one line per output: max|mote - ref|, that over max|ref|, and how

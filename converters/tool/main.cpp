@@ -105,15 +105,21 @@ int main(int argc, char** argv) {
                 "(--quantize int8)."};
   std::string in_path, out_path;
   std::vector<std::string> shape_args, input_args, dim_args;
-  bool fp16 = false, check = false, verbose = false, no_optimize = false, list_ops = false;
+  bool fp16 = false, check = false, check_unoptimized = false, verbose = false, no_optimize = false, list_ops = false;
   double rtol = -1, atol = -1;
   app.add_option("input", in_path,
                  "the ONNX model (.onnx; external data files are read from its directory) or TFLite model (.tflite)");
   app.add_option("output", out_path, "the .mote file to write");
   app.add_option("--input-shape", shape_args, "NAME:DIMS, e.g. data:1x3x224x224: a static shape for an input (repeatable)");
   app.add_flag("--fp16", fp16, "store float weights as f16 (the runtime widens them at load)");
-  app.add_flag("--check", check,
-               "run the result in Mote and the original in onnxruntime (ONNX) or LiteRT (TFLite) and compare the outputs");
+  CLI::Option* check_flag = app.add_flag(
+      "--check", check,
+      "run the result in Mote and the original in onnxruntime (ONNX) or LiteRT (TFLite) and compare the outputs");
+  app.add_flag(
+         "--check-unoptimized", check_unoptimized,
+         "with --check: run onnxruntime with its graph optimisations off, each operator as ONNX defines it "
+         "(its fused int8 kernels round a QDQ model's chains differently from the definition, which Mote follows)")
+      ->needs(check_flag);
   app.add_option("--inputs", input_args, "NAME=FILE.npy: an input for --check (others are random; repeatable)");
   app.add_option("--dim", dim_args,
                  "SYMBOL=SIZE: the size --check gives a named dynamic dimension, e.g. H=480 (repeatable)");
@@ -222,6 +228,7 @@ int main(int argc, char** argv) {
   if (check) {
     check_options.reference = tflite ? Reference::kLiteRt : Reference::kOnnxRuntime;
     check_options.source_path = in_path;
+    check_options.unoptimized = check_unoptimized;
     check_options.mote_path = out_path;
     check_options.source = result->source;
     check_options.rtol = rtol >= 0 ? rtol : fp16 ? 1e-2 : 1e-3;

@@ -19,7 +19,11 @@ its file. Errors go to stderr, and the exit status says which step failed
        manifest names
     5  the runtime failed while running it
 
-Usage: reference_run.py MODEL MANIFEST
+Usage: reference_run.py MODEL MANIFEST [--unoptimized]
+
+--unoptimized runs onnxruntime with its graph optimisations off: each
+operator as ONNX defines it (its fused int8 kernels, which replace a QDQ
+model's DequantizeLinear -> op -> QuantizeLinear chains, round differently).
 """
 import sys
 
@@ -35,13 +39,15 @@ def check_names(what, names, known):
             fail(4, f"the model has no {what} named {name!r}; its {what}s are {sorted(known)}")
 
 
-def run_onnx(model_path, feeds, output_names):
+def run_onnx(model_path, feeds, output_names, unoptimized=False):
     try:
         import onnxruntime as ort
     except ImportError as e:
         fail(3, f"{e}; install with: python3 -m pip install numpy onnxruntime")
     options = ort.SessionOptions()
     options.log_severity_level = 3
+    if unoptimized:
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     try:
         session = ort.InferenceSession(model_path, options, providers=["CPUExecutionProvider"])
     except Exception as e:  # onnxruntime raises its own exception types
@@ -78,9 +84,10 @@ def run_tflite(model_path, feeds, output_names):
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4) or (len(sys.argv) == 4 and sys.argv[3] != "--unoptimized"):
         sys.exit(__doc__)
     model_path, manifest_path = sys.argv[1], sys.argv[2]
+    unoptimized = len(sys.argv) == 4
     try:
         import numpy as np
     except ImportError as e:
@@ -97,8 +104,8 @@ def main():
 
     with open(model_path, "rb") as f:
         is_tflite = f.read(8)[4:8] == b"TFL3"
-    run = run_tflite if is_tflite else run_onnx
-    results = run(model_path, feeds, [name for name, _ in outputs])
+    names = [name for name, _ in outputs]
+    results = run_tflite(model_path, feeds, names) if is_tflite else run_onnx(model_path, feeds, names, unoptimized)
     for (name, path), value in zip(outputs, results):
         # np.asarray, not np.ascontiguousarray: the latter turns a scalar into
         # shape [1] (it returns at least one dimension).

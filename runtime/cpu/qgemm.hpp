@@ -55,6 +55,15 @@ QgemmFormat qgemm_format(int32_t a_min, int32_t a_max);
 // zero point. False where kQuads does not run.
 bool qgemm_quads_signed_b();
 
+// Whether weights packed in format f (from a range [a_min, a_max], B read
+// signed or not) still suit this CPU's instruction set: a kernel's state
+// prepared under another one (MOTE_SIMD_TARGET changed since) is packed
+// again. int16 pairs run everywhere; only bytes need the instructions.
+inline bool qgemm_packing_current(QgemmFormat f, int32_t a_min, int32_t a_max, bool signed_b) {
+  return f == QgemmFormat::kPairs ||
+         (qgemm_format(a_min, a_max) == QgemmFormat::kQuads && qgemm_quads_signed_b() == signed_b);
+}
+
 inline int64_t qgemm_group(QgemmFormat f) { return f == QgemmFormat::kQuads ? 4 : 2; }
 inline int64_t qgemm_groups(QgemmFormat f, int64_t depth) { return (depth + qgemm_group(f) - 1) / qgemm_group(f); }
 

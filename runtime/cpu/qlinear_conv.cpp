@@ -5,6 +5,8 @@
 // packed weights; the GEMM requantises as it stores.
 // Depthwise convolutions take their own stencil kernel (qdepthwise.hpp).
 // Weights, multipliers and bias are prepared once when they are constants.
+#include "runtime/ops/qlinear_conv.hpp"
+
 #include <algorithm>
 #include <memory>
 #include <vector>
@@ -13,10 +15,10 @@
 #include "runtime/cpu/qconv_patches.hpp"
 #include "runtime/cpu/qdepthwise.hpp"
 #include "runtime/cpu/qgemm.hpp"
+#include "runtime/cpu/qoutput_range.hpp"
 #include "runtime/cpu/thread_pool.hpp"
 #include "runtime/cpu/thread_scratch.hpp"
 #include "runtime/ops/conv_geometry.hpp"
-#include "runtime/ops/qlinear_conv.hpp"
 
 namespace mote::cpu {
 namespace {
@@ -53,32 +55,13 @@ bool constant_inputs(const KernelContext& ctx) {
   return true;
 }
 
-// The output range in quanta relative to the zero point: the type's range,
-// narrowed by a fused Relu or Clip; and the residual's parameters.
+// The output range (qoutput_range.hpp) and the residual's parameters.
 Status output_range(const KernelContext& ctx, const QLinearConvParams& p, QRequantize& rq) {
-  const bool is_signed = p.y_dtype == DType::I8;
-  const float type_lo = static_cast<float>((is_signed ? -128 : 0) - p.y_zero);
-  const float type_hi = static_cast<float>((is_signed ? 127 : 255) - p.y_zero);
-  rq.lo = type_lo;
-  rq.hi = type_hi;
-  rq.zero = p.y_zero;
-  rq.dtype = p.y_dtype;
+  MOTE_RETURN_IF_ERROR(set_output_range(ctx, p.y_dtype, p.y_scale, p.y_zero, rq));
   if (p.residual) {
     // The residual's pointer and dtype are the run's (it is an activation).
     rq.residual_zero = p.r_zero;
     rq.residual_multiplier = p.r_scale / p.y_scale;
-  }
-  const fb::FusedActivationT* act = ctx.op.fused.get();
-  if (!act || act->kind == fb::ActivationKind::None) return {};
-  if (act->kind == fb::ActivationKind::Relu) {
-    rq.lo = std::max(rq.lo, 0.0f);
-  } else if (act->kind == fb::ActivationKind::Clip) {
-    // Both bounds stay inside the type's range, also for a Clip that lies
-    // wholly outside it (the store relies on it: qgemm.hpp).
-    rq.lo = std::min(std::max(rq.lo, act->min / p.y_scale), type_hi);
-    rq.hi = std::max(std::min(rq.hi, act->max / p.y_scale), type_lo);
-  } else {
-    return ctx.fail("QLinearConv fuses only Relu and Clip");
   }
   return {};
 }
@@ -328,12 +311,8 @@ Status qlinear_conv_run(KernelContext& ctx) {
   if (!g.ok()) return g.status();
   std::unique_ptr<QConvState> per_run;
   const QConvState* s = static_cast<const QConvState*>(ctx.state);
-  // Packed at prepare for another instruction set (MOTE_SIMD_TARGET changed
-  // since): pack again for this one.
-  // (int16 pairs run everywhere; only bytes need the instructions.)
-  if (s && !s->depthwise && s->format == QgemmFormat::kQuads &&
-      (qgemm_format(s->weight_min, s->weight_max) != QgemmFormat::kQuads || qgemm_quads_signed_b() != s->signed_b)) {
-    s = nullptr;
+  if (s && !s->depthwise && !qgemm_packing_current(s->format, s->weight_min, s->weight_max, s->signed_b)) {
+    s = nullptr;  // packed at prepare for another instruction set
   }
   if (!s) {
     auto built = build_state(ctx, *g);

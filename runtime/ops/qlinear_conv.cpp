@@ -99,18 +99,10 @@ Result<QLinearConvParams> read_qlinear_conv_params(const std::vector<const Tenso
     p.r_scale = in(kQcResidualScale).data<float>()[0];
     p.r_zero = int8_element(in(kQcResidualZero), 0);
   }
-  // Scales divide and multiply into the requantisation, whose result is
-  // converted to int32: a NaN there is undefined behaviour, and a scale of 0
-  // or below has no meaning. Only a damaged or hand-made model has one.
-  const auto check_scale = [](const char* name, float scale) -> Status {
-    if (usable_qlinear_scale(scale)) return {};
-    return invalid_argument(std::string(name) + " is " + std::to_string(scale) +
-                            "; scales must be finite and above 0");
-  };
-  MOTE_RETURN_IF_ERROR(check_scale("x_scale", p.x_scale));
-  MOTE_RETURN_IF_ERROR(check_scale("y_scale", p.y_scale));
-  for (float s : p.w_scale) MOTE_RETURN_IF_ERROR(check_scale("w_scale", s));
-  if (p.residual) MOTE_RETURN_IF_ERROR(check_scale("the residual's scale", p.r_scale));
+  MOTE_RETURN_IF_ERROR(check_qlinear_scale("x_scale", p.x_scale));
+  MOTE_RETURN_IF_ERROR(check_qlinear_scale("y_scale", p.y_scale));
+  for (float s : p.w_scale) MOTE_RETURN_IF_ERROR(check_qlinear_scale("w_scale", s));
+  if (p.residual) MOTE_RETURN_IF_ERROR(check_qlinear_scale("the residual's scale", p.r_scale));
   return p;
 }
 

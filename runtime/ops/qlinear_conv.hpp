@@ -17,6 +17,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "mote/status.hpp"
@@ -58,6 +59,15 @@ Status check_qlinear_conv_inputs(ShapeContext& ctx, int64_t out_channels, const 
 // refuse any other (read_qlinear_conv_params), and the converter folds a QDQ
 // Conv into QLinearConv only with such scales (converters/common/fold_qdq.cpp).
 inline bool usable_qlinear_scale(double scale) { return std::isfinite(scale) && scale > 0; }
+
+// An error naming the scale unless it is usable: scales divide and multiply
+// into the requantisation, whose result is converted to int32 (a NaN there
+// is undefined behaviour), and a scale of 0 or below has no meaning. Only a
+// damaged or hand-made model has one. (QLinearMatMul's too.)
+inline Status check_qlinear_scale(const std::string& name, float scale) {
+  if (usable_qlinear_scale(scale)) return {};
+  return invalid_argument(name + " is " + std::to_string(scale) + "; scales must be finite and above 0");
+}
 
 Result<QLinearConvParams> read_qlinear_conv_params(const std::vector<const Tensor*>& inputs, int64_t out_channels);
 inline Result<QLinearConvParams> read_qlinear_conv_params(const KernelContext& ctx, int64_t out_channels) {

@@ -1,14 +1,16 @@
 // Reference QLinearConv: the direct definition, one output element at a time:
 // exact int64 sums of the zero-point-shifted products, requantised in double
 // (a fused residual added to the real value, then the fused activation).
+#include "runtime/ops/qlinear_conv.hpp"
+
 #include <algorithm>
 #include <cmath>
 
 #include "runtime/core/kernel.hpp"
 #include "runtime/ops/conv_geometry.hpp"
-#include "runtime/ops/qlinear_conv.hpp"
 #include "runtime/reference/conv_loops.hpp"
 #include "runtime/reference/fused_activation.hpp"
+#include "runtime/reference/requantize.hpp"
 
 namespace mote::reference {
 namespace {
@@ -26,7 +28,6 @@ Status qlinear_conv(KernelContext& ctx) {
   const int32_t* bias = ctx.has_input(kQcBias) ? ctx.in(kQcBias).data<int32_t>() : nullptr;
   const Tensor* residual = p.residual ? &ctx.in(kQcResidual) : nullptr;
   Tensor& yt = ctx.out(0);
-  const double lo = p.y_dtype == DType::I8 ? -128.0 : 0.0, hi = p.y_dtype == DType::I8 ? 127.0 : 255.0;
   for_each_conv_output(g, [&](int64_t m, int64_t yi, const auto& for_each_tap) {
     int64_t acc = bias ? bias[m] : 0;
     for_each_tap([&](int64_t xi, int64_t wi) {
@@ -34,13 +35,7 @@ Status qlinear_conv(KernelContext& ctx) {
     });
     double real = static_cast<double>(acc) * p.x_scale * p.w_scale[m];
     if (residual) real += double{p.r_scale} * (int8_element(*residual, yi) - p.r_zero);
-    const double q = std::nearbyint(apply_fused_activation(ctx.op.fused.get(), real) / p.y_scale) + p.y_zero;
-    const double saturated = std::clamp(q, lo, hi);
-    if (p.y_dtype == DType::I8) {
-      yt.data<int8_t>()[yi] = static_cast<int8_t>(saturated);
-    } else {
-      yt.data<uint8_t>()[yi] = static_cast<uint8_t>(saturated);
-    }
+    store_requantized(apply_fused_activation(ctx.op.fused.get(), real), p.y_scale, p.y_zero, yt, yi);
   });
   return {};
 }

@@ -1,0 +1,279 @@
+// Optimised QLinearMatMul on the int8 GEMM (qgemm.hpp): B, the weights of a
+// linear layer in the usual case, is packed once as the GEMM's A (one row
+// per column of B, less its zero point), so B's per-column scales are the
+// GEMM's per-row multipliers; each matrix of A is laid out as the GEMM's B
+// (a column per row of A) and the product, computed transposed, is
+// transposed into Y. B's packing is prepared once when B and every
+// parameter are constants, else built per run (and per matrix of a batched
+// B).
+#include "runtime/ops/qlinear_matmul.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "runtime/core/kernel.hpp"
+#include "runtime/core/shape_util.hpp"
+#include "runtime/cpu/qgemm.hpp"
+#include "runtime/cpu/qoutput_range.hpp"
+#include "runtime/cpu/thread_pool.hpp"
+#include "runtime/cpu/transpose_simd.hpp"
+#include "runtime/ops/matmul_shape.hpp"
+#include "runtime/ops/quantize.hpp"
+
+namespace mote::cpu {
+namespace {
+
+// Bytes of the GEMM's B per task: a tile of columns stays in L2 while every
+// panel of the weights passes over it (as QLinearConv's tiles).
+constexpr int64_t kTileBytes = 512 * 1024;
+
+// One matrix of B, packed.
+struct PackedWeights {
+  std::vector<int32_t> packed;
+  std::vector<int32_t> bias;  // per column of B; empty when zero everywhere
+};
+
+struct QMatMulState : KernelState {
+  QgemmFormat format = QgemmFormat::kPairs;
+  int32_t weight_min = 0, weight_max = 0;  // B less its zero points: what chose the format
+  bool signed_b = false;
+  // kQuads: the GEMM multiplies the bytes a + a_offset, read as uint8 (128
+  // for i8 a, else 0) or, where signed_b (arm64's sdot), as int8 (-128 for
+  // u8 a, else 0); kPairs: a - a_zero as int16.
+  int32_t a_zero = 0, a_offset = 0;
+  bool a_signed = false;                // A is i8
+  std::vector<float> multiplier;        // a_scale * b_scale[n] / y_scale
+  QRequantize requantize;               // lo, hi, zero and dtype
+  std::vector<PackedWeights> matrices;  // one per matrix of B (one unless B is batched)
+};
+
+bool constant_inputs(const KernelContext& ctx) {
+  for (size_t i = kQmAScale; i < ctx.inputs.size(); ++i) {
+    if (ctx.has_input(i) && !ctx.in(i).raw()) return false;
+  }
+  return true;
+}
+
+// B's matrix `index` ([k][n]) less its zero points, transposed: row n of
+// `k` values (int16 holds any difference of two 8-bit values).
+template <class T>
+void shifted_transposed(const T* b, const std::vector<int32_t>& zero, int64_t k, int64_t n, int16_t* out) {
+  for (int64_t col = 0; col < n; ++col) {
+    const int32_t z = zero[static_cast<size_t>(col)];
+    for (int64_t d = 0; d < k; ++d) *out++ = static_cast<int16_t>(int32_t{b[d * n + col]} - z);
+  }
+}
+
+Result<std::unique_ptr<QMatMulState>> build_state(const KernelContext& ctx, const MatMulShape& s) {
+  auto params = read_qlinear_matmul_params(ctx, s.n);
+  if (!params.ok()) return ctx.fail(params.status().message());
+  const QLinearMatMulParams& p = *params;
+  auto st = std::make_unique<QMatMulState>();
+  MOTE_RETURN_IF_ERROR(set_output_range(ctx, p.y_dtype, p.y_scale, p.y_zero, st->requantize));
+  for (int64_t col = 0; col < s.n; ++col) {
+    st->multiplier.push_back(p.a_scale * p.b_scale[static_cast<size_t>(col)] / p.y_scale);
+  }
+  const Tensor& b = ctx.in(kQmB);
+  const int64_t matrices = shape_numel(s.b_batch), per_matrix = s.k * s.n;
+  std::vector<int16_t> shifted(static_cast<size_t>(matrices * per_matrix));
+  for (int64_t i = 0; i < matrices; ++i) {
+    int16_t* out = shifted.data() + i * per_matrix;
+    if (b.dtype() == DType::I8) {
+      shifted_transposed(b.data<int8_t>() + i * per_matrix, p.b_zero, s.k, s.n, out);
+    } else {
+      shifted_transposed(b.data<uint8_t>() + i * per_matrix, p.b_zero, s.k, s.n, out);
+    }
+  }
+  const auto [lowest, highest] = std::minmax_element(shifted.begin(), shifted.end());
+  st->weight_min = shifted.empty() ? 0 : *lowest;
+  st->weight_max = shifted.empty() ? 0 : *highest;
+  st->format = qgemm_format(st->weight_min, st->weight_max);
+  const bool quads = st->format == QgemmFormat::kQuads;
+  st->signed_b = quads && qgemm_quads_signed_b();
+  st->a_signed = ctx.in(kQmA).dtype() == DType::I8;
+  st->a_zero = p.a_zero;
+  st->a_offset = !quads || st->a_signed == st->signed_b ? 0 : (st->signed_b ? -128 : 128);
+  // kQuads multiplies a + a_offset, not a - a_zero: the difference, (a_zero
+  // + a_offset) times the row's weight sum, comes off the bias.
+  const int64_t b_zero = quads ? int64_t{p.a_zero} + st->a_offset : 0;
+  std::vector<int8_t> bytes(quads ? static_cast<size_t>(per_matrix) : 0);
+  for (int64_t i = 0; i < matrices; ++i) {
+    const int16_t* rows = shifted.data() + i * per_matrix;
+    PackedWeights w;
+    if (quads) {
+      std::transform(rows, rows + per_matrix, bytes.begin(), [](int16_t v) { return static_cast<int8_t>(v); });
+      w.packed = qgemm_pack_a(st->format, s.n, s.k, bytes.data());
+    } else {
+      w.packed = qgemm_pack_a(st->format, s.n, s.k, rows);
+    }
+    if (b_zero) {
+      for (int64_t col = 0; col < s.n; ++col) {
+        int64_t row_sum = 0;
+        for (int64_t d = 0; d < s.k; ++d) row_sum += rows[col * s.k + d];
+        w.bias.push_back(static_cast<int32_t>(-b_zero * row_sum));
+      }
+    }
+    st->matrices.push_back(std::move(w));
+  }
+  return st;
+}
+
+Result<MatMulShape> matmul_shape(const KernelContext& ctx) {
+  auto s = resolve_matmul(ctx.in(kQmA).shape(), ctx.in(kQmB).shape());
+  if (!s.ok()) return ctx.fail(s.status().message());
+  return s;
+}
+
+Status qlinear_matmul_prepare(KernelContext& ctx, std::unique_ptr<KernelState>& state) {
+  if (!constant_inputs(ctx)) return {};  // B or a parameter computed at run time: built per run
+  auto s = matmul_shape(ctx);
+  if (!s.ok()) return s.status();
+  auto built = build_state(ctx, *s);
+  if (!built.ok()) return built.status();
+  state = std::move(*built);
+  return {};
+}
+
+// Lays the m rows of one matrix of A ([m][k] bytes) out as the GEMM's B:
+// column r is row r, depth groups of `group` values, panels of `step`
+// columns (qgemm.hpp). kQuads: bytes a + offset (a byte's top bit flipped
+// for an offset of +-128; any value past k, where the packed weights are
+// 0); kPairs: int16 a - zero. Columns past m are 0 (computed, never stored).
+void layout_columns(const QMatMulState& st, const uint8_t* a, int64_t m, int64_t k, int64_t groups, int64_t step,
+                    int32_t* out) {
+  const int64_t padded = (m + step - 1) / step * step;
+  const uint32_t flip = st.a_offset != 0 ? 0x80808080u : 0u;
+  if (st.format == QgemmFormat::kQuads && k % 4 == 0) {
+    // Row r's words are its groups: a transpose of words, panel by panel.
+    for (int64_t r0 = 0; r0 < m; r0 += step) {
+      const int64_t rows = std::min(step, m - r0);
+      int32_t* panel = out + r0 * groups;
+      simd::transpose_4byte(a + r0 * k, groups, rows, groups, panel, step);
+      for (int64_t g = 0; g < groups; ++g) {
+        for (int64_t c = 0; c < step; ++c) {
+          uint32_t& word = reinterpret_cast<uint32_t&>(panel[g * step + c]);
+          word = c < rows ? word ^ flip : 0u;
+        }
+      }
+    }
+    return;
+  }
+  for (int64_t r = 0; r < padded; ++r) {
+    for (int64_t g = 0; g < groups; ++g) {
+      uint32_t word = 0;
+      if (r < m) {
+        const uint8_t* row = a + r * k;
+        if (st.format == QgemmFormat::kQuads) {
+          for (int64_t j = 0; j < 4 && 4 * g + j < k; ++j) word |= uint32_t{row[4 * g + j]} << (8 * j);
+          word ^= flip;
+        } else {
+          for (int64_t j = 0; j < 2 && 2 * g + j < k; ++j) {
+            const int32_t v =
+                (st.a_signed ? int32_t{static_cast<int8_t>(row[2 * g + j])} : int32_t{row[2 * g + j]}) - st.a_zero;
+            word |= uint32_t{static_cast<uint16_t>(v)} << (16 * j);
+          }
+        }
+      }
+      out[qgemm_b_index(r, g, groups, step)] = static_cast<int32_t>(word);
+    }
+  }
+}
+
+// y[c * rows + r] = src[r * cols + c]: the GEMM's transposed product (one
+// row per column of B) into Y's rows, in blocks that stay in L1.
+void transpose_bytes(const uint8_t* src, int64_t rows, int64_t cols, int64_t c0, int64_t c1, uint8_t* y) {
+  constexpr int64_t kBlock = 64;
+  for (int64_t cb = c0; cb < c1; cb += kBlock) {
+    for (int64_t rb = 0; rb < rows; rb += kBlock) {
+      const int64_t c_end = std::min(c1, cb + kBlock), r_end = std::min(rows, rb + kBlock);
+      for (int64_t c = cb; c < c_end; ++c) {
+        for (int64_t r = rb; r < r_end; ++r) y[c * rows + r] = src[r * cols + c];
+      }
+    }
+  }
+}
+
+// One matrix product: A's matrix `a` ([m][k]) by packed weights `w`, into
+// y ([m][n]).
+void multiply(KernelContext& ctx, const QMatMulState& st, const MatMulShape& s, const PackedWeights& w,
+              const uint8_t* a, uint8_t* y) {
+  const int64_t step = qgemm_column_step(), groups = qgemm_groups(st.format, s.k);
+  const int64_t padded = (s.m + step - 1) / step * step;
+  // The calling thread's buffers, kept between runs; the tasks reach them
+  // through these pointers (a thread_local named in a task would be the
+  // worker's own), only reading the columns and each writing its own part
+  // of the product.
+  thread_local std::vector<int32_t> column_buffer;
+  thread_local std::vector<uint8_t> product_buffer;
+  column_buffer.resize(static_cast<size_t>(groups * padded));
+  const int32_t* columns = column_buffer.data();
+  layout_columns(st, a, s.m, s.k, groups, step, column_buffer.data());
+  // A product of one row is its own transpose.
+  uint8_t* yt = y;
+  if (s.m > 1) {
+    product_buffer.resize(static_cast<size_t>(s.n * s.m));
+    yt = product_buffer.data();
+  }
+  const int64_t threads = ctx.pool->size();
+  const int64_t width = std::min(padded, std::max(step, kTileBytes / (groups * 4) / step * step));
+  const int64_t tiles = (s.m + width - 1) / width, panels = (s.n + kQgemmPanelRows - 1) / kQgemmPanelRows;
+  const int64_t parts = std::max<int64_t>(1, std::min(panels, (2 * threads + tiles - 1) / tiles));
+  const int64_t panels_per_part = (panels + parts - 1) / parts;
+  ctx.pool->parallel_for(tiles * parts, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t c0 = task % tiles * width, cols = std::min(width, s.m - c0);
+      const int64_t row0 = task / tiles * panels_per_part * kQgemmPanelRows;
+      const int64_t rows = std::min(s.n, row0 + panels_per_part * kQgemmPanelRows) - row0;
+      if (rows <= 0) continue;
+      QRequantize rq = st.requantize;
+      rq.multiplier = st.multiplier.data() + row0;
+      rq.bias = w.bias.empty() ? nullptr : w.bias.data() + row0;
+      qgemm(st.format, w.packed.data() + row0 * groups, rows, groups, columns + c0 * groups, cols, rq,
+            yt + row0 * s.m + c0, s.m);
+    }
+  });
+  if (s.m > 1) {
+    ctx.pool->parallel_for(s.m, 64,
+                           [&](int64_t begin, int64_t end) { transpose_bytes(yt, s.n, s.m, begin, end, y); });
+  }
+}
+
+Status qlinear_matmul_run(KernelContext& ctx) {
+  auto s = matmul_shape(ctx);
+  if (!s.ok()) return s.status();
+  std::unique_ptr<QMatMulState> per_run;
+  const QMatMulState* st = static_cast<const QMatMulState*>(ctx.state);
+  if (st && !qgemm_packing_current(st->format, st->weight_min, st->weight_max, st->signed_b)) {
+    st = nullptr;  // packed at prepare for another instruction set
+  }
+  if (!st) {
+    auto built = build_state(ctx, *s);
+    if (!built.ok()) return built.status();
+    per_run = std::move(*built);
+    st = per_run.get();
+  }
+  if (s->m == 0 || s->n == 0) return {};
+  const std::vector<int64_t> a_strides = broadcast_strides(s->a_batch, s->batch);
+  const std::vector<int64_t> b_strides = broadcast_strides(s->b_batch, s->batch);
+  const std::vector<int64_t> out_strides = contiguous_strides(s->batch);
+  const uint8_t* a = static_cast<const uint8_t*>(ctx.in(kQmA).raw());
+  uint8_t* y = static_cast<uint8_t*>(ctx.out(0).raw());
+  for (int64_t batch = 0; batch < s->batch_count(); ++batch) {
+    int64_t a_offset = 0, b_offset = 0;
+    for (size_t d = 0; d < s->batch.size(); ++d) {
+      const int64_t index = batch / out_strides[d] % s->batch[d];
+      a_offset += index * a_strides[d];
+      b_offset += index * b_strides[d];
+    }
+    multiply(ctx, *st, *s, st->matrices[static_cast<size_t>(b_offset)], a + a_offset * s->m * s->k,
+             y + batch * s->m * s->n);
+  }
+  return {};
+}
+
+}  // namespace
+}  // namespace mote::cpu
+
+MOTE_CPU_KERNEL(QLinearMatMul, mote::cpu::qlinear_matmul_run, mote::cpu::qlinear_matmul_prepare);

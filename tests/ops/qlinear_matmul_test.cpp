@@ -1,0 +1,200 @@
+// QLinearMatMul: the reference against ONNX's own example, and the
+// optimised int8 kernel (qgemm with B packed once) against the reference
+// (exact integer sums, requantised in double). As QLinearConv's test: an
+// output may differ by one quantum at a near-tie of the float
+// requantisation; anything further fails.
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/core/shape_util.hpp"
+#include "tests/ops/fused_activation_util.hpp"
+#include "tests/support/op_test_util.hpp"
+#include "tests/support/qlinear_conv_cases.hpp"
+#include "tests/support/simd_targets.hpp"
+
+namespace mote::test {
+namespace {
+
+double low(DType d) { return d == DType::I8 ? -128 : 0; }
+double high(DType d) { return d == DType::I8 ? 128 : 256; }
+
+struct MatMulCase {
+  Shape a, b;
+  DType a_type = DType::U8, b_type = DType::I8, y_type = DType::U8;
+  bool per_column = true;
+  // i8 B in [-64, 63] with zero points 0: the byte-pair kernel of x86 CPUs
+  // without VNNI (qgemm.hpp); 8-bit B takes int16 pairs there.
+  bool seven_bit = false;
+};
+
+std::string label(const MatMulCase& c) {
+  return "A " + shape_to_string(c.a) + " " + dtype_name(c.a_type) + ", B " + shape_to_string(c.b) + " " +
+         dtype_name(c.b_type) + ", Y " + dtype_name(c.y_type) + (c.per_column ? ", per column" : "") +
+         (c.seven_bit ? ", 7-bit B" : "");
+}
+
+Inputs matmul_inputs(const MatMulCase& c, uint32_t seed) {
+  const int64_t k = c.b.size() == 1 ? c.b[0] : c.b[c.b.size() - 2];
+  const int64_t n = c.b.size() == 1 ? 1 : c.b.back();
+  // y_scale spreads the outputs over the type's range: a sum of k products
+  // of values up to 128 spreads about 128^2 sqrt(k).
+  const double b_peak = c.seven_bit ? 64.0 : 128.0;
+  const double y_scale = 0.01 * 0.02 * 128.0 * b_peak * std::sqrt(static_cast<double>(k)) / 64.0;
+  Tensor b_zero = c.per_column ? random_tensor(c.b_type, {n}, seed + 4, low(c.b_type) / 8, high(c.b_type) / 8)
+                               : scalar_of(c.b_type, c.b_type == DType::I8 ? 0 : 128);
+  if (c.seven_bit) b_zero = c.per_column ? Tensor::zeros(DType::I8, {n}) : scalar_of(DType::I8, 0);
+  return {
+      random_tensor(c.a_type, c.a, seed, low(c.a_type), high(c.a_type)),
+      scalar_of(DType::F32, 0.01),
+      scalar_of(c.a_type, c.a_type == DType::I8 ? 3 : 120),
+      random_tensor(c.b_type, c.b, seed + 1, c.seven_bit ? -64 : low(c.b_type), c.seven_bit ? 64 : high(c.b_type)),
+      c.per_column ? random_tensor(DType::F32, {n}, seed + 3, 0.01, 0.03) : scalar_of(DType::F32, 0.02),
+      b_zero,
+      scalar_of(DType::F32, y_scale),
+      scalar_of(c.y_type, c.y_type == DType::I8 ? -5 : 128)};
+}
+
+void check(const MatMulCase& c, const fb::FusedActivationT* act = nullptr, uint32_t seed = 1) {
+  SCOPED_TRACE(label(c) + (act ? ", fused " + fused_name(*act) : ""));
+  fb::OpT op = make_op(fb::OpType::QLinearMatMul);
+  if (act) op = with_fused(std::move(op), *act);
+  const Inputs inputs = matmul_inputs(c, seed);
+  auto expected = run_op(op, inputs, Impl::kReference);
+  ASSERT_TRUE(expected.ok()) << expected.status().to_string();
+  const Tensor& ref = (*expected)[0];
+  if (ref.numel() >= 16) EXPECT_GE(distinct_bytes(ref), std::min<int64_t>(ref.numel() / 4, 24)) << "too uniform";
+  for (int threads : {1, 2}) {
+    auto actual = run_op(op, inputs, Impl::kCpu, threads);
+    ASSERT_TRUE(actual.ok()) << actual.status().to_string();
+    expect_tensors_near((*actual)[0], ref, 0.0, 1.0, "threads " + std::to_string(threads));
+    const int64_t off = bytes_off((*actual)[0], ref);
+    EXPECT_LE(off, 2 + ref.numel() / 200) << off << " of " << ref.numel() << " outputs off by one";
+  }
+}
+
+// ONNX's example for QLinearMatMul (its operator documentation): u8
+// operands, per-tensor parameters.
+TEST(QLinearMatMulOps, ReferenceMatchesOnnxExample) {
+  const Inputs inputs = {
+      Tensor::from_vector<uint8_t>({2, 4}, {208, 236, 0, 238, 3, 214, 255, 29}),
+      scalar_of(DType::F32, 0.0066),
+      scalar_of(DType::U8, 113),
+      Tensor::from_vector<uint8_t>({4, 3}, {152, 51, 244, 60, 26, 255, 0, 127, 246, 127, 254, 247}),
+      scalar_of(DType::F32, 0.00705),
+      scalar_of(DType::U8, 114),
+      scalar_of(DType::F32, 0.0107),
+      scalar_of(DType::U8, 118)};
+  const Tensor want = Tensor::from_vector<uint8_t>({2, 3}, {168, 115, 255, 1, 66, 151});
+  for (Impl impl : {Impl::kReference, Impl::kCpu}) {
+    auto out = run_op(make_op(fb::OpType::QLinearMatMul), inputs, impl);
+    ASSERT_TRUE(out.ok()) << out.status().to_string();
+    expect_tensors_near((*out)[0], want, 0.0, 0.0, impl_name(impl));
+  }
+}
+
+// Every dtype combination on shapes that reach the kernel's paths: one row
+// (the GEMM's column products), depths that are and are not multiples of 4
+// (A's rows transposed as words, or gathered), row counts around the
+// GEMM's column step and tiles, and more columns than a panel of weights.
+TEST(QLinearMatMulOps, CpuMatchesReference) {
+  const std::vector<std::pair<Shape, Shape>> shapes = {
+      {{1, 64}, {64, 40}},    {{2, 7}, {7, 5}},    {{5, 64}, {64, 33}}, {{37, 129}, {129, 70}},
+      {{64, 256}, {256, 24}}, {{33, 96}, {96, 9}}, {{3, 3}, {3, 1}},    {{70, 30}, {30, 130}},
+  };
+  int checked = 0;
+  for (size_t s = 0; s < shapes.size(); ++s) {
+    for (DType a : {DType::U8, DType::I8}) {
+      for (DType b : {DType::I8, DType::U8}) {
+        const DType y = (s + static_cast<size_t>(a) + static_cast<size_t>(b)) % 2 ? DType::I8 : DType::U8;
+        check({shapes[s].first, shapes[s].second, a, b, y, (s % 2) == 0}, nullptr,
+              static_cast<uint32_t>(11 * s + 3 * static_cast<int>(a) + static_cast<int>(b)));
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, 32);
+}
+
+// The same on every SIMD target this CPU runs (VNNI quads, AVX2's byte
+// pairs with 7-bit weights, int16 pairs, the portable targets).
+TEST(QLinearMatMulOps, EverySimdTargetMatchesReference) {
+  for_each_simd_target([] {
+    check({{9, 68}, {68, 20}});
+    check({{40, 27}, {27, 17}, DType::I8, DType::I8, DType::I8, false});
+    check({{9, 68}, {68, 20}, DType::U8, DType::I8, DType::U8, true, true});
+    check({{1, 100}, {100, 12}, DType::I8, DType::I8, DType::U8, true, true});
+  });
+}
+
+// numpy matmul's shapes: batches of A against one B, a batched B broadcast
+// against A's batch, 1-D operands.
+TEST(QLinearMatMulOps, BatchesAndVectorsMatchReference) {
+  check({{2, 3, 9, 20}, {20, 11}});
+  check({{2, 1, 5, 8}, {3, 8, 6}});
+  check({{4, 6, 12}, {4, 12, 7}, DType::I8, DType::I8, DType::U8});
+  check({{24}, {24, 9}});
+  check({{6, 24}, {24}, DType::U8, DType::I8, DType::U8, false});
+}
+
+TEST(QLinearMatMulOps, FusedClampMatchesReference) {
+  const fb::FusedActivationT relu = fused_activation(fb::ActivationKind::Relu);
+  const fb::FusedActivationT clip = fused_activation(fb::ActivationKind::Clip, 0.0f, -20.0f, 40.0f);
+  for (const auto* act : {&relu, &clip}) check({{20, 64}, {64, 24}}, act);
+}
+
+// B and its parameters computed at run time (nothing to prepare), and a
+// model prepared for one row count run at another.
+TEST(QLinearMatMulOps, PreparedForOneSizeRunsAnother) {
+  const MatMulCase prepared_case{{4, 32}, {32, 10}};
+  const MatMulCase run_case{{13, 32}, {32, 10}};
+  const Inputs prepared = matmul_inputs(prepared_case, 5);
+  Inputs run = matmul_inputs(run_case, 5);
+  const fb::OpT op = make_op(fb::OpType::QLinearMatMul);
+  auto expected = run_op(op, run, Impl::kReference);
+  ASSERT_TRUE(expected.ok()) << expected.status().to_string();
+  for (int threads : {1, 2}) {
+    auto actual = run_op(op, run, Impl::kCpu, threads, &prepared);
+    ASSERT_TRUE(actual.ok()) << actual.status().to_string();
+    expect_tensors_near((*actual)[0], (*expected)[0], 0.0, 1.0, "threads " + std::to_string(threads));
+  }
+}
+
+TEST(QLinearMatMulOps, RejectsBadParameters) {
+  Inputs inputs = matmul_inputs({{3, 8}, {8, 5}}, 1);
+  inputs[4] = random_tensor(DType::F32, {2}, 3, 0.1, 0.2);  // neither one nor one per column
+  for (Impl impl : {Impl::kReference, Impl::kCpu}) {
+    auto out = run_op(make_op(fb::OpType::QLinearMatMul), inputs, impl);
+    ASSERT_FALSE(out.ok());
+    EXPECT_NE(out.status().message().find("b_scale has shape 2; expected one value or one per column of b (5)"),
+              std::string::npos)
+        << out.status().to_string();
+  }
+  inputs = matmul_inputs({{3, 8}, {8, 5}}, 1);
+  inputs[2] = scalar_of(DType::I8, 0);  // a is u8
+  auto out = run_op(make_op(fb::OpType::QLinearMatMul), inputs, Impl::kCpu);
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("a_zero_point has dtype i8; expected a's"), std::string::npos)
+      << out.status().to_string();
+}
+
+// A NaN, infinite, zero or negative scale is refused, naming it.
+TEST(QLinearMatMulOps, RejectsUnusableScales) {
+  const Inputs good = matmul_inputs({{3, 8}, {8, 5}}, 2);
+  for (Impl impl : {Impl::kReference, Impl::kCpu}) {
+    ASSERT_TRUE(run_op(make_op(fb::OpType::QLinearMatMul), good, impl).ok());
+    for (double bad : {std::nan(""), HUGE_VAL, 0.0, -0.1}) {
+      for (auto [index, name] : {std::pair<size_t, std::string>{1, "a_scale"}, {4, "b_scale"}, {6, "y_scale"}}) {
+        Inputs inputs = good;
+        inputs[index] = scalar_of(DType::F32, bad);
+        auto out = run_op(make_op(fb::OpType::QLinearMatMul), inputs, impl);
+        ASSERT_FALSE(out.ok()) << name << " " << bad;
+        EXPECT_NE(out.status().message().find(name + " is "), std::string::npos) << out.status().to_string();
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace mote::test
