@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <set>
@@ -108,10 +109,10 @@ bool fused_activation_quantizes(const fb::OpT& op) {
          op.fused->kind == fb::ActivationKind::Clip;
 }
 
-// A Gemm runs as a 1x1 QLinearConv over its rows (classifier heads: the
-// fc of ResNet-18 and MobileNetV2, 0.08 and 0.07 ms in f32 at 1 thread,
-// 2 and 5 MB of f32 weights): y = x W + c or x W^T + c with W and c
-// constant. Why `op` stays float, or empty.
+// A Gemm runs as a QLinearMatMul with a bias (classifier heads: the fc of
+// ResNet-18 and MobileNetV2, 0.08 and 0.07 ms in f32 at 1 thread, 2 and
+// 5 MB of f32 weights): y = x W + c or x W^T + c with W and c constant.
+// Why `op` stays float, or empty.
 std::string gemm_float_reason(const Graph& graph, const fb::OpT& op) {
   auto value = [&](size_t i) -> const Value& { return graph.values[static_cast<size_t>(op.inputs[i])]; };
   const fb::GemmAttrsT a = attrs<fb::GemmAttrsT>(op);
@@ -135,12 +136,27 @@ std::string gemm_float_reason(const Graph& graph, const fb::OpT& op) {
   return {};
 }
 
-// Why `op` stays float, or empty when it can become a QLinearConv. A
-// residual input (fuse_residual's Conv(x, w, b, r)) comes along as
-// QLinearConv's fused residual (Mote's inputs 9-11).
+// A MatMul x W with W a constant matrix (a linear layer without bias, or
+// one whose bias fuse_matmul_bias could not take) runs as a QLinearMatMul.
+std::string matmul_float_reason(const Graph& graph, const fb::OpT& op) {
+  auto value = [&](size_t i) -> const Value& { return graph.values[static_cast<size_t>(op.inputs[i])]; };
+  if (!value(0).dtype_known || value(0).dtype != DType::F32) return "MatMul: input not f32";
+  if (!value(1).is_constant() || value(1).dtype != DType::F32 || value(1).data->rank() != 2) {
+    return "MatMul: weights not a constant f32 matrix";
+  }
+  if (!fused_activation_quantizes(op)) {
+    return std::string("MatMul: fused ") + fb::EnumNameActivationKind(op.fused->kind);
+  }
+  return {};
+}
+
+// Why `op` stays float, or empty when it can become a QLinearConv or a
+// QLinearMatMul. A residual input (fuse_residual's Conv(x, w, b, r)) comes
+// along as QLinearConv's fused residual (Mote's inputs 9-11).
 std::string float_reason(const Graph& graph, const fb::OpT& op) {
   auto value = [&](size_t i) -> const Value& { return graph.values[static_cast<size_t>(op.inputs[i])]; };
   if (op.type == fb::OpType::Gemm) return gemm_float_reason(graph, op);
+  if (op.type == fb::OpType::MatMul) return matmul_float_reason(graph, op);
   if (op.type != fb::OpType::Conv) return std::string(fb::EnumNameOpType(op.type)) + ": no int8 kernel";
   if (!value(0).dtype_known || value(0).dtype != DType::F32) return "Conv: input not f32";
   if (!value(1).is_constant() || value(1).dtype != DType::F32) return "Conv: weights not constant f32";
@@ -161,45 +177,94 @@ void take_last_op(Graph& graph, std::vector<std::unique_ptr<fb::OpT>>& ops) {
 Tensor scalar_f32(float v) { return Tensor::from_vector<float>({1}, {v}); }
 Tensor scalar_u8(uint8_t v) { return Tensor::from_vector<uint8_t>({1}, {v}); }
 
-// The op's QLinearConv inputs 3-5 and 8 from its float W and B, given the
-// input's scale: per output channel symmetric int8 weights of `bits` bits
-// (+-127 or +-63), int32 bias.
+// A 2-D tensor transposed (any element type).
+Tensor transposed_2d(const Tensor& t) {
+  const int64_t rows = t.dim(0), cols = t.dim(1);
+  const size_t size = dtype_size(t.dtype());
+  Tensor out = Tensor::zeros(t.dtype(), {cols, rows});
+  const auto* src = static_cast<const uint8_t*>(t.raw());
+  auto* dst = static_cast<uint8_t*>(out.raw());
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) {
+      std::memcpy(dst + static_cast<size_t>(c * rows + r) * size, src + static_cast<size_t>(r * cols + c) * size,
+                  size);
+    }
+  }
+  return out;
+}
+
+// A QLinearConv's or QLinearMatMul's weight inputs (3-5) and bias (8).
 struct QuantizedWeights {
   int w, w_scale, w_zero, bias = -1;
 };
 
-QuantizedWeights quantize_weights(Graph& graph, const fb::OpT& conv, float x_scale, int bits) {
+// Rows [M, ...] of f32 weights (one per output) as symmetric int8 of `bits`
+// bits (+-127 or +-63), one scale per row.
+struct RowsInt8 {
+  Tensor q;
+  std::vector<float> scales;
+};
+
+RowsInt8 quantize_rows(const Tensor& w, int bits) {
   const float peak_q = static_cast<float>((1 << (bits - 1)) - 1);
-  const Value& wv = graph.values[static_cast<size_t>(conv.inputs[1])];
-  const Tensor& w = *wv.data;
-  const std::string base = wv.name;
   const int64_t m = w.dim(0), per = w.numel() / m;
-  Tensor wq = Tensor::zeros(DType::I8, w.shape());
-  std::vector<float> scales(static_cast<size_t>(m));
+  RowsInt8 out{Tensor::zeros(DType::I8, w.shape()), std::vector<float>(static_cast<size_t>(m))};
   for (int64_t r = 0; r < m; ++r) {
     const float* row = w.data<float>() + r * per;
     float peak = 0;
     for (int64_t k = 0; k < per; ++k) peak = std::max(peak, std::fabs(row[k]));
     const float s = peak > 0 ? peak / peak_q : 1.0f;
-    scales[static_cast<size_t>(r)] = s;
+    out.scales[static_cast<size_t>(r)] = s;
     for (int64_t k = 0; k < per; ++k) {
-      wq.data<int8_t>()[r * per + k] = static_cast<int8_t>(std::clamp(std::nearbyint(row[k] / s), -peak_q, peak_q));
+      out.q.data<int8_t>()[r * per + k] =
+          static_cast<int8_t>(std::clamp(std::nearbyint(row[k] / s), -peak_q, peak_q));
     }
   }
+  return out;
+}
+
+// The weight constants for `q` (laid out as `w_int8`: the rows, or for a
+// QLinearMatMul their transpose) and, when the op has one (value `bias`,
+// one f32 per row), the bias as int32 in units of x_scale * scale[row].
+QuantizedWeights add_weights(Graph& graph, const std::string& base, Tensor w_int8, const std::vector<float>& scales,
+                             int bias, float x_scale) {
+  const auto m = static_cast<int64_t>(scales.size());
   QuantizedWeights q;
-  q.w = graph.add_derived_constant(base + "_int8", std::move(wq));
+  q.w = graph.add_derived_constant(base + "_int8", std::move(w_int8));
   q.w_scale = graph.add_derived_constant(base + "_scale", Tensor::from_vector<float>({m}, scales));
   q.w_zero = graph.add_derived_constant(base + "_zero_point", Tensor::from_vector<int8_t>({1}, {0}));
-  if (conv.inputs.size() > 2 && conv.inputs[2] >= 0) {
-    const Value& bv = graph.values[static_cast<size_t>(conv.inputs[2])];
-    std::vector<int32_t> bias(static_cast<size_t>(m));
+  if (bias >= 0) {
+    const Value& bv = graph.values[static_cast<size_t>(bias)];
+    std::vector<int32_t> b(static_cast<size_t>(m));
     for (int64_t r = 0; r < m; ++r) {
-      const double b = bv.data->data<float>()[r] / (double{x_scale} * scales[static_cast<size_t>(r)]);
-      bias[static_cast<size_t>(r)] = static_cast<int32_t>(std::clamp(std::nearbyint(b), -2147483647.0, 2147483647.0));
+      const double v = bv.data->data<float>()[r] / (double{x_scale} * scales[static_cast<size_t>(r)]);
+      b[static_cast<size_t>(r)] = static_cast<int32_t>(std::clamp(std::nearbyint(v), -2147483647.0, 2147483647.0));
     }
-    q.bias = graph.add_derived_constant(bv.name + "_int32", Tensor::from_vector<int32_t>({m}, bias));
+    const std::string name = bv.name + "_int32";  // a copy: the constant below may move every Value
+    q.bias = graph.add_derived_constant(name, Tensor::from_vector<int32_t>({m}, b));
   }
   return q;
+}
+
+int bias_input(const fb::OpT& op) { return op.inputs.size() > 2 && op.inputs[2] >= 0 ? op.inputs[2] : -1; }
+
+// A Conv's QLinearConv weights: per output channel (W's first axis).
+QuantizedWeights quantize_conv_weights(Graph& graph, const fb::OpT& conv, float x_scale, int bits) {
+  const Value& wv = graph.values[static_cast<size_t>(conv.inputs[1])];
+  RowsInt8 rows = quantize_rows(*wv.data, bits);
+  const std::string base = wv.name;  // a copy: add_weights may move every Value
+  return add_weights(graph, base, std::move(rows.q), rows.scales, bias_input(conv), x_scale);
+}
+
+// A Gemm's or MatMul's QLinearMatMul weights [K, N]: per column (output),
+// from W stored [N, K] (a Gemm's x W^T) or [K, N].
+QuantizedWeights quantize_linear_weights(Graph& graph, const fb::OpT& op, float x_scale, int bits) {
+  const Value& wv = graph.values[static_cast<size_t>(op.inputs[1])];
+  const bool rows_stored = op.type == fb::OpType::Gemm && attrs<fb::GemmAttrsT>(op).trans_b;
+  const Tensor rows_f32 = rows_stored ? *wv.data : transposed_2d(*wv.data);
+  RowsInt8 rows = quantize_rows(rows_f32, bits);
+  const std::string base = wv.name;  // a copy: add_weights may move every Value
+  return add_weights(graph, base, transposed_2d(rows.q), rows.scales, bias_input(op), x_scale);
 }
 
 // What the rewrite did, by value name: compact() renumbers values.
@@ -208,9 +273,6 @@ struct QuantizedConv {
   std::string y, y_uint8;     // the float output and the uint8 one
   QParams params;             // y_uint8's
   double range = 0;           // of y in calibration
-  // A Gemm's: y [N, M] and y_uint8 [M, N] (its columns are the images);
-  // 0 for a Conv, whose y and y_uint8 share their order.
-  int64_t gemm_outputs = 0;
 };
 
 struct Rewrite {
@@ -219,8 +281,10 @@ struct Rewrite {
   std::vector<QuantizedConv> convs;
   int64_t residuals = 0;  // of those, with a fused residual
   int64_t pools = 0;      // MaxPools run on uint8
-  int64_t gemms = 0;      // of the convs, Gemms run as 1x1 QLinearConvs
-  // Values an int8 op produces in uint8 (QLinearConv, MaxPool): a MaxPool
+  int64_t reshapes = 0;   // Reshapes and Flattens run on uint8
+  int64_t gemms = 0;      // of the quantised ops, Gemms and MatMuls run as QLinearMatMuls
+  int64_t matmuls = 0;
+  // Values an int8 op produces in uint8 (QLinearConv, QLinearMatMul, MaxPool): a MaxPool
   // passes those through. One whose stand-in a QuantizeLinear made stays
   // float (its float readers keep the exact values).
   std::set<int> produced_uint8;
@@ -228,94 +292,51 @@ struct Rewrite {
 };
 
 // MaxPool without Indices commutes with quantisation (a max of uint8 codes
-// is the code of the max), so it runs on its input's uint8 stand-in with the
-// same scale and zero point: no DequantizeLinear before it and no
+// is the code of the max), and so do the ops that only reshape (Reshape,
+// Flatten: fuse_matmul_bias puts Reshapes around the Gemms of a rank-3
+// linear layer), so they run on their input's uint8 stand-in with the same
+// scale and zero point: no DequantizeLinear before them and no
 // QuantizeLinear after (ResNet-18's stem pool cost ~1 ms of float round trip
 // per run on a Zen 3 core).
 bool passes_uint8_through(const fb::OpT& op) {
-  return op.type == fb::OpType::MaxPool && op.outputs.size() == 1;
+  return (op.type == fb::OpType::MaxPool || op.type == fb::OpType::Reshape || op.type == fb::OpType::Flatten) &&
+         op.outputs.size() == 1;
 }
 
-// The uint8 MaxPool standing for `pool`, when its input has a uint8
-// stand-in; DequantizeLinear gives float readers y back.
-bool rewrite_pool(Graph& graph, const fb::OpT& pool, std::vector<std::unique_ptr<fb::OpT>>& ops, Rewrite& rw) {
-  const int x = pool.inputs[0], y = pool.outputs[0];
+// `op` (passes_uint8_through) on its input's uint8 stand-in, when there is
+// one; DequantizeLinear gives float readers y back.
+bool rewrite_pass_through(Graph& graph, const fb::OpT& op, std::vector<std::unique_ptr<fb::OpT>>& ops, Rewrite& rw) {
+  const int x = op.inputs[0], y = op.outputs[0];
   auto xq = rw.quantized.find(x);
   if (xq == rw.quantized.end() || !rw.produced_uint8.count(x)) {
-    ++rw.kept_float["MaxPool: input not from an int8 op"];
+    // (Reshapes of float tensors are everywhere, and cost nothing: only
+    // a float MaxPool is worth a line in the report.)
+    if (op.type == fb::OpType::MaxPool) ++rw.kept_float["MaxPool: input not from an int8 op"];
     return false;
   }
   const QParams p = rw.params.at(x);
   rw.params[y] = p;
   const std::string y_name = graph.values[static_cast<size_t>(y)].name;  // a copy: values grow below
   const int yq = graph.add_derived_value(y_name + "_uint8");
-  fb::OpT& q = graph.add_op(fb::OpType::MaxPool, pool.name, {xq->second}, {yq});
-  set_attrs(q, attrs<fb::PoolAttrsT>(pool));
-  take_last_op(graph, ops);
+  auto q = std::make_unique<fb::OpT>(op);  // the same op (attributes, a Reshape's shape) on the stand-in
+  q->inputs[0] = xq->second;
+  q->outputs = {yq};
+  ops.push_back(std::move(q));
   rw.quantized[y] = yq;
   rw.produced_uint8.insert(y);
-  ++rw.pools;
+  ++(op.type == fb::OpType::MaxPool ? rw.pools : rw.reshapes);
   const int scale = graph.add_derived_constant(y_name + "_scale", scalar_f32(p.scale));
   const int zero = graph.add_derived_constant(y_name + "_zero_point", scalar_u8(p.zero));
-  graph.add_op(fb::OpType::DequantizeLinear, pool.name + "_dequantize", {yq, scale, zero}, {y});
+  graph.add_op(fb::OpType::DequantizeLinear, op.name + "_dequantize", {yq, scale, zero}, {y});
   set_attrs(*graph.ops.back(), fb::QuantizeAttrsT{});
   take_last_op(graph, ops);
   return true;
 }
 
-// A candidate Gemm as the 1x1 Conv that computes it over the batch: x
-// [N, K] transposed and reshaped to one image [1, K, N, 1], so the images are
-// the GEMM's columns (one product for the batch; an image per product made
-// a batch of 64 rows 2x slower than float); the Transpose and Reshape are
-// emitted here. The Conv's input and output are new values with the Gemm's
-// input and output parameters (the caller turns the output back).
-std::unique_ptr<fb::OpT> gemm_as_conv(Graph& graph, const fb::OpT& gemm, std::vector<std::unique_ptr<fb::OpT>>& ops,
-                                      Rewrite& rw, QParams x_params, QParams y_params) {
-  const std::string x_name = graph.values[static_cast<size_t>(gemm.inputs[0])].name;  // copies: values grow below
-  const std::string y_name = graph.values[static_cast<size_t>(gemm.outputs[0])].name;
-  const int64_t k =
-      graph.values[static_cast<size_t>(gemm.inputs[1])].data->dim(attrs<fb::GemmAttrsT>(gemm).trans_b ? 1 : 0);
-  const int xt = graph.add_derived_value(x_name + "_t");
-  fb::TransposeAttrsT swap;
-  swap.perm = {1, 0};
-  set_attrs(graph.add_op(fb::OpType::Transpose, gemm.name + "_transpose", {gemm.inputs[0]}, {xt}), swap);
-  take_last_op(graph, ops);
-  const int shape =
-      graph.add_derived_constant(x_name + "_image_shape", Tensor::from_vector<int64_t>({4}, {1, k, -1, 1}));
-  const int x4 = graph.add_derived_value(x_name + "_image");
-  set_attrs(graph.add_op(fb::OpType::Reshape, gemm.name + "_to_image", {xt, shape}, {x4}), fb::ReshapeAttrsT{});
-  take_last_op(graph, ops);
-  // W as the Conv's [M, K, 1, 1]: as stored for x W^T, transposed for x W.
-  const Value& wv = graph.values[static_cast<size_t>(gemm.inputs[1])];
-  const Tensor& stored = *wv.data;
-  Tensor w = stored;
-  if (!attrs<fb::GemmAttrsT>(gemm).trans_b) {
-    const int64_t depth = stored.dim(0), outputs = stored.dim(1);
-    w = Tensor::zeros(DType::F32, {outputs, depth});
-    for (int64_t r = 0; r < depth; ++r) {
-      for (int64_t c = 0; c < outputs; ++c) w.data<float>()[c * depth + r] = stored.data<float>()[r * outputs + c];
-    }
-  }
-  const int w4 = graph.add_derived_constant(wv.name + "_1x1", w.reshaped({w.dim(0), w.dim(1), 1, 1}));
-  const int y4 = graph.add_derived_value(y_name + "_nchw");
-  rw.params[x4] = x_params;
-  rw.params[y4] = y_params;
-  auto conv = std::make_unique<fb::OpT>();
-  conv->type = fb::OpType::Conv;
-  conv->name = gemm.name;
-  conv->inputs = {x4, w4};
-  if (gemm.inputs.size() > 2 && gemm.inputs[2] >= 0) conv->inputs.push_back(gemm.inputs[2]);
-  conv->outputs = {y4};
-  fb::ConvAttrsT a;
-  a.kernel_shape = {1, 1};
-  set_attrs(*conv, a);
-  if (gemm.fused) conv->fused = std::make_unique<fb::FusedActivationT>(*gemm.fused);
-  return conv;
-}
-
 // Replaces each candidate Conv by [QuantizeLinear] QLinearConv
-// DequantizeLinear, keeping execution order; a float input (x, or the
-// residual) is quantised once, however many convolutions read it.
+// DequantizeLinear, and each Gemm or MatMul the same way by a
+// QLinearMatMul, keeping execution order; a float input (x, or the
+// residual) is quantised once, however many ops read it.
 void rewrite(Graph& graph, const std::vector<bool>& candidate, std::map<int, Observed>& observed,
              const QuantizeOptions& options, Rewrite& rw) {
   auto params_of = [&](int v) {
@@ -331,21 +352,14 @@ void rewrite(Graph& graph, const std::vector<bool>& candidate, std::map<int, Obs
   for (size_t i = 0; i < old.size(); ++i) {
     if (!old[i]) continue;
     if (!candidate[i]) {
-      if (!passes_uint8_through(*old[i]) || !rewrite_pool(graph, *old[i], ops, rw)) ops.push_back(std::move(old[i]));
+      if (!passes_uint8_through(*old[i]) || !rewrite_pass_through(graph, *old[i], ops, rw)) {
+        ops.push_back(std::move(old[i]));
+      }
       continue;
     }
-    // A Gemm goes through the 1x1 Conv that computes it; `result` is the
-    // float value the op's readers read (the Gemm's output, reshaped back
-    // below).
-    const std::string label = Graph::op_label(*old[i]);
-    const int result = old[i]->outputs[0];
-    std::unique_ptr<fb::OpT> as_conv;
-    if (old[i]->type == fb::OpType::Gemm) {
-      as_conv = gemm_as_conv(graph, *old[i], ops, rw, params_of(old[i]->inputs[0]), params_of(result));
-      ++rw.gemms;
-    }
-    const fb::OpT& conv = as_conv ? *as_conv : *old[i];
-    const int x = conv.inputs[0], y = conv.outputs[0];
+    const fb::OpT& op = *old[i];
+    const bool conv = op.type == fb::OpType::Conv;
+    const int x = op.inputs[0], y = op.outputs[0];
     const QParams xp = params_of(x), yp = params_of(y);
     const std::string y_name = graph.values[static_cast<size_t>(y)].name;  // a copy: values grow below
     // v's uint8 stand-in with its scale and zero point, quantised here
@@ -362,7 +376,7 @@ void rewrite(Graph& graph, const std::vector<bool>& candidate, std::map<int, Obs
         q.value = it->second;
       } else {
         q.value = graph.add_derived_value(name + "_uint8");
-        graph.add_op(fb::OpType::QuantizeLinear, conv.name + suffix, {v, q.scale, q.zero}, {q.value});
+        graph.add_op(fb::OpType::QuantizeLinear, op.name + suffix, {v, q.scale, q.zero}, {q.value});
         set_attrs(*graph.ops.back(), fb::QuantizeAttrsT{});
         take_last_op(graph, ops);
         rw.quantized[v] = q.value;
@@ -370,50 +384,42 @@ void rewrite(Graph& graph, const std::vector<bool>& candidate, std::map<int, Obs
       return q;
     };
     const Quantized xq = quantized_input(x, "_quantize");
-    // Depthwise layers keep 8 bits: their int8 kernels take 8-bit weights
-    // at full speed (vpdpbusd) or compute in f32 (qdepthwise.hpp), so fewer
-    // bits would cost precision for nothing.
-    const Tensor& wt = *graph.values[static_cast<size_t>(conv.inputs[1])].data;
-    const bool depthwise = attrs<fb::ConvAttrsT>(conv).group > 1 && wt.dim(1) == 1;
-    const QuantizedWeights w = quantize_weights(graph, conv, xp.scale, depthwise ? 8 : options.weight_bits);
+    QuantizedWeights w;
+    if (conv) {
+      // Depthwise layers keep 8 bits: their int8 kernels take 8-bit weights
+      // at full speed (vpdpbusd) or compute in f32 (qdepthwise.hpp), so fewer
+      // bits would cost precision for nothing.
+      const Tensor& wt = *graph.values[static_cast<size_t>(op.inputs[1])].data;
+      const bool depthwise = attrs<fb::ConvAttrsT>(op).group > 1 && wt.dim(1) == 1;
+      w = quantize_conv_weights(graph, op, xp.scale, depthwise ? 8 : options.weight_bits);
+    } else {
+      w = quantize_linear_weights(graph, op, xp.scale, options.weight_bits);
+      ++(op.type == fb::OpType::Gemm ? rw.gemms : rw.matmuls);
+    }
     const int y_scale = graph.add_derived_constant(y_name + "_scale", scalar_f32(yp.scale));
     const int y_zero = graph.add_derived_constant(y_name + "_zero_point", scalar_u8(yp.zero));
     const int yq = graph.add_derived_value(y_name + "_uint8");
     std::vector<int> inputs = {xq.value, xq.scale, xq.zero, w.w, w.w_scale, w.w_zero, y_scale, y_zero, w.bias};
-    if (has_residual(conv)) {
-      const Quantized rq = quantized_input(conv.inputs[3], "_quantize_residual");
+    if (conv && has_residual(op)) {
+      const Quantized rq = quantized_input(op.inputs[3], "_quantize_residual");
       inputs.insert(inputs.end(), {rq.value, rq.scale, rq.zero});
       ++rw.residuals;
     } else if (w.bias < 0) {
       inputs.pop_back();
     }
-    fb::OpT& q = graph.add_op(fb::OpType::QLinearConv, conv.name, inputs, {yq});
-    set_attrs(q, attrs<fb::ConvAttrsT>(conv));
-    if (conv.fused) q.fused = std::make_unique<fb::FusedActivationT>(*conv.fused);
+    fb::OpT& q = graph.add_op(conv ? fb::OpType::QLinearConv : fb::OpType::QLinearMatMul, op.name, inputs, {yq});
+    if (conv) set_attrs(q, attrs<fb::ConvAttrsT>(op));
+    if (op.fused) q.fused = std::make_unique<fb::FusedActivationT>(*op.fused);
     take_last_op(graph, ops);
     rw.quantized[y] = yq;
     rw.produced_uint8.insert(y);
-    rw.convs.push_back({label, graph.values[static_cast<size_t>(result)].name,
-                        graph.values[static_cast<size_t>(yq)].name, yp,
-                        double{observed[result].hi} - observed[result].lo,
-                        as_conv ? graph.values[static_cast<size_t>(conv.inputs[1])].data->dim(0) : 0});
+    rw.convs.push_back({Graph::op_label(op), y_name, graph.values[static_cast<size_t>(yq)].name, yp,
+                        double{observed[y].hi} - observed[y].lo});
     // Float readers and graph outputs get y back; remove_dead drops this
     // when nobody reads it.
-    graph.add_op(fb::OpType::DequantizeLinear, conv.name + "_dequantize", {yq, y_scale, y_zero}, {y});
+    graph.add_op(fb::OpType::DequantizeLinear, op.name + "_dequantize", {yq, y_scale, y_zero}, {y});
     set_attrs(*graph.ops.back(), fb::QuantizeAttrsT{});
     take_last_op(graph, ops);
-    if (as_conv) {
-      // [1, M, N, 1] -> [M, N] -> [N, M].
-      const int64_t m = graph.values[static_cast<size_t>(conv.inputs[1])].data->dim(0);
-      const int shape = graph.add_derived_constant(y_name + "_2d_shape", Tensor::from_vector<int64_t>({2}, {m, -1}));
-      const int yt = graph.add_derived_value(y_name + "_t");
-      set_attrs(graph.add_op(fb::OpType::Reshape, conv.name + "_to_2d", {y, shape}, {yt}), fb::ReshapeAttrsT{});
-      take_last_op(graph, ops);
-      fb::TransposeAttrsT swap;
-      swap.perm = {1, 0};
-      set_attrs(graph.add_op(fb::OpType::Transpose, conv.name + "_transpose_back", {yt}, {result}), swap);
-      take_last_op(graph, ops);
-    }
   }
   graph.ops = std::move(ops);
 }
@@ -472,10 +478,8 @@ Status measure(Graph& graph, Runner& float_runner, const Rewrite& rw, const Quan
       const Tensor& f = *fp;
       const Tensor& q = *qp;
       QuantizedOutput& r = report.quantized[j];
-      const int64_t m = c.gemm_outputs, n = m > 0 ? f.numel() / m : 0;
       for (int64_t i = 0; i < f.numel(); ++i) {
-        const int64_t at = m > 0 ? i % m * n + i / m : i;  // f's element i in q
-        const double real = double{c.params.scale} * (static_cast<double>(q.data<uint8_t>()[at]) - c.params.zero);
+        const double real = double{c.params.scale} * (static_cast<double>(q.data<uint8_t>()[i]) - c.params.zero);
         const double e = std::fabs(real - f.data<float>()[i]);
         r.max_abs_error = std::max(r.max_abs_error, e);
         sq[j] += e * e;
@@ -552,10 +556,13 @@ Result<QuantizeReport> quantize_int8(Graph& graph, const QuantizeOptions& option
 
   Rewrite rw;
   rewrite(graph, candidate, observed, options, rw);
-  log.count(kPass, "Conv -> QLinearConv", static_cast<int64_t>(rw.convs.size()) - rw.gemms);
-  if (rw.gemms > 0) log.count(kPass, "Gemm -> QLinearConv (1x1)", rw.gemms);
+  const int64_t convs = static_cast<int64_t>(rw.convs.size()) - rw.gemms - rw.matmuls;
+  if (convs > 0) log.count(kPass, "Conv -> QLinearConv", convs);
+  if (rw.gemms > 0) log.count(kPass, "Gemm -> QLinearMatMul", rw.gemms);
+  if (rw.matmuls > 0) log.count(kPass, "MatMul -> QLinearMatMul", rw.matmuls);
   if (rw.residuals > 0) log.count(kPass, "residual Add fused into QLinearConv", rw.residuals);
   if (rw.pools > 0) log.count(kPass, "MaxPool on uint8", rw.pools);
+  if (rw.reshapes > 0) log.count(kPass, "Reshape or Flatten on uint8", rw.reshapes);
   for (const auto& [reason, n] : rw.kept_float) report.kept_float[reason] += n;
   for (const auto& [reason, n] : report.kept_float) log.note(kPass, "float: " + reason + " (" + std::to_string(n) + ")");
   MOTE_RETURN_IF_ERROR(remove_dead(graph, log));

@@ -1,8 +1,8 @@
 // Post-training int8 quantisation (mote-convert --quantize int8): runs the
 // float graph on calibration inputs to learn each activation's range, then
 // turns every Conv it can into a QLinearConv, and every Gemm y = x W^T + c
-// or x W + c into a 1x1 QLinearConv on x transposed to one image
-// [1, K, N, 1], the batch's rows its pixels (classifier heads):
+// or x W + c and MatMul x W (W constant) into a QLinearMatMul (Gemm's bias
+// as its int32 bias; classifier heads, a transformer's linear layers):
 //   - weights per output channel, symmetric int8 (zero point 0, +-127, or
 //     +-63 with weight_bits 7: x86 CPUs without VNNI multiply those as byte
 //     pairs, exactly, about twice as fast as 8-bit ones; see qgemm.hpp);
@@ -11,13 +11,14 @@
 //   - the bias int32 in units of x_scale * w_scale.
 // A QuantizeLinear goes before a quantised op only where its input is float,
 // and a DequantizeLinear after it only where a float op or the graph output
-// reads it: consecutive quantised Convs pass uint8 directly. A Conv with a
-// fused residual input (and a Relu or no activation) is split back into
-// Conv -> Add -> [Relu] so the Conv runs in int8 and the Add in float. A
-// MaxPool whose input is already uint8 runs on it, keeping its scale and
-// zero point (a max of codes is the code of the max). Ops without an int8
-// kernel stay float. Afterwards both graphs run on the calibration data
-// and the report gives each quantised output's error against the float one.
+// reads it: consecutive quantised ops pass uint8 directly. A Conv with a
+// fused residual input (and a Relu, a Clip or no activation) becomes a
+// QLinearConv with a quantised residual (its inputs 9-11). A MaxPool,
+// Reshape or Flatten whose input is already uint8 runs on it, keeping its
+// scale and zero point (a max of codes is the code of the max; a reshape
+// moves no value). Ops without an int8 kernel stay float. Afterwards both
+// graphs run on the calibration data and the report gives each quantised
+// output's error against the float one.
 #pragma once
 
 #include <cstdint>

@@ -56,11 +56,11 @@ double max_abs(const Tensor& t) {
 
 // The int8 graph against the float one on fresh inputs, on the reference
 // and CPU backends: within `fraction` of the float output's largest value.
-void expect_close_to_float(OnnxBuilder& b, const Converted& q, double fraction) {
+void expect_close_to_float(OnnxBuilder& b, const Converted& q, double fraction, const Shape& input = {1, 3, 12, 12}) {
   Converted f = convert(b);
   ASSERT_TRUE(f.model && q.model);
   for (uint32_t seed : {101u, 202u, 303u}) {
-    const std::vector<Tensor> inputs = {random_f32({1, 3, 12, 12}, seed)};
+    const std::vector<Tensor> inputs = {random_f32(input, seed)};
     const std::vector<Tensor> want = f.run(inputs);
     for (Backend backend : {Backend::kReference, Backend::kCpu}) {
       const std::vector<Tensor> got = q.run(inputs, backend);
@@ -212,21 +212,22 @@ OnnxBuilder classifier(bool trans_b, bool relu, int64_t batch = 1) {
   return b;
 }
 
-// A Gemm y = x W^T + c or x W + c runs as a 1x1 QLinearConv on x transposed
-// to one image [1, K, N, 1] (and its output turned back), with a fused Relu
-// as its clamp; one with alpha other than 1, or a bias per row, stays float
-// and says why.
-TEST(QuantizeInt8, GemmRunsAsOneByOneQLinearConv) {
+// A Gemm y = x W^T + c or x W + c runs as a QLinearMatMul with its bias,
+// a fused Relu as its clamp; one with alpha other than 1, or a bias per
+// row, stays float and says why.
+TEST(QuantizeInt8, GemmRunsAsQLinearMatMul) {
   for (bool relu : {false, true}) {
     for (bool trans_b : {true, false}) {
       SCOPED_TRACE(std::string(relu ? "with Relu" : "without Relu") + (trans_b ? ", W^T" : ", W"));
       OnnxBuilder b = classifier(trans_b, relu);
       Converted c = convert(b, quantized());
       ASSERT_TRUE(c.model && c.result.quantize);
-      EXPECT_EQ(c.count(fb::OpType::QLinearConv), 2);
+      EXPECT_EQ(c.count(fb::OpType::QLinearConv), 1);
+      EXPECT_EQ(c.count(fb::OpType::QLinearMatMul), 1);
       EXPECT_EQ(c.count(fb::OpType::Gemm), 0);
       EXPECT_EQ(c.count(fb::OpType::Relu), 0);
-      EXPECT_EQ(c.counter("quantize_int8", "Gemm -> QLinearConv (1x1)"), 1);
+      EXPECT_EQ(c.count(fb::OpType::Transpose), 0);
+      EXPECT_EQ(c.counter("quantize_int8", "Gemm -> QLinearMatMul"), 1);
       EXPECT_EQ(c.counter("quantize_int8", "Conv -> QLinearConv"), 1);
       const QuantizeReport& r = *c.result.quantize;
       ASSERT_EQ(r.quantized.size(), 2u);
@@ -236,8 +237,7 @@ TEST(QuantizeInt8, GemmRunsAsOneByOneQLinearConv) {
       expect_close_to_float(b, c, 0.05);
     }
   }
-  // Three images: the Gemm's one product has them as its columns, and the
-  // report compares each output with its own float value.
+  // Three images: the report compares each output with its own float value.
   OnnxBuilder batched = classifier(true, true, 3);
   Converted q = convert(batched, quantized());
   Converted f = convert(batched);
@@ -497,6 +497,53 @@ TEST(FoldQdq, MatMulWeightsAlongRowsStayFloat) {
   ASSERT_TRUE(c.model);
   EXPECT_EQ(c.count(fb::OpType::QLinearMatMul), 0);
   EXPECT_EQ(c.counter("fold_qdq", "MatMul left float: weight scales or zero points not per column"), 1);
+}
+
+// A transformer's MLP on [2, 6, 16] tokens: MatMul -> Relu -> MatMul + bias
+// (fuse_matmul_bias makes that a Gemm between Reshapes). Both run as
+// QLinearMatMuls, uint8 passing between them (through the Reshape),
+// within 5 % of the float graph's outputs.
+TEST(QuantizeInt8, LinearLayersRunAsQLinearMatMul) {
+  OnnxBuilder b(13);
+  b.input("x", DType::F32, {2, 6, 16}).output("y");
+  b.initializer("w1", random_f32({16, 24}, 1)).initializer("w2", random_f32({24, 8}, 2));
+  b.initializer("b2", random_f32({8}, 3));
+  b.initializer("perm_shape", Tensor::from_vector<int64_t>({3}, {2, 16, 6}));
+  b.node("MatMul", {"x", "w1"}, {"h"});
+  b.node("Relu", {"h"}, {"r"});
+  b.node("MatMul", {"r", "w2"}, {"m"});
+  b.node("Add", {"m", "b2"}, {"y"});
+  Converted c = convert(b, quantized());
+  ASSERT_TRUE(c.model && c.result.quantize);
+  EXPECT_EQ(c.count(fb::OpType::QLinearMatMul), 2);
+  EXPECT_EQ(c.count(fb::OpType::MatMul), 0);
+  EXPECT_EQ(c.count(fb::OpType::Relu), 0);
+  EXPECT_EQ(c.counter("quantize_int8", "MatMul -> QLinearMatMul"), 1);
+  EXPECT_EQ(c.counter("quantize_int8", "Gemm -> QLinearMatMul"), 1);
+  // One QuantizeLinear (x) and one DequantizeLinear (y): h passes as uint8.
+  EXPECT_EQ(c.count(fb::OpType::QuantizeLinear), 1);
+  EXPECT_EQ(c.count(fb::OpType::DequantizeLinear), 1);
+  for (const QuantizedOutput& out : c.result.quantize->quantized) {
+    EXPECT_LT(out.rms_error, out.range / 255.0) << out.op;
+  }
+  expect_close_to_float(b, c, 0.05, {2, 6, 16});
+}
+
+// A MatMul of two activations (attention's scores) stays float, and says
+// why.
+TEST(QuantizeInt8, MatMulOfActivationsStaysFloat) {
+  OnnxBuilder b(13);
+  b.input("x", DType::F32, {2, 6, 16}).output("scores");
+  b.initializer("w", random_f32({16, 16}, 1));
+  b.initializer("swap_shape", Tensor::from_vector<int64_t>({3}, {2, 16, 6}));
+  b.node("MatMul", {"x", "w"}, {"q"});
+  b.node("Reshape", {"x", "swap_shape"}, {"k"});
+  b.node("MatMul", {"q", "k"}, {"scores"});
+  Converted c = convert(b, quantized());
+  ASSERT_TRUE(c.model && c.result.quantize);
+  EXPECT_EQ(c.count(fb::OpType::QLinearMatMul), 1);
+  EXPECT_EQ(c.count(fb::OpType::MatMul), 1);
+  EXPECT_EQ(c.result.quantize->kept_float.at("MatMul: weights not a constant f32 matrix"), 1);
 }
 
 TEST(QuantizeInt8, MissingCalibrationFolderIsAnError) {

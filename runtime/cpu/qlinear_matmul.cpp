@@ -98,6 +98,7 @@ Result<std::unique_ptr<QMatMulState>> build_state(const KernelContext& ctx, cons
   // kQuads multiplies a + a_offset, not a - a_zero: the difference, (a_zero
   // + a_offset) times the row's weight sum, comes off the bias.
   const int64_t b_zero = quads ? int64_t{p.a_zero} + st->a_offset : 0;
+  const int32_t* bias = ctx.has_input(kQmBias) ? ctx.in(kQmBias).data<int32_t>() : nullptr;
   std::vector<int8_t> bytes(quads ? static_cast<size_t>(per_matrix) : 0);
   for (int64_t i = 0; i < matrices; ++i) {
     const int16_t* rows = shifted.data() + i * per_matrix;
@@ -108,11 +109,11 @@ Result<std::unique_ptr<QMatMulState>> build_state(const KernelContext& ctx, cons
     } else {
       w.packed = qgemm_pack_a(st->format, s.n, s.k, rows);
     }
-    if (b_zero) {
+    if (bias || b_zero) {
       for (int64_t col = 0; col < s.n; ++col) {
         int64_t row_sum = 0;
         for (int64_t d = 0; d < s.k; ++d) row_sum += rows[col * s.k + d];
-        w.bias.push_back(static_cast<int32_t>(-b_zero * row_sum));
+        w.bias.push_back(static_cast<int32_t>((bias ? bias[col] : 0) - b_zero * row_sum));
       }
     }
     st->matrices.push_back(std::move(w));
@@ -140,10 +141,11 @@ Status qlinear_matmul_prepare(KernelContext& ctx, std::unique_ptr<KernelState>& 
 // column r is row r, depth groups of `group` values, panels of `step`
 // columns (qgemm.hpp). kQuads: bytes a + offset (a byte's top bit flipped
 // for an offset of +-128; any value past k, where the packed weights are
-// 0); kPairs: int16 a - zero. Columns past m are 0 (computed, never stored).
+// 0); kPairs: int16 a - zero. Columns of the last panel past m keep what
+// the buffer held (computed, never stored; a vector's elements are always
+// initialised): writing them cost a row of one as much as its product.
 void layout_columns(const QMatMulState& st, const uint8_t* a, int64_t m, int64_t k, int64_t groups, int64_t step,
                     int32_t* out) {
-  const int64_t padded = (m + step - 1) / step * step;
   const uint32_t flip = st.a_offset != 0 ? 0x80808080u : 0u;
   if (st.format == QgemmFormat::kQuads && k % 4 == 0) {
     // Row r's words are its groups: a transpose of words, panel by panel.
@@ -151,29 +153,25 @@ void layout_columns(const QMatMulState& st, const uint8_t* a, int64_t m, int64_t
       const int64_t rows = std::min(step, m - r0);
       int32_t* panel = out + r0 * groups;
       simd::transpose_4byte(a + r0 * k, groups, rows, groups, panel, step);
+      if (!flip) continue;
       for (int64_t g = 0; g < groups; ++g) {
-        for (int64_t c = 0; c < step; ++c) {
-          uint32_t& word = reinterpret_cast<uint32_t&>(panel[g * step + c]);
-          word = c < rows ? word ^ flip : 0u;
-        }
+        for (int64_t c = 0; c < rows; ++c) panel[g * step + c] = static_cast<int32_t>(panel[g * step + c] ^ flip);
       }
     }
     return;
   }
-  for (int64_t r = 0; r < padded; ++r) {
+  for (int64_t r = 0; r < m; ++r) {
+    const uint8_t* row = a + r * k;
     for (int64_t g = 0; g < groups; ++g) {
       uint32_t word = 0;
-      if (r < m) {
-        const uint8_t* row = a + r * k;
-        if (st.format == QgemmFormat::kQuads) {
-          for (int64_t j = 0; j < 4 && 4 * g + j < k; ++j) word |= uint32_t{row[4 * g + j]} << (8 * j);
-          word ^= flip;
-        } else {
-          for (int64_t j = 0; j < 2 && 2 * g + j < k; ++j) {
-            const int32_t v =
-                (st.a_signed ? int32_t{static_cast<int8_t>(row[2 * g + j])} : int32_t{row[2 * g + j]}) - st.a_zero;
-            word |= uint32_t{static_cast<uint16_t>(v)} << (16 * j);
-          }
+      if (st.format == QgemmFormat::kQuads) {
+        for (int64_t j = 0; j < 4 && 4 * g + j < k; ++j) word |= uint32_t{row[4 * g + j]} << (8 * j);
+        word ^= flip;
+      } else {
+        for (int64_t j = 0; j < 2 && 2 * g + j < k; ++j) {
+          const int32_t v =
+              (st.a_signed ? int32_t{static_cast<int8_t>(row[2 * g + j])} : int32_t{row[2 * g + j]}) - st.a_zero;
+          word |= uint32_t{static_cast<uint16_t>(v)} << (16 * j);
         }
       }
       out[qgemm_b_index(r, g, groups, step)] = static_cast<int32_t>(word);

@@ -2,7 +2,8 @@
 // with quantised A, B and Y (qlinear_matmul.hpp has the equation). A and B
 // are i8 or u8, Y takes y_zero_point's type. Mote takes a per-tensor A (ONNX
 // also allows one scale per row of a 2-D A, which the converter leaves to a
-// float graph) and B per tensor or per column.
+// float graph) and B per tensor or per column, and an optional i32 bias
+// (input 8, Mote's extension).
 #include "runtime/ops/qlinear_matmul.hpp"
 
 #include <string>
@@ -16,8 +17,8 @@ namespace mote {
 
 namespace {
 
-constexpr const char* kNames[] = {"a",       "a_scale",      "a_zero_point", "b",
-                                  "b_scale", "b_zero_point", "y_scale",      "y_zero_point"};
+constexpr const char* kNames[] = {"a",       "a_scale",      "a_zero_point", "b", "b_scale", "b_zero_point",
+                                  "y_scale", "y_zero_point", "bias"};
 
 Status check_inputs(ShapeContext& ctx, int64_t columns) {
   auto dtype_error = [&](size_t i, const std::string& want) {
@@ -42,6 +43,13 @@ Status check_inputs(ShapeContext& ctx, int64_t columns) {
     if (ctx.rank(i) > 1 || (n != 1 && n != columns)) {
       return ctx.fail(std::string(kNames[i]) + " has shape " + shape_to_string(ctx.shape(i)) +
                       "; expected one value or one per column of b (" + std::to_string(columns) + ")");
+    }
+  }
+  if (ctx.has_input(kQmBias)) {
+    if (ctx.dtype(kQmBias) != DType::I32) return dtype_error(kQmBias, "i32");
+    if (ctx.shape(kQmBias) != Shape{columns}) {
+      return ctx.fail("bias has shape " + shape_to_string(ctx.shape(kQmBias)) + "; expected [" +
+                      std::to_string(columns) + "] (one per column of b)");
     }
   }
   return {};
@@ -79,4 +87,4 @@ Result<QLinearMatMulParams> read_qlinear_matmul_params(const std::vector<const T
 
 }  // namespace mote
 
-MOTE_OP_DEF(QLinearMatMul, {.min_inputs = 8, .max_inputs = 8, .infer = mote::infer_qlinear_matmul});
+MOTE_OP_DEF(QLinearMatMul, {.min_inputs = 8, .max_inputs = 9, .infer = mote::infer_qlinear_matmul});

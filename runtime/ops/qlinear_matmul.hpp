@@ -4,8 +4,11 @@
 //   real b = b_scale[n] * (b - b_zero_point[n]), per tensor or per column n
 //   (B's last axis);
 //   y = saturate(round_half_even(act(acc * a_scale * b_scale[n]) / y_scale) + y_zero_point),
-//   acc the int32 sum of the shifted products, act a fused Relu or Clip
-//   (mote-convert fuses them; ONNX's op has none).
+//   acc the int32 sum of the shifted products plus the bias, act a fused
+//   Relu or Clip (mote-convert fuses them; ONNX's op has none).
+// Mote's extension, written by `mote-convert --quantize int8` for a Gemm's
+// or linear layer's bias: input 8, an optional i32 bias of one value per
+// column, in units of a_scale * b_scale[n] (QLinearConv's B).
 // A and B follow MatMul's shapes (numpy matmul: 1-D operands, broadcast
 // batch dimensions).
 #pragma once
@@ -29,6 +32,7 @@ enum QLinearMatMulInput : size_t {
   kQmBZero = 5,
   kQmYScale = 6,
   kQmYZero = 7,
+  kQmBias = 8,  // Mote's extension
 };
 
 struct QLinearMatMulParams {

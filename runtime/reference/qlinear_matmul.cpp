@@ -30,6 +30,7 @@ Status qlinear_matmul(KernelContext& ctx) {
   const std::vector<int64_t> a_strides = broadcast_strides(s.a_batch, s.batch);
   const std::vector<int64_t> b_strides = broadcast_strides(s.b_batch, s.batch);
   const std::vector<int64_t> out_strides = contiguous_strides(s.batch);
+  const int32_t* bias = ctx.has_input(kQmBias) ? ctx.in(kQmBias).data<int32_t>() : nullptr;
   Tensor& yt = ctx.out(0);
   for (int64_t batch = 0; batch < s.batch_count(); ++batch) {
     int64_t a_offset = 0, b_offset = 0;
@@ -40,7 +41,7 @@ Status qlinear_matmul(KernelContext& ctx) {
     }
     for (int64_t i = 0; i < s.m; ++i) {
       for (int64_t j = 0; j < s.n; ++j) {
-        int64_t acc = 0;
+        int64_t acc = bias ? bias[j] : 0;
         for (int64_t k = 0; k < s.k; ++k) {
           const int64_t a = int8_element(at, (a_offset * s.m + i) * s.k + k) - p.a_zero;
           const int64_t b = int8_element(bt, (b_offset * s.k + k) * s.n + j) - p.b_zero[static_cast<size_t>(j)];

@@ -27,12 +27,13 @@ struct MatMulCase {
   // i8 B in [-64, 63] with zero points 0: the byte-pair kernel of x86 CPUs
   // without VNNI (qgemm.hpp); 8-bit B takes int16 pairs there.
   bool seven_bit = false;
+  bool bias = false;  // input 8 (Mote's extension)
 };
 
 std::string label(const MatMulCase& c) {
   return "A " + shape_to_string(c.a) + " " + dtype_name(c.a_type) + ", B " + shape_to_string(c.b) + " " +
          dtype_name(c.b_type) + ", Y " + dtype_name(c.y_type) + (c.per_column ? ", per column" : "") +
-         (c.seven_bit ? ", 7-bit B" : "");
+         (c.seven_bit ? ", 7-bit B" : "") + (c.bias ? ", bias" : "");
 }
 
 Inputs matmul_inputs(const MatMulCase& c, uint32_t seed) {
@@ -45,7 +46,7 @@ Inputs matmul_inputs(const MatMulCase& c, uint32_t seed) {
   Tensor b_zero = c.per_column ? random_tensor(c.b_type, {n}, seed + 4, low(c.b_type) / 8, high(c.b_type) / 8)
                                : scalar_of(c.b_type, c.b_type == DType::I8 ? 0 : 128);
   if (c.seven_bit) b_zero = c.per_column ? Tensor::zeros(DType::I8, {n}) : scalar_of(DType::I8, 0);
-  return {
+  Inputs inputs = {
       random_tensor(c.a_type, c.a, seed, low(c.a_type), high(c.a_type)),
       scalar_of(DType::F32, 0.01),
       scalar_of(c.a_type, c.a_type == DType::I8 ? 3 : 120),
@@ -54,6 +55,8 @@ Inputs matmul_inputs(const MatMulCase& c, uint32_t seed) {
       b_zero,
       scalar_of(DType::F32, y_scale),
       scalar_of(c.y_type, c.y_type == DType::I8 ? -5 : 128)};
+  if (c.bias) inputs.push_back(random_tensor(DType::I32, {n}, seed + 2, -5000, 5000));
+  return inputs;
 }
 
 void check(const MatMulCase& c, const fb::FusedActivationT* act = nullptr, uint32_t seed = 1) {
@@ -108,8 +111,9 @@ TEST(QLinearMatMulOps, CpuMatchesReference) {
     for (DType a : {DType::U8, DType::I8}) {
       for (DType b : {DType::I8, DType::U8}) {
         const DType y = (s + static_cast<size_t>(a) + static_cast<size_t>(b)) % 2 ? DType::I8 : DType::U8;
-        check({shapes[s].first, shapes[s].second, a, b, y, (s % 2) == 0}, nullptr,
-              static_cast<uint32_t>(11 * s + 3 * static_cast<int>(a) + static_cast<int>(b)));
+        check(
+            {shapes[s].first, shapes[s].second, a, b, y, (s % 2) == 0, false, (s + static_cast<size_t>(a)) % 3 == 0},
+            nullptr, static_cast<uint32_t>(11 * s + 3 * static_cast<int>(a) + static_cast<int>(b)));
         ++checked;
       }
     }
@@ -125,6 +129,7 @@ TEST(QLinearMatMulOps, EverySimdTargetMatchesReference) {
     check({{40, 27}, {27, 17}, DType::I8, DType::I8, DType::I8, false});
     check({{9, 68}, {68, 20}, DType::U8, DType::I8, DType::U8, true, true});
     check({{1, 100}, {100, 12}, DType::I8, DType::I8, DType::U8, true, true});
+    check({{20, 36}, {36, 10}, DType::U8, DType::I8, DType::U8, true, false, true});
   });
 }
 
@@ -132,6 +137,7 @@ TEST(QLinearMatMulOps, EverySimdTargetMatchesReference) {
 // against A's batch, 1-D operands.
 TEST(QLinearMatMulOps, BatchesAndVectorsMatchReference) {
   check({{2, 3, 9, 20}, {20, 11}});
+  check({{2, 3, 9, 20}, {20, 11}, DType::U8, DType::I8, DType::I8, true, false, true});
   check({{2, 1, 5, 8}, {3, 8, 6}});
   check({{4, 6, 12}, {4, 12, 7}, DType::I8, DType::I8, DType::U8});
   check({{24}, {24, 9}});
@@ -171,6 +177,13 @@ TEST(QLinearMatMulOps, RejectsBadParameters) {
               std::string::npos)
         << out.status().to_string();
   }
+  inputs = matmul_inputs({{3, 8}, {8, 5}}, 1);
+  inputs.push_back(random_tensor(DType::I32, {4}, 3, -10, 10));  // one short
+  auto short_bias = run_op(make_op(fb::OpType::QLinearMatMul), inputs, Impl::kCpu);
+  ASSERT_FALSE(short_bias.ok());
+  EXPECT_NE(short_bias.status().message().find("bias has shape 4; expected [5] (one per column of b)"),
+            std::string::npos)
+      << short_bias.status().to_string();
   inputs = matmul_inputs({{3, 8}, {8, 5}}, 1);
   inputs[2] = scalar_of(DType::I8, 0);  // a is u8
   auto out = run_op(make_op(fb::OpType::QLinearMatMul), inputs, Impl::kCpu);
