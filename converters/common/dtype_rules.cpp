@@ -34,6 +34,8 @@ std::optional<DType> output_dtype(const Graph& graph, const fb::OpT& op, size_t 
     case T::NonZero:
     case T::NonMaxSuppression:
       return DType::I64;
+    case T::MatMulInteger:
+      return DType::I32;
     case T::EyeLike:
       return attrs<fb::EyeLikeAttrsT>(op).dtype;
     case T::BitCast:

@@ -1,10 +1,12 @@
-// Quantisation: QuantizeLinear, DequantizeLinear, QLinearConv and
-// QLinearMatMul map to Mote's ops (the last two run in int8);
-// DynamicQuantizeLinear, MatMulInteger, ConvInteger, and a QLinearConv or
-// QLinearMatMul whose parameters Mote's op does not take, become float
-// graphs by their ONNX definitions (dequantise, compute, requantise).
+// Quantisation: QuantizeLinear, DequantizeLinear, QLinearConv,
+// QLinearMatMul and MatMulInteger map to Mote's ops (the last three run in
+// integers); DynamicQuantizeLinear, ConvInteger, and a QLinearConv,
+// QLinearMatMul or MatMulInteger whose parameters Mote's op does not take,
+// become float graphs by their ONNX definitions (dequantise, compute,
+// requantise).
 #include "converters/onnx/mapper_util.hpp"
 #include "converters/onnx/tensor_proto.hpp"
+#include "runtime/ops/quantize.hpp"
 
 namespace mote::convert {
 namespace {
@@ -72,12 +74,14 @@ int dequantize(NodeContext& ctx, int x, int scale, int zero_point, int64_t axis,
 }
 
 // Whether a QLinearConv's or QLinearMatMul's first eight inputs are all
-// there with known types and shapes, and its three scales f32.
+// there with known types, the shapes of all but the activation (input 0,
+// whose shape the importer may not know yet) known, and its three scales
+// f32.
 bool qlinear_inputs_known(NodeContext& ctx) {
   for (size_t i = 0; i < 8; ++i) {
     if (!ctx.has_input(i)) return false;
     const Value& v = ctx.value(ctx.input(i));
-    if (!v.dtype_known || !v.shape_static()) return false;
+    if (!v.dtype_known || (i > 0 && !v.shape_static())) return false;
   }
   for (size_t i : {1, 4, 6}) {
     if (ctx.value(ctx.input(i)).dtype != DType::F32) return false;
@@ -148,9 +152,31 @@ int shifted_f32(NodeContext& ctx, size_t operand, size_t zero_point, const std::
   return binary(ctx, fb::OpType::Sub, wide, zp, name + "_shifted");
 }
 
-// MatMulInteger(A, B, a_zp?, b_zp?) -> i32: the zero-point-shifted
-// integers multiplied in f32, exact while sums stay below 2^24.
+// Whether Mote's MatMulInteger takes this node's operands: 8-bit, the zero
+// points absent or a's one value, b's one or one per column (b's last
+// axis; ONNX also allows a's one per row of a 2-D A), their shapes known.
+bool integer_matmul_fits(NodeContext& ctx) {
+  if (!ctx.has_input(0) || !ctx.has_input(1)) return false;
+  for (size_t i = 0; i < ctx.input_count() && i < 4; ++i) {
+    if (!ctx.has_input(i)) continue;
+    const Value& v = ctx.value(ctx.input(i));
+    if (!v.dtype_known || !is_8bit(v.dtype) || (i > 0 && !v.shape_static())) return false;
+  }
+  const Shape& b = ctx.value(ctx.input(1)).shape;
+  const int64_t columns = b.size() < 2 ? 1 : b.back();
+  if (ctx.input_count() > 2 && ctx.has_input(2) && shape_numel(ctx.value(ctx.input(2)).shape) != 1) return false;
+  if (ctx.input_count() > 3 && ctx.has_input(3)) {
+    const Shape& z = ctx.value(ctx.input(3)).shape;
+    if (shape_numel(z) != 1 && (z.size() != 1 || z[0] != columns)) return false;
+  }
+  return true;
+}
+
+// MatMulInteger(A, B, a_zp?, b_zp?) -> i32: Mote's op (exact int32 sums)
+// where it fits; otherwise the zero-point-shifted integers multiplied in
+// f32, exact while sums stay below 2^24.
 Status map_matmul_integer(NodeContext& ctx) {
+  if (integer_matmul_fits(ctx)) return map_direct(ctx, fb::OpType::MatMulInteger);
   const int a = shifted_f32(ctx, 0, 2, "a", false);
   const int b = shifted_f32(ctx, 1, 3, "b", false);
   cast(ctx, binary(ctx, fb::OpType::MatMul, a, b, "product"), DType::I32, "", ctx.output(0));

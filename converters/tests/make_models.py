@@ -198,8 +198,10 @@ def shape_chain():
 def quantized():
     """QuantizeLinear -> QLinearConv (int8 weights, per-channel scales, bias)
     -> DequantizeLinear, QLinearMatMul over the quantised input's rows (u8 x
-    i8 per column, 4-D A against a 2-D B), and ConvInteger beside them,
-    which mote-convert writes as a float graph."""
+    i8 per column, 4-D A against a 2-D B), MatMulInteger over the input's
+    bytes tiled to a depth of 1,890 (u8 x u8, sums past 2^24, where float
+    sums would round), and ConvInteger beside them, which mote-convert
+    writes as a float graph."""
     cin, cout = 3, 4
     w_i8 = RNG.integers(-100, 100, (cout, cin, 3, 3)).astype(np.int8)
     w_u8 = RNG.integers(0, 255, (cout, cin, 3, 3)).astype(np.uint8)
@@ -219,6 +221,11 @@ def quantized():
         numpy_helper.from_array(RNG.integers(-10, 10, 5).astype(np.int8), "mm_b_zp"),
         numpy_helper.from_array(np.array(0.03, np.float32), "mm_y_scale"),
         numpy_helper.from_array(np.array(125, np.uint8), "mm_y_zp"),
+        numpy_helper.from_array(np.array([1, 189], np.int64), "row_shape"),
+        numpy_helper.from_array(np.array([1, 10], np.int64), "repeats"),
+        numpy_helper.from_array(RNG.integers(200, 256, (1890, 3)).astype(np.uint8), "mi_b"),
+        numpy_helper.from_array(np.array(0, np.uint8), "mi_a_zp"),
+        numpy_helper.from_array(np.array([0, 3, 250], np.uint8), "mi_b_zp"),
     ]
     nodes = [
         helper.make_node("QuantizeLinear", ["x", "x_scale", "x_zp"], ["xq"]),
@@ -230,11 +237,15 @@ def quantized():
         helper.make_node("QLinearMatMul", ["xq", "x_scale", "x_zp", "mm_b", "mm_b_scale", "mm_b_zp", "mm_y_scale",
                                            "mm_y_zp"], ["mmq"]),
         helper.make_node("DequantizeLinear", ["mmq", "mm_y_scale", "mm_y_zp"], ["mm"]),
+        helper.make_node("Reshape", ["xq", "row_shape"], ["xq_row"]),
+        helper.make_node("Tile", ["xq_row", "repeats"], ["xq_long"]),
+        helper.make_node("MatMulInteger", ["xq_long", "mi_b", "mi_a_zp", "mi_b_zp"], ["mi"]),
     ]
     graph = helper.make_graph(nodes, "quantized", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, cin, 9, 7])],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, cout, 5, 7]),
                                helper.make_tensor_value_info("acc_f32", TensorProto.FLOAT, [1, cout, 7, 7]),
-                               helper.make_tensor_value_info("mm", TensorProto.FLOAT, [1, cin, 9, 5])], inits)
+                               helper.make_tensor_value_info("mm", TensorProto.FLOAT, [1, cin, 9, 5]),
+                               helper.make_tensor_value_info("mi", TensorProto.INT32, [1, 3])], inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
 
 

@@ -92,9 +92,13 @@ void QgemmT(const int32_t* packed_a, int64_t rows, int64_t pairs, const int32_t*
         const auto* x = reinterpret_cast<const int16_t*>(b + qgemm_b_index(n, k, pairs, 1));  // step 1
         sum += int32_t{a[0]} * x[0] + int32_t{a[1]} * x[1];
       }
-      const float scaled = static_cast<float>(sum) * rq.multiplier[r] + residual_term(rq, r * ldy + n);
-      const float v = std::min(std::max(scaled, rq.lo), rq.hi);
-      y[r * ldy + n] = static_cast<T>(static_cast<int32_t>(std::nearbyint(v)) + rq.zero);
+      if constexpr (std::is_same_v<T, int32_t>) {
+        y[r * ldy + n] = sum;  // an int32 output: the sum itself
+      } else {
+        const float scaled = static_cast<float>(sum) * rq.multiplier[r] + residual_term(rq, r * ldy + n);
+        const float v = std::min(std::max(scaled, rq.lo), rq.hi);
+        y[r * ldy + n] = static_cast<T>(static_cast<int32_t>(std::nearbyint(v)) + rq.zero);
+      }
     }
   }
 }
@@ -269,6 +273,10 @@ HWY_INLINE void Tile(const int32_t* HWY_RESTRICT a, int64_t rows, int64_t groups
 
 // One row's sum requantised and stored as StoreRow stores a lane (the same
 // float operations, the residual's multiply-add fused as there).
+HWY_INLINE void StoreOne(int32_t sum, int32_t bias, float, const QRequantize&, const uint8_t*, int32_t* out) {
+  *out = sum + bias;  // an int32 output: nothing requantised
+}
+
 template <class T>
 HWY_INLINE void StoreOne(int32_t sum, int32_t bias, float multiplier, const QRequantize& rq, const uint8_t* residual,
                          T* out) {
@@ -635,6 +643,8 @@ void QgemmFormatted(const int32_t* packed_a, int64_t rows, int64_t groups, const
                     const QRequantize& rq, void* y, int64_t ldy) {
   if (rq.dtype == DType::I8) {
     QgemmT<kFormat>(packed_a, rows, groups, b, cols, rq, static_cast<int8_t*>(y), ldy);
+  } else if (rq.dtype == DType::I32) {
+    QgemmT<kFormat>(packed_a, rows, groups, b, cols, rq, static_cast<int32_t*>(y), ldy);
   } else {
     QgemmT<kFormat>(packed_a, rows, groups, b, cols, rq, static_cast<uint8_t*>(y), ldy);
   }

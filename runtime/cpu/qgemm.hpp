@@ -109,7 +109,9 @@ struct QRequantize {
   const float* multiplier = nullptr;  // one per row
   float lo = 0.0f, hi = 0.0f;
   int32_t zero = 0;
-  DType dtype = DType::U8;  // I8 or U8
+  // I8 or U8; or I32 (MatMulInteger's output): the sums plus the bias,
+  // stored unscaled (multiplier, lo, hi, zero and residual unused).
+  DType dtype = DType::U8;
   // A fused residual Add (QLinearConv's inputs 9-11): i8 or u8 elements laid
   // out as the output (the element of y[i] at residual[i], same ldy), or null.
   const void* residual = nullptr;
@@ -139,7 +141,7 @@ inline QRequantize residual_at(QRequantize rq, int64_t offset) {
 void qgemm_requantize_row(const float* sums, int64_t n, int32_t bias, float multiplier, const QRequantize& rq,
                           void* y);
 
-// y[r * ldy + n] for r < rows, n < cols (y of `dtype`, i8 or u8). `f` must
+// y[r * ldy + n] for r < rows, n < cols (y of rq.dtype: i8, u8 or i32). `f` must
 // be qgemm_format() of A's range (the format A and B were packed in).
 void qgemm(QgemmFormat f, const int32_t* packed_a, int64_t rows, int64_t groups, const int32_t* b, int64_t cols,
            const QRequantize& rq, void* y, int64_t ldy);

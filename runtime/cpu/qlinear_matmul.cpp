@@ -1,4 +1,5 @@
-// Optimised QLinearMatMul on the int8 GEMM (qgemm.hpp): B, the weights of a
+// Optimised QLinearMatMul and MatMulInteger on the int8 GEMM (qgemm.hpp),
+// the second with an int32 output, nothing requantised: B, the weights of a
 // linear layer in the usual case, is packed once as the GEMM's A (one row
 // per column of B, less its zero point), so B's per-column scales are the
 // GEMM's per-row multipliers; each matrix of A is laid out as the GEMM's B
@@ -19,6 +20,7 @@
 #include "runtime/cpu/qoutput_range.hpp"
 #include "runtime/cpu/thread_pool.hpp"
 #include "runtime/cpu/transpose_simd.hpp"
+#include "runtime/ops/matmul_integer.hpp"
 #include "runtime/ops/matmul_shape.hpp"
 #include "runtime/ops/quantize.hpp"
 
@@ -66,16 +68,52 @@ void shifted_transposed(const T* b, const std::vector<int32_t>& zero, int64_t k,
   }
 }
 
-Result<std::unique_ptr<QMatMulState>> build_state(const KernelContext& ctx, const MatMulShape& s) {
-  auto params = read_qlinear_matmul_params(ctx, s.n);
-  if (!params.ok()) return ctx.fail(params.status().message());
-  const QLinearMatMulParams& p = *params;
-  auto st = std::make_unique<QMatMulState>();
-  MOTE_RETURN_IF_ERROR(set_output_range(ctx, p.y_dtype, p.y_scale, p.y_zero, st->requantize));
+// What the two ops' parameters come to: A's zero point, B's per column,
+// the requantisation (or an int32 output), a bias per column or null.
+struct ProductParams {
+  int32_t a_zero = 0;
+  std::vector<int32_t> b_zero;
+  std::vector<float> multiplier;
+  QRequantize requantize;
+  const int32_t* bias = nullptr;
+};
+
+Result<ProductParams> qlinear_params(const KernelContext& ctx, const MatMulShape& s) {
+  auto read = read_qlinear_matmul_params(ctx, s.n);
+  if (!read.ok()) return ctx.fail(read.status().message());
+  const QLinearMatMulParams& p = *read;
+  ProductParams pp;
+  MOTE_RETURN_IF_ERROR(set_output_range(ctx, p.y_dtype, p.y_scale, p.y_zero, pp.requantize));
   for (int64_t col = 0; col < s.n; ++col) {
-    st->multiplier.push_back(p.a_scale * p.b_scale[static_cast<size_t>(col)] / p.y_scale);
+    pp.multiplier.push_back(p.a_scale * p.b_scale[static_cast<size_t>(col)] / p.y_scale);
   }
-  const Tensor& b = ctx.in(kQmB);
+  pp.a_zero = p.a_zero;
+  pp.b_zero = p.b_zero;
+  pp.bias = ctx.has_input(kQmBias) ? ctx.in(kQmBias).data<int32_t>() : nullptr;
+  return pp;
+}
+
+// MatMulInteger's: the exact sums as int32 (the multipliers are read, and
+// unused).
+ProductParams integer_params(const KernelContext& ctx, const MatMulShape& s) {
+  const MatMulIntegerParams p = read_matmul_integer_params(ctx, s.n);
+  ProductParams pp;
+  pp.a_zero = p.a_zero;
+  pp.b_zero = p.b_zero;
+  pp.multiplier.assign(static_cast<size_t>(s.n), 1.0f);
+  pp.requantize.dtype = DType::I32;
+  return pp;
+}
+
+// B (input `b_input`: QLinearMatMul's 3, MatMulInteger's 1) packed with
+// the parameters.
+std::unique_ptr<QMatMulState> build_state(const KernelContext& ctx, const MatMulShape& s, const ProductParams& pp,
+                                          size_t b_input) {
+  auto st = std::make_unique<QMatMulState>();
+  st->requantize = pp.requantize;
+  st->multiplier = pp.multiplier;
+  const ProductParams& p = pp;
+  const Tensor& b = ctx.in(b_input);
   const int64_t matrices = shape_numel(s.b_batch), per_matrix = s.k * s.n;
   std::vector<int16_t> shifted(static_cast<size_t>(matrices * per_matrix));
   for (int64_t i = 0; i < matrices; ++i) {
@@ -92,13 +130,13 @@ Result<std::unique_ptr<QMatMulState>> build_state(const KernelContext& ctx, cons
   st->format = qgemm_format(st->weight_min, st->weight_max);
   const bool quads = st->format == QgemmFormat::kQuads;
   st->signed_b = quads && qgemm_quads_signed_b();
-  st->a_signed = ctx.in(kQmA).dtype() == DType::I8;
+  st->a_signed = ctx.in(0).dtype() == DType::I8;  // A is input 0 of both ops
   st->a_zero = p.a_zero;
   st->a_offset = !quads || st->a_signed == st->signed_b ? 0 : (st->signed_b ? -128 : 128);
   // kQuads multiplies a + a_offset, not a - a_zero: the difference, (a_zero
   // + a_offset) times the row's weight sum, comes off the bias.
   const int64_t b_zero = quads ? int64_t{p.a_zero} + st->a_offset : 0;
-  const int32_t* bias = ctx.has_input(kQmBias) ? ctx.in(kQmBias).data<int32_t>() : nullptr;
+  const int32_t* bias = pp.bias;
   std::vector<int8_t> bytes(quads ? static_cast<size_t>(per_matrix) : 0);
   for (int64_t i = 0; i < matrices; ++i) {
     const int16_t* rows = shifted.data() + i * per_matrix;
@@ -121,17 +159,27 @@ Result<std::unique_ptr<QMatMulState>> build_state(const KernelContext& ctx, cons
   return st;
 }
 
-Result<MatMulShape> matmul_shape(const KernelContext& ctx) {
-  auto s = resolve_matmul(ctx.in(kQmA).shape(), ctx.in(kQmB).shape());
+Result<MatMulShape> matmul_shape(const KernelContext& ctx, size_t b_input) {
+  auto s = resolve_matmul(ctx.in(0).shape(), ctx.in(b_input).shape());
   if (!s.ok()) return ctx.fail(s.status().message());
   return s;
 }
 
-Status qlinear_matmul_prepare(KernelContext& ctx, std::unique_ptr<KernelState>& state) {
+// The state for this op's B and parameters (prepare's, or per run).
+Result<std::unique_ptr<QMatMulState>> build_for_op(const KernelContext& ctx, const MatMulShape& s) {
+  if (ctx.op.type == fb::OpType::MatMulInteger) return build_state(ctx, s, integer_params(ctx, s), kMiB);
+  auto pp = qlinear_params(ctx, s);
+  if (!pp.ok()) return pp.status();
+  return build_state(ctx, s, *pp, kQmB);
+}
+
+size_t b_input(const KernelContext& ctx) { return ctx.op.type == fb::OpType::MatMulInteger ? kMiB : kQmB; }
+
+Status qmatmul_prepare(KernelContext& ctx, std::unique_ptr<KernelState>& state) {
   if (!constant_inputs(ctx)) return {};  // B or a parameter computed at run time: built per run
-  auto s = matmul_shape(ctx);
+  auto s = matmul_shape(ctx, b_input(ctx));
   if (!s.ok()) return s.status();
-  auto built = build_state(ctx, *s);
+  auto built = build_for_op(ctx, *s);
   if (!built.ok()) return built.status();
   state = std::move(*built);
   return {};
@@ -181,7 +229,8 @@ void layout_columns(const QMatMulState& st, const uint8_t* a, int64_t m, int64_t
 
 // y[c * rows + r] = src[r * cols + c]: the GEMM's transposed product (one
 // row per column of B) into Y's rows, in blocks that stay in L1.
-void transpose_bytes(const uint8_t* src, int64_t rows, int64_t cols, int64_t c0, int64_t c1, uint8_t* y) {
+template <class T>
+void transpose_product(const T* src, int64_t rows, int64_t cols, int64_t c0, int64_t c1, T* y) {
   constexpr int64_t kBlock = 64;
   for (int64_t cb = c0; cb < c1; cb += kBlock) {
     for (int64_t rb = 0; rb < rows; rb += kBlock) {
@@ -194,9 +243,10 @@ void transpose_bytes(const uint8_t* src, int64_t rows, int64_t cols, int64_t c0,
 }
 
 // One matrix product: A's matrix `a` ([m][k]) by packed weights `w`, into
-// y ([m][n]).
+// y ([m][n] of T: the output's type).
+template <class T>
 void multiply(KernelContext& ctx, const QMatMulState& st, const MatMulShape& s, const PackedWeights& w,
-              const uint8_t* a, uint8_t* y) {
+              const uint8_t* a, T* y) {
   const int64_t step = qgemm_column_step(), groups = qgemm_groups(st.format, s.k);
   const int64_t padded = (s.m + step - 1) / step * step;
   // The calling thread's buffers, kept between runs; the tasks reach them
@@ -204,12 +254,12 @@ void multiply(KernelContext& ctx, const QMatMulState& st, const MatMulShape& s, 
   // worker's own), only reading the columns and each writing its own part
   // of the product.
   thread_local std::vector<int32_t> column_buffer;
-  thread_local std::vector<uint8_t> product_buffer;
+  thread_local std::vector<T> product_buffer;
   column_buffer.resize(static_cast<size_t>(groups * padded));
   const int32_t* columns = column_buffer.data();
   layout_columns(st, a, s.m, s.k, groups, step, column_buffer.data());
   // A product of one row is its own transpose.
-  uint8_t* yt = y;
+  T* yt = y;
   if (s.m > 1) {
     product_buffer.resize(static_cast<size_t>(s.n * s.m));
     yt = product_buffer.data();
@@ -234,12 +284,13 @@ void multiply(KernelContext& ctx, const QMatMulState& st, const MatMulShape& s, 
   });
   if (s.m > 1) {
     ctx.pool->parallel_for(s.m, 64,
-                           [&](int64_t begin, int64_t end) { transpose_bytes(yt, s.n, s.m, begin, end, y); });
+                           [&](int64_t begin, int64_t end) { transpose_product(yt, s.n, s.m, begin, end, y); });
   }
 }
 
-Status qlinear_matmul_run(KernelContext& ctx) {
-  auto s = matmul_shape(ctx);
+// Both ops' run: QLinearMatMul's output is i8 or u8, MatMulInteger's i32.
+Status qmatmul_run(KernelContext& ctx) {
+  auto s = matmul_shape(ctx, b_input(ctx));
   if (!s.ok()) return s.status();
   std::unique_ptr<QMatMulState> per_run;
   const QMatMulState* st = static_cast<const QMatMulState*>(ctx.state);
@@ -247,31 +298,29 @@ Status qlinear_matmul_run(KernelContext& ctx) {
     st = nullptr;  // packed at prepare for another instruction set
   }
   if (!st) {
-    auto built = build_state(ctx, *s);
+    auto built = build_for_op(ctx, *s);
     if (!built.ok()) return built.status();
     per_run = std::move(*built);
     st = per_run.get();
   }
   if (s->m == 0 || s->n == 0) return {};
-  const std::vector<int64_t> a_strides = broadcast_strides(s->a_batch, s->batch);
-  const std::vector<int64_t> b_strides = broadcast_strides(s->b_batch, s->batch);
-  const std::vector<int64_t> out_strides = contiguous_strides(s->batch);
-  const uint8_t* a = static_cast<const uint8_t*>(ctx.in(kQmA).raw());
-  uint8_t* y = static_cast<uint8_t*>(ctx.out(0).raw());
-  for (int64_t batch = 0; batch < s->batch_count(); ++batch) {
-    int64_t a_offset = 0, b_offset = 0;
-    for (size_t d = 0; d < s->batch.size(); ++d) {
-      const int64_t index = batch / out_strides[d] % s->batch[d];
-      a_offset += index * a_strides[d];
-      b_offset += index * b_strides[d];
+  const auto* a = static_cast<const uint8_t*>(ctx.in(0).raw());
+  void* y = ctx.out(0).raw();
+  for_each_matmul_batch(*s, [&](int64_t batch, int64_t a_matrix, int64_t b_matrix) {
+    const PackedWeights& w = st->matrices[static_cast<size_t>(b_matrix)];
+    const uint8_t* a_rows = a + a_matrix * s->m * s->k;
+    const int64_t y_offset = batch * s->m * s->n;
+    if (st->requantize.dtype == DType::I32) {
+      multiply(ctx, *st, *s, w, a_rows, static_cast<int32_t*>(y) + y_offset);
+    } else {
+      multiply(ctx, *st, *s, w, a_rows, static_cast<uint8_t*>(y) + y_offset);  // i8 or u8: bytes
     }
-    multiply(ctx, *st, *s, st->matrices[static_cast<size_t>(b_offset)], a + a_offset * s->m * s->k,
-             y + batch * s->m * s->n);
-  }
+  });
   return {};
 }
 
 }  // namespace
 }  // namespace mote::cpu
 
-MOTE_CPU_KERNEL(QLinearMatMul, mote::cpu::qlinear_matmul_run, mote::cpu::qlinear_matmul_prepare);
+MOTE_CPU_KERNEL(QLinearMatMul, mote::cpu::qmatmul_run, mote::cpu::qmatmul_prepare);
+MOTE_CPU_KERNEL(MatMulInteger, mote::cpu::qmatmul_run, mote::cpu::qmatmul_prepare);

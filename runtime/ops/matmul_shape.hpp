@@ -5,9 +5,11 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "mote/status.hpp"
 #include "mote/tensor.hpp"
+#include "runtime/core/shape_util.hpp"
 
 namespace mote {
 
@@ -22,5 +24,24 @@ struct MatMulShape {
 
 // Errors (invalid_model) say which dimensions disagree.
 Result<MatMulShape> resolve_matmul(const Shape& a, const Shape& b);
+
+// Calls fn(batch, a_matrix, b_matrix) for each output matrix in order: the
+// indices of the matrices of A and B it multiplies (the batch dimensions
+// broadcast).
+template <class Fn>
+void for_each_matmul_batch(const MatMulShape& s, Fn&& fn) {
+  const std::vector<int64_t> a_strides = broadcast_strides(s.a_batch, s.batch);
+  const std::vector<int64_t> b_strides = broadcast_strides(s.b_batch, s.batch);
+  const std::vector<int64_t> out_strides = contiguous_strides(s.batch);
+  for (int64_t batch = 0; batch < s.batch_count(); ++batch) {
+    int64_t a_matrix = 0, b_matrix = 0;
+    for (size_t d = 0; d < s.batch.size(); ++d) {
+      const int64_t index = batch / out_strides[d] % s.batch[d];
+      a_matrix += index * a_strides[d];
+      b_matrix += index * b_strides[d];
+    }
+    fn(batch, a_matrix, b_matrix);
+  }
+}
 
 }  // namespace mote

@@ -27,18 +27,9 @@ Status qlinear_matmul(KernelContext& ctx) {
   auto params = read_qlinear_matmul_params(ctx, s.n);
   if (!params.ok()) return ctx.fail(params.status().message());
   const QLinearMatMulParams& p = *params;
-  const std::vector<int64_t> a_strides = broadcast_strides(s.a_batch, s.batch);
-  const std::vector<int64_t> b_strides = broadcast_strides(s.b_batch, s.batch);
-  const std::vector<int64_t> out_strides = contiguous_strides(s.batch);
   const int32_t* bias = ctx.has_input(kQmBias) ? ctx.in(kQmBias).data<int32_t>() : nullptr;
   Tensor& yt = ctx.out(0);
-  for (int64_t batch = 0; batch < s.batch_count(); ++batch) {
-    int64_t a_offset = 0, b_offset = 0;
-    for (size_t d = 0; d < s.batch.size(); ++d) {
-      const int64_t index = batch / out_strides[d] % s.batch[d];
-      a_offset += index * a_strides[d];
-      b_offset += index * b_strides[d];
-    }
+  for_each_matmul_batch(s, [&](int64_t batch, int64_t a_offset, int64_t b_offset) {
     for (int64_t i = 0; i < s.m; ++i) {
       for (int64_t j = 0; j < s.n; ++j) {
         int64_t acc = bias ? bias[j] : 0;
@@ -52,7 +43,7 @@ Status qlinear_matmul(KernelContext& ctx) {
                           (batch * s.m + i) * s.n + j);
       }
     }
-  }
+  });
   return {};
 }
 

@@ -121,8 +121,9 @@ TEST(QLinearMatMulOps, CpuMatchesReference) {
   EXPECT_EQ(checked, 32);
 }
 
-// The same on every SIMD target this CPU runs (VNNI quads, AVX2's byte
-// pairs with 7-bit weights, int16 pairs, the portable targets).
+// The same on every SIMD target the tests compile (AVX2's byte pairs with
+// 7-bit weights, int16 pairs, the portable targets; VNNI's quads, compiled
+// for the GEMM alone, run in CpuMatchesReference, on this CPU's own).
 TEST(QLinearMatMulOps, EverySimdTargetMatchesReference) {
   for_each_simd_target([] {
     check({{9, 68}, {68, 20}});
@@ -207,6 +208,94 @@ TEST(QLinearMatMulOps, RejectsUnusableScales) {
       }
     }
   }
+}
+
+// MatMulInteger: exact int32 sums, so the kernel must equal the reference.
+// ONNX's own example first (u8 operands, a zero point on A only).
+TEST(MatMulIntegerOps, MatchesOnnxExample) {
+  const Inputs inputs = {Tensor::from_vector<uint8_t>({4, 3}, {11, 7, 3, 10, 6, 2, 9, 5, 1, 8, 4, 0}),
+                         Tensor::from_vector<uint8_t>({3, 2}, {1, 4, 2, 5, 3, 6}), scalar_of(DType::U8, 12),
+                         scalar_of(DType::U8, 0)};
+  const Tensor want = Tensor::from_vector<int32_t>({4, 2}, {-38, -83, -44, -98, -50, -113, -56, -128});
+  for (Impl impl : {Impl::kReference, Impl::kCpu}) {
+    auto out = run_op(make_op(fb::OpType::MatMulInteger), inputs, impl);
+    ASSERT_TRUE(out.ok()) << out.status().to_string();
+    expect_tensors_near((*out)[0], want, 0.0, 0.0, impl_name(impl));
+  }
+}
+
+// Every dtype pair, zero points absent, per tensor and per column, on the
+// shapes of the kernel's paths, on this CPU's own instruction set (VNNI's
+// byte quads where it has them: for_each_simd_target covers only the
+// targets the tests compile, AVX3_DL not among them) and on every target;
+// a depth of 1,000 at the operands' extremes, where f32 sums (the float
+// graph the converter wrote before) are no longer exact.
+TEST(MatMulIntegerOps, CpuEqualsReference) {
+  struct Case {
+    Shape a, b;
+    DType a_type, b_type;
+    // 0: none, 1: per tensor, 2: A per tensor and B per column, 3: A's only
+    // (B's bytes then fit int8 as they are: the byte quads, with A's zero
+    // point taken off through the bias); 4: as 3 with B in [-64, 63] (the
+    // byte pairs of x86 CPUs without VNNI)
+    int zero_points;
+  };
+  const std::vector<Case> cases = {
+      {{1, 64}, {64, 40}, DType::U8, DType::I8, 1},      {{5, 30}, {30, 9}, DType::I8, DType::I8, 0},
+      {{37, 129}, {129, 70}, DType::U8, DType::U8, 2},   {{2, 3, 9, 20}, {20, 11}, DType::I8, DType::U8, 2},
+      {{4, 6, 12}, {4, 12, 7}, DType::U8, DType::I8, 1}, {{3, 1000}, {1000, 5}, DType::U8, DType::I8, 1},
+      {{9, 68}, {68, 20}, DType::U8, DType::I8, 3},      {{40, 32}, {32, 17}, DType::I8, DType::I8, 3},
+      {{1, 32}, {32, 17}, DType::I8, DType::I8, 3},      {{20, 48}, {48, 9}, DType::U8, DType::I8, 4},
+  };
+  const auto check_all = [&] {
+    for (size_t i = 0; i < cases.size(); ++i) {
+      const Case& c = cases[i];
+      SCOPED_TRACE("A " + shape_to_string(c.a) + " " + dtype_name(c.a_type) + ", B " + shape_to_string(c.b) + " " +
+                   dtype_name(c.b_type) + ", zero points " + std::to_string(c.zero_points));
+      const int64_t n = c.b.back();
+      const auto seed = static_cast<uint32_t>(7 * i);
+      const bool extreme = c.a[1] == 1000;
+      Inputs inputs = {
+          random_tensor(c.a_type, c.a, seed, extreme ? high(c.a_type) - 1 : low(c.a_type), high(c.a_type)),
+          c.zero_points == 4
+              ? random_tensor(c.b_type, c.b, seed + 1, -64, 64)
+              : random_tensor(c.b_type, c.b, seed + 1, low(c.b_type), extreme ? low(c.b_type) + 1 : high(c.b_type))};
+      if (c.zero_points > 0) {
+        inputs.push_back(scalar_of(c.a_type, extreme ? low(c.a_type) : (c.a_type == DType::I8 ? 3 : 120)));
+        inputs.push_back(c.zero_points == 2   ? random_tensor(c.b_type, {n}, seed + 2, low(c.b_type), high(c.b_type))
+                         : c.zero_points >= 3 ? scalar_of(c.b_type, c.b_type == DType::I8 ? 0 : 128)
+                                              : scalar_of(c.b_type, c.b_type == DType::I8 ? -2 : 130));
+      }
+      const fb::OpT op = make_op(fb::OpType::MatMulInteger);
+      auto expected = run_op(op, inputs, Impl::kReference);
+      ASSERT_TRUE(expected.ok()) << expected.status().to_string();
+      for (int threads : {1, 2}) {
+        auto actual = run_op(op, inputs, Impl::kCpu, threads);
+        ASSERT_TRUE(actual.ok()) << actual.status().to_string();
+        expect_tensors_near((*actual)[0], (*expected)[0], 0.0, 0.0, "threads " + std::to_string(threads));
+      }
+      if (extreme) {
+        // |sum| beyond 2^24: where float sums would have rounded.
+        EXPECT_GT(std::abs((*expected)[0].data<int32_t>()[0]), 1 << 24);
+      }
+    }
+  };
+  check_all();
+  for_each_simd_target(check_all);
+}
+
+TEST(MatMulIntegerOps, RejectsBadZeroPoints) {
+  Inputs inputs = {random_tensor(DType::U8, {3, 8}, 1, 0, 256), random_tensor(DType::I8, {8, 5}, 2, -128, 128),
+                   random_tensor(DType::U8, {3}, 3, 0, 256)};  // one per row of A: Mote takes one value
+  auto out = run_op(make_op(fb::OpType::MatMulInteger), inputs, Impl::kCpu);
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("a_zero_point has shape 3; expected one value"), std::string::npos)
+      << out.status().to_string();
+  inputs[2] = scalar_of(DType::I8, 0);  // A is u8
+  out = run_op(make_op(fb::OpType::MatMulInteger), inputs, Impl::kCpu);
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("a_zero_point has dtype i8; expected A's"), std::string::npos)
+      << out.status().to_string();
 }
 
 }  // namespace
