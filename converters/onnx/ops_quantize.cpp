@@ -154,18 +154,24 @@ int shifted_f32(NodeContext& ctx, size_t operand, size_t zero_point, const std::
 
 // Whether Mote's MatMulInteger takes this node's operands: 8-bit, the zero
 // points absent or a's one value, b's one or one per column (b's last
-// axis; ONNX also allows a's one per row of a 2-D A), their shapes known.
+// axis; ONNX also allows a's one per row of a 2-D A). A zero point whose
+// shape the importer does not know yet (DynamicQuantizeLinear's, in every
+// model onnxruntime's quantize_dynamic writes) is taken: the runtime
+// checks it when the shapes are known, and says which it is.
 bool integer_matmul_fits(NodeContext& ctx) {
   if (!ctx.has_input(0) || !ctx.has_input(1)) return false;
   for (size_t i = 0; i < ctx.input_count() && i < 4; ++i) {
     if (!ctx.has_input(i)) continue;
     const Value& v = ctx.value(ctx.input(i));
-    if (!v.dtype_known || !is_8bit(v.dtype) || (i > 0 && !v.shape_static())) return false;
+    if (!v.dtype_known || !is_8bit(v.dtype) || (i == 1 && !v.shape_static())) return false;
   }
   const Shape& b = ctx.value(ctx.input(1)).shape;
   const int64_t columns = b.size() < 2 ? 1 : b.back();
-  if (ctx.input_count() > 2 && ctx.has_input(2) && shape_numel(ctx.value(ctx.input(2)).shape) != 1) return false;
-  if (ctx.input_count() > 3 && ctx.has_input(3)) {
+  const auto known = [&](size_t i) {
+    return ctx.input_count() > i && ctx.has_input(i) && ctx.value(ctx.input(i)).shape_static();
+  };
+  if (known(2) && shape_numel(ctx.value(ctx.input(2)).shape) != 1) return false;
+  if (known(3)) {
     const Shape& z = ctx.value(ctx.input(3)).shape;
     if (shape_numel(z) != 1 && (z.size() != 1 || z[0] != columns)) return false;
   }

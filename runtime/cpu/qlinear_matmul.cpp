@@ -34,7 +34,10 @@ constexpr int64_t kTileBytes = 512 * 1024;
 // One matrix of B, packed.
 struct PackedWeights {
   std::vector<int32_t> packed;
-  std::vector<int32_t> bias;  // per column of B; empty when zero everywhere
+  std::vector<int32_t> bias;  // per column of B, for the state's a_zero; empty when zero everywhere
+  // kQuads: each column's weight sum, which a run's other A zero point
+  // (DynamicQuantizeLinear's, computed per run) multiplies into the bias.
+  std::vector<int64_t> row_sums;
 };
 
 struct QMatMulState : KernelState {
@@ -43,7 +46,8 @@ struct QMatMulState : KernelState {
   bool signed_b = false;
   // kQuads: the GEMM multiplies the bytes a + a_offset, read as uint8 (128
   // for i8 a, else 0) or, where signed_b (arm64's sdot), as int8 (-128 for
-  // u8 a, else 0); kPairs: a - a_zero as int16.
+  // u8 a, else 0); kPairs: a - a_zero as int16. a_zero is the one the bias
+  // was made for (0 where A's zero point is computed at run time).
   int32_t a_zero = 0, a_offset = 0;
   bool a_signed = false;                // A is i8
   std::vector<float> multiplier;        // a_scale * b_scale[n] / y_scale
@@ -51,11 +55,21 @@ struct QMatMulState : KernelState {
   std::vector<PackedWeights> matrices;  // one per matrix of B (one unless B is batched)
 };
 
-bool constant_inputs(const KernelContext& ctx) {
-  for (size_t i = kQmAScale; i < ctx.inputs.size(); ++i) {
+// Whether prepare can pack B: B and everything but A constant, except that
+// MatMulInteger's A zero point may come at run time (the bias follows it
+// per run: PackedWeights::row_sums).
+bool packable_at_prepare(const KernelContext& ctx) {
+  for (size_t i = 1; i < ctx.inputs.size(); ++i) {
+    if (ctx.op.type == fb::OpType::MatMulInteger && i == kMiAZero) continue;
     if (ctx.has_input(i) && !ctx.in(i).raw()) return false;
   }
   return true;
+}
+
+// A's zero point in this run.
+int32_t run_a_zero(const KernelContext& ctx) {
+  const size_t input = ctx.op.type == fb::OpType::MatMulInteger ? kMiAZero : kQmAZero;
+  return ctx.has_input(input) ? int8_element(ctx.in(input), 0) : 0;
 }
 
 // B's matrix `index` ([k][n]) less its zero points, transposed: row n of
@@ -96,7 +110,7 @@ Result<ProductParams> qlinear_params(const KernelContext& ctx, const MatMulShape
 // MatMulInteger's: the exact sums as int32 (the multipliers are read, and
 // unused).
 ProductParams integer_params(const KernelContext& ctx, const MatMulShape& s) {
-  const MatMulIntegerParams p = read_matmul_integer_params(ctx, s.n);
+  const MatMulIntegerParams p = read_matmul_integer_params(ctx, s.n);  // a_zero 0 where not known yet
   ProductParams pp;
   pp.a_zero = p.a_zero;
   pp.b_zero = p.b_zero;
@@ -147,10 +161,14 @@ std::unique_ptr<QMatMulState> build_state(const KernelContext& ctx, const MatMul
     } else {
       w.packed = qgemm_pack_a(st->format, s.n, s.k, rows);
     }
+    for (int64_t col = 0; quads && col < s.n; ++col) {
+      int64_t row_sum = 0;
+      for (int64_t d = 0; d < s.k; ++d) row_sum += rows[col * s.k + d];
+      w.row_sums.push_back(row_sum);
+    }
     if (bias || b_zero) {
       for (int64_t col = 0; col < s.n; ++col) {
-        int64_t row_sum = 0;
-        for (int64_t d = 0; d < s.k; ++d) row_sum += rows[col * s.k + d];
+        const int64_t row_sum = quads ? w.row_sums[static_cast<size_t>(col)] : 0;
         w.bias.push_back(static_cast<int32_t>((bias ? bias[col] : 0) - b_zero * row_sum));
       }
     }
@@ -176,7 +194,7 @@ Result<std::unique_ptr<QMatMulState>> build_for_op(const KernelContext& ctx, con
 size_t b_input(const KernelContext& ctx) { return ctx.op.type == fb::OpType::MatMulInteger ? kMiB : kQmB; }
 
 Status qmatmul_prepare(KernelContext& ctx, std::unique_ptr<KernelState>& state) {
-  if (!constant_inputs(ctx)) return {};  // B or a parameter computed at run time: built per run
+  if (!packable_at_prepare(ctx)) return {};  // B or a parameter computed at run time: built per run
   auto s = matmul_shape(ctx, b_input(ctx));
   if (!s.ok()) return s.status();
   auto built = build_for_op(ctx, *s);
@@ -192,8 +210,8 @@ Status qmatmul_prepare(KernelContext& ctx, std::unique_ptr<KernelState>& state) 
 // 0); kPairs: int16 a - zero. Columns of the last panel past m keep what
 // the buffer held (computed, never stored; a vector's elements are always
 // initialised): writing them cost a row of one as much as its product.
-void layout_columns(const QMatMulState& st, const uint8_t* a, int64_t m, int64_t k, int64_t groups, int64_t step,
-                    int32_t* out) {
+void layout_columns(const QMatMulState& st, int32_t a_zero, const uint8_t* a, int64_t m, int64_t k, int64_t groups,
+                    int64_t step, int32_t* out) {
   const uint32_t flip = st.a_offset != 0 ? 0x80808080u : 0u;
   if (st.format == QgemmFormat::kQuads && k % 4 == 0) {
     // Row r's words are its groups: a transpose of words, panel by panel.
@@ -218,7 +236,7 @@ void layout_columns(const QMatMulState& st, const uint8_t* a, int64_t m, int64_t
       } else {
         for (int64_t j = 0; j < 2 && 2 * g + j < k; ++j) {
           const int32_t v =
-              (st.a_signed ? int32_t{static_cast<int8_t>(row[2 * g + j])} : int32_t{row[2 * g + j]}) - st.a_zero;
+              (st.a_signed ? int32_t{static_cast<int8_t>(row[2 * g + j])} : int32_t{row[2 * g + j]}) - a_zero;
           word |= uint32_t{static_cast<uint16_t>(v)} << (16 * j);
         }
       }
@@ -242,11 +260,12 @@ void transpose_product(const T* src, int64_t rows, int64_t cols, int64_t c0, int
   }
 }
 
-// One matrix product: A's matrix `a` ([m][k]) by packed weights `w`, into
-// y ([m][n] of T: the output's type).
+// One matrix product: A's matrix `a` ([m][k], zero point a_zero) by packed
+// weights `w` with `bias` (per column, or null), into y ([m][n] of T: the
+// output's type).
 template <class T>
 void multiply(KernelContext& ctx, const QMatMulState& st, const MatMulShape& s, const PackedWeights& w,
-              const uint8_t* a, T* y) {
+              int32_t a_zero, const int32_t* bias, const uint8_t* a, T* y) {
   const int64_t step = qgemm_column_step(), groups = qgemm_groups(st.format, s.k);
   const int64_t padded = (s.m + step - 1) / step * step;
   // The calling thread's buffers, kept between runs; the tasks reach them
@@ -257,7 +276,7 @@ void multiply(KernelContext& ctx, const QMatMulState& st, const MatMulShape& s, 
   thread_local std::vector<T> product_buffer;
   column_buffer.resize(static_cast<size_t>(groups * padded));
   const int32_t* columns = column_buffer.data();
-  layout_columns(st, a, s.m, s.k, groups, step, column_buffer.data());
+  layout_columns(st, a_zero, a, s.m, s.k, groups, step, column_buffer.data());
   // A product of one row is its own transpose.
   T* yt = y;
   if (s.m > 1) {
@@ -277,7 +296,7 @@ void multiply(KernelContext& ctx, const QMatMulState& st, const MatMulShape& s, 
       if (rows <= 0) continue;
       QRequantize rq = st.requantize;
       rq.multiplier = st.multiplier.data() + row0;
-      rq.bias = w.bias.empty() ? nullptr : w.bias.data() + row0;
+      rq.bias = bias ? bias + row0 : nullptr;
       qgemm(st.format, w.packed.data() + row0 * groups, rows, groups, columns + c0 * groups, cols, rq,
             yt + row0 * s.m + c0, s.m);
     }
@@ -306,14 +325,40 @@ Status qmatmul_run(KernelContext& ctx) {
   if (s->m == 0 || s->n == 0) return {};
   const auto* a = static_cast<const uint8_t*>(ctx.in(0).raw());
   void* y = ctx.out(0).raw();
-  for_each_matmul_batch(*s, [&](int64_t batch, int64_t a_matrix, int64_t b_matrix) {
+  // A zero point other than the one the bias was made for (computed per
+  // run): kQuads takes the difference times each column's weight sum off
+  // the bias; kPairs subtracts it as it lays A out.
+  const int32_t a_zero = run_a_zero(ctx);
+  const bool rebias = a_zero != st->a_zero && st->format == QgemmFormat::kQuads;
+  thread_local std::vector<int32_t> run_bias;
+  // One B for every matrix of A: A's rows are one matrix of rows, and Y's
+  // too (PyTorch's attention exports multiply [128, 1, 256] by a weight: 128
+  // products of one row each took 3x the time of one of 128 rows).
+  MatMulShape flat = *s;
+  if (shape_numel(s->b_batch) == 1 && s->batch_count() > 1) {
+    flat.m = s->m * s->batch_count();
+    flat.batch.clear();
+    flat.a_batch.clear();
+    flat.b_batch.clear();
+  }
+  for_each_matmul_batch(flat, [&](int64_t batch, int64_t a_matrix, int64_t b_matrix) {
     const PackedWeights& w = st->matrices[static_cast<size_t>(b_matrix)];
-    const uint8_t* a_rows = a + a_matrix * s->m * s->k;
-    const int64_t y_offset = batch * s->m * s->n;
+    const int32_t* bias = w.bias.empty() ? nullptr : w.bias.data();
+    if (rebias) {
+      run_bias.resize(static_cast<size_t>(flat.n));
+      for (int64_t col = 0; col < flat.n; ++col) {
+        const int64_t made = w.bias.empty() ? 0 : w.bias[static_cast<size_t>(col)];
+        run_bias[static_cast<size_t>(col)] =
+            static_cast<int32_t>(made - int64_t{a_zero - st->a_zero} * w.row_sums[static_cast<size_t>(col)]);
+      }
+      bias = run_bias.data();
+    }
+    const uint8_t* a_rows = a + a_matrix * flat.m * flat.k;
+    const int64_t y_offset = batch * flat.m * flat.n;
     if (st->requantize.dtype == DType::I32) {
-      multiply(ctx, *st, *s, w, a_rows, static_cast<int32_t*>(y) + y_offset);
+      multiply(ctx, *st, flat, w, a_zero, bias, a_rows, static_cast<int32_t*>(y) + y_offset);
     } else {
-      multiply(ctx, *st, *s, w, a_rows, static_cast<uint8_t*>(y) + y_offset);  // i8 or u8: bytes
+      multiply(ctx, *st, flat, w, a_zero, bias, a_rows, static_cast<uint8_t*>(y) + y_offset);  // i8 or u8: bytes
     }
   });
   return {};

@@ -46,7 +46,7 @@ Status infer_matmul_integer(ShapeContext& ctx) {
 
 MatMulIntegerParams read_matmul_integer_params(const KernelContext& ctx, int64_t columns) {
   MatMulIntegerParams p;
-  if (ctx.has_input(kMiAZero)) p.a_zero = int8_element(ctx.in(kMiAZero), 0);
+  if (ctx.has_input(kMiAZero) && ctx.in(kMiAZero).raw()) p.a_zero = int8_element(ctx.in(kMiAZero), 0);
   for (int64_t n = 0; n < columns; ++n) {
     const bool has = ctx.has_input(kMiBZero);
     p.b_zero.push_back(has ? int8_element(ctx.in(kMiBZero), ctx.in(kMiBZero).numel() == 1 ? 0 : n) : 0);

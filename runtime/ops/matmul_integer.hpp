@@ -22,7 +22,8 @@ struct MatMulIntegerParams {
 };
 
 // The zero points for a B of `columns` columns (the shape function has
-// checked them).
+// checked them); a_zero 0 while A's has no data yet (a prepare that sees
+// it computed at run time).
 MatMulIntegerParams read_matmul_integer_params(const KernelContext& ctx, int64_t columns);
 
 }  // namespace mote

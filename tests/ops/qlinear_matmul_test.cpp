@@ -284,6 +284,29 @@ TEST(MatMulIntegerOps, CpuEqualsReference) {
   for_each_simd_target(check_all);
 }
 
+// A's zero point computed per run (DynamicQuantizeLinear's, in
+// onnxruntime's quantize_dynamic models): B is packed at prepare, and a run
+// with another zero point than prepare saw must use its own (the bias of
+// the byte quads, the shift of the int16 pairs).
+TEST(MatMulIntegerOps, AZeroPointOtherThanPreparedIsUsed) {
+  for (bool per_column : {false, true}) {  // per-column B zero points: the int16 pairs
+    SCOPED_TRACE(per_column ? "B per column" : "B per tensor");
+    const Tensor a = random_tensor(DType::U8, {13, 40}, 1, 0, 256);
+    const Tensor b = random_tensor(DType::I8, {40, 11}, 2, -128, 128);
+    const Tensor b_zero = per_column ? random_tensor(DType::I8, {11}, 3, -20, 20) : scalar_of(DType::I8, 0);
+    const Inputs prepared = {a, b, scalar_of(DType::U8, 7), b_zero};
+    const Inputs run = {a, b, scalar_of(DType::U8, 131), b_zero};
+    const fb::OpT op = make_op(fb::OpType::MatMulInteger);
+    auto expected = run_op(op, run, Impl::kReference);
+    ASSERT_TRUE(expected.ok()) << expected.status().to_string();
+    for (int threads : {1, 2}) {
+      auto actual = run_op(op, run, Impl::kCpu, threads, &prepared);
+      ASSERT_TRUE(actual.ok()) << actual.status().to_string();
+      expect_tensors_near((*actual)[0], (*expected)[0], 0.0, 0.0, "threads " + std::to_string(threads));
+    }
+  }
+}
+
 TEST(MatMulIntegerOps, RejectsBadZeroPoints) {
   Inputs inputs = {random_tensor(DType::U8, {3, 8}, 1, 0, 256), random_tensor(DType::I8, {8, 5}, 2, -128, 128),
                    random_tensor(DType::U8, {3}, 3, 0, 256)};  // one per row of A: Mote takes one value
