@@ -64,3 +64,13 @@ if ! grep -q "fold_qdq *5 MatMul -> QLinearMatMul" "$work/qdq_transformer.log"; 
   echo "check_models: the 5 QDQ MatMuls of qdq_transformer.onnx with constant weights were not folded"
   exit 1
 fi
+# onnxruntime's quantize_dynamic of it: each linear layer's activation
+# quantised per run (DynamicQuantizeLinear) and multiplied by MatMulInteger,
+# which must stay Mote's integer op (its A zero point computed per run).
+run "$work/dynamic_transformer.onnx" "$work/dynamic_transformer.mote" --check --atol 1e-4 \
+  > "$work/dynamic_transformer.log"
+cat "$work/dynamic_transformer.log"
+if ! sed -n '/after passes/,/passes:/p' "$work/dynamic_transformer.log" | grep -q "MatMulInteger 5"; then
+  echo "check_models: dynamic_transformer.onnx's 5 MatMulIntegers were not kept as Mote's integer op"
+  exit 1
+fi

@@ -17,6 +17,8 @@ test needs no downloads. Used by check_models.sh, which converts each with
                     QDQ format (per-channel int8 weights, uint8 activations)
   qdq_transformer.onnx  transformer.onnx quantised the same way (its linear
                     layers' MatMuls fold into QLinearMatMul)
+  dynamic_transformer.onnx  transformer.onnx quantised by quantize_dynamic
+                    (DynamicQuantizeLinear -> MatMulInteger per linear layer)
   shape_chain.onnx  dynamic batch; Shape and Size of an intermediate tensor
                     (not a graph input) feeding a Reshape, and int64 scalar
                     outputs; shape_chain_x3.npy is a batch-3 input for it
@@ -272,6 +274,15 @@ def qdq(float_path, out_path, name="image", shape=(1, 3, 32, 32)):
                     activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
 
 
+def dynamic(float_path, out_path):
+    """A float model quantised by onnxruntime's quantize_dynamic (int8
+    weights; each activation quantised per run by DynamicQuantizeLinear
+    and multiplied by MatMulInteger)."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    quantize_dynamic(float_path, out_path, weight_type=QuantType.QInt8)
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(os.path.join(out, "external"), exist_ok=True)
@@ -282,6 +293,7 @@ def main():
         save(m, os.path.join(out, f"{name}.onnx"))
     qdq(os.path.join(out, "cnn.onnx"), os.path.join(out, "qdq.onnx"))
     qdq(os.path.join(out, "transformer.onnx"), os.path.join(out, "qdq_transformer.onnx"), "x", (1, 8, 16))
+    dynamic(os.path.join(out, "transformer.onnx"), os.path.join(out, "dynamic_transformer.onnx"))
     np.save(os.path.join(out, "shape_chain_x3.npy"), RNG.standard_normal((3, 4, 6)).astype(np.float32))
     m = external()
     m.ir_version = 8
