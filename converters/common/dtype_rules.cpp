@@ -36,6 +36,8 @@ std::optional<DType> output_dtype(const Graph& graph, const fb::OpT& op, size_t 
       return DType::I64;
     case T::MatMulInteger:
       return DType::I32;
+    case T::DynamicQuantizeLinear:  // y, y_scale, y_zero_point
+      return index == 1 ? DType::F32 : DType::U8;
     case T::EyeLike:
       return attrs<fb::EyeLikeAttrsT>(op).dtype;
     case T::BitCast:

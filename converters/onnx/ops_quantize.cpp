@@ -1,9 +1,8 @@
-// Quantisation: QuantizeLinear, DequantizeLinear, QLinearConv,
-// QLinearMatMul and MatMulInteger map to Mote's ops (the last three run in
-// integers); DynamicQuantizeLinear, ConvInteger, and a QLinearConv,
-// QLinearMatMul or MatMulInteger whose parameters Mote's op does not take,
-// become float graphs by their ONNX definitions (dequantise, compute,
-// requantise).
+// Quantisation: QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear,
+// QLinearConv, QLinearMatMul and MatMulInteger map to Mote's ops (the last
+// three run in integers); ConvInteger, and a QLinearConv, QLinearMatMul or
+// MatMulInteger whose parameters Mote's op does not take, become float
+// graphs by their ONNX definitions (dequantise, compute, requantise).
 #include "converters/onnx/mapper_util.hpp"
 #include "converters/onnx/tensor_proto.hpp"
 #include "runtime/ops/quantize.hpp"
@@ -35,35 +34,10 @@ Status map_dequantize(NodeContext& ctx) {
   return map_direct(ctx, fb::OpType::DequantizeLinear, quantize_attrs(ctx));
 }
 
-// y_scale = (max(0, max x) - min(0, min x)) / 255, y_zero_point =
-// saturate(round(-min / scale)), y = saturate(round(x / scale) + zero_point),
-// all u8.
-Status map_dynamic_quantize(NodeContext& ctx) {
-  const int x = ctx.input(0);
-  fb::ReduceAttrsT all;
-  all.keepdims = false;
-  const int zero = ctx.scalar(DType::F32, 0.0, "zero");
-  const int lo = ctx.temp("min"), hi = ctx.temp("max");
-  ctx.emit(fb::OpType::ReduceMin, {x}, {lo}, all);
-  ctx.emit(fb::OpType::ReduceMax, {x}, {hi}, all);
-  const int lo0 = binary(ctx, fb::OpType::Min, lo, zero, "min0");
-  const int hi0 = binary(ctx, fb::OpType::Max, hi, zero, "max0");
-  const int range = binary(ctx, fb::OpType::Sub, hi0, lo0, "range");
-  const int scale = binary(ctx, fb::OpType::Div, range, ctx.scalar(DType::F32, 255.0, "levels"), "", ctx.output(1));
-  const int shift = binary(ctx, fb::OpType::Div, binary(ctx, fb::OpType::Sub, zero, lo0, "neg_min"), scale, "shift");
-  const int u8_min = ctx.scalar(DType::F32, 0.0, "u8_min"), u8_max = ctx.scalar(DType::F32, 255.0, "u8_max");
-  const int zp = ctx.temp("zero_point");
-  const int rounded_shift = ctx.temp("rounded_shift");
-  ctx.emit(fb::OpType::Round, {shift}, {rounded_shift});
-  ctx.emit(fb::OpType::Clip, {rounded_shift, u8_min, u8_max}, {zp});
-  cast(ctx, zp, DType::U8, "", ctx.output(2));
-  const int rounded = ctx.temp("rounded");
-  ctx.emit(fb::OpType::Round, {binary(ctx, fb::OpType::Div, x, scale, "scaled")}, {rounded});
-  const int clipped = ctx.temp("clipped");
-  ctx.emit(fb::OpType::Clip, {binary(ctx, fb::OpType::Add, rounded, zp, "shifted"), u8_min, u8_max}, {clipped});
-  cast(ctx, clipped, DType::U8, "", ctx.output(0));
-  return ctx.status();
-}
+// DynamicQuantizeLinear: Mote's op (runtime/ops/dynamic_quantize.hpp),
+// where it was a float graph of 16 ops (ReduceMin, ReduceMax, Div, Round,
+// Clip, Cast...).
+Status map_dynamic_quantize(NodeContext& ctx) { return map_direct(ctx, fb::OpType::DynamicQuantizeLinear); }
 
 int dequantize(NodeContext& ctx, int x, int scale, int zero_point, int64_t axis, const std::string& name) {
   fb::QuantizeAttrsT a;
