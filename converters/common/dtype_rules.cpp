@@ -35,6 +35,7 @@ std::optional<DType> output_dtype(const Graph& graph, const fb::OpT& op, size_t 
     case T::NonMaxSuppression:
       return DType::I64;
     case T::MatMulInteger:
+    case T::ConvInteger:
       return DType::I32;
     case T::DynamicQuantizeLinear:  // y, y_scale, y_zero_point
       return index == 1 ? DType::F32 : DType::U8;

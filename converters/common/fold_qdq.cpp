@@ -169,6 +169,7 @@ std::string match_input(const Graph& g, const fb::OpT& dq_x) {
   if (!per_tensor_8bit(g, dq_x)) return "input not per-tensor 8-bit";
   const Value& x_q = g.values[static_cast<size_t>(dq_x.inputs[0])];
   if ((dq_x.inputs.size() < 3 || dq_x.inputs[2] < 0) && !x_q.dtype_known) return "input dtype unknown";
+  if (x_q.dtype_known && !is_8bit(x_q.dtype)) return "input not 8-bit";
   return "";
 }
 

@@ -1,8 +1,8 @@
 // Quantisation: QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear,
-// QLinearConv, QLinearMatMul and MatMulInteger map to Mote's ops (the last
-// three run in integers); ConvInteger, and a QLinearConv, QLinearMatMul or
-// MatMulInteger whose parameters Mote's op does not take, become float
-// graphs by their ONNX definitions (dequantise, compute, requantise).
+// QLinearConv, QLinearMatMul, MatMulInteger and ConvInteger map to Mote's
+// ops (the last four run in integers); one whose parameters Mote's op does
+// not take becomes a float graph by its ONNX definition (dequantise,
+// compute, requantise).
 #include "converters/onnx/mapper_util.hpp"
 #include "converters/onnx/tensor_proto.hpp"
 #include "runtime/ops/quantize.hpp"
@@ -126,47 +126,52 @@ int shifted_f32(NodeContext& ctx, size_t operand, size_t zero_point, const std::
   return binary(ctx, fb::OpType::Sub, wide, zp, name + "_shifted");
 }
 
-// Whether Mote's MatMulInteger takes this node's operands: 8-bit, the zero
-// points absent or a's one value, b's one or one per column (b's last
-// axis; ONNX also allows a's one per row of a 2-D A). A zero point whose
-// shape the importer does not know yet (DynamicQuantizeLinear's, in every
-// model onnxruntime's quantize_dynamic writes) is taken: the runtime
-// checks it when the shapes are known, and says which it is.
-bool integer_matmul_fits(NodeContext& ctx) {
+// Whether Mote's MatMulInteger or ConvInteger takes this node's operands
+// (A or x, B or w, their optional zero points): all 8-bit, B's shape
+// known, A's zero point one value, B's one or `per_b` values (one per
+// column of B, or per output channel of w; ONNX also allows A's one per row
+// of a 2-D A). A zero point whose shape the importer does not know yet
+// (DynamicQuantizeLinear's, in every model onnxruntime's quantize_dynamic
+// writes) is taken: the runtime checks it when the shapes are known, and
+// says which it is.
+bool integer_op_fits(NodeContext& ctx, int64_t (*per_b)(const Shape& b)) {
   if (!ctx.has_input(0) || !ctx.has_input(1)) return false;
   for (size_t i = 0; i < ctx.input_count() && i < 4; ++i) {
     if (!ctx.has_input(i)) continue;
     const Value& v = ctx.value(ctx.input(i));
     if (!v.dtype_known || !is_8bit(v.dtype) || (i == 1 && !v.shape_static())) return false;
   }
-  const Shape& b = ctx.value(ctx.input(1)).shape;
-  const int64_t columns = b.size() < 2 ? 1 : b.back();
   const auto known = [&](size_t i) {
     return ctx.input_count() > i && ctx.has_input(i) && ctx.value(ctx.input(i)).shape_static();
   };
   if (known(2) && shape_numel(ctx.value(ctx.input(2)).shape) != 1) return false;
   if (known(3)) {
     const Shape& z = ctx.value(ctx.input(3)).shape;
-    if (shape_numel(z) != 1 && (z.size() != 1 || z[0] != columns)) return false;
+    if (shape_numel(z) != 1 && (z.size() != 1 || z[0] != per_b(ctx.value(ctx.input(1)).shape))) return false;
   }
   return true;
 }
+
+int64_t columns_of(const Shape& b) { return b.size() < 2 ? 1 : b.back(); }
+int64_t out_channels_of(const Shape& w) { return w.empty() ? -1 : w[0]; }
 
 // MatMulInteger(A, B, a_zp?, b_zp?) -> i32: Mote's op (exact int32 sums)
 // where it fits; otherwise the zero-point-shifted integers multiplied in
 // f32, exact while sums stay below 2^24.
 Status map_matmul_integer(NodeContext& ctx) {
-  if (integer_matmul_fits(ctx)) return map_direct(ctx, fb::OpType::MatMulInteger);
+  if (integer_op_fits(ctx, columns_of)) return map_direct(ctx, fb::OpType::MatMulInteger);
   const int a = shifted_f32(ctx, 0, 2, "a", false);
   const int b = shifted_f32(ctx, 1, 3, "b", false);
   cast(ctx, binary(ctx, fb::OpType::MatMul, a, b, "product"), DType::I32, "", ctx.output(0));
   return ctx.status();
 }
 
-// ConvInteger(x, w, x_zp?, w_zp?) -> i32: the zero-point-shifted integers
-// convolved in f32, exact while sums stay below 2^24 (as MatMulInteger);
-// w's zero point may be one per output channel.
+// ConvInteger(x, w, x_zp?, w_zp?) -> i32: Mote's op (exact int32 sums)
+// where it fits; otherwise the zero-point-shifted integers convolved in
+// f32, exact while sums stay below 2^24 (as MatMulInteger); w's zero point
+// may be one per output channel.
 Status map_conv_integer(NodeContext& ctx) {
+  if (integer_op_fits(ctx, out_channels_of)) return map_direct(ctx, fb::OpType::ConvInteger, onnx_conv_attrs(ctx));
   const int x = shifted_f32(ctx, 0, 2, "x", false);
   const int w = shifted_f32(ctx, 1, 3, "w", true);
   const int sum = ctx.temp("sum");

@@ -35,11 +35,11 @@ run "$work/shape_chain.onnx" "$work/shape_chain.mote" --check
 # element of this input), where Mote's matches it (numpy, 20 inputs).
 run "$work/quantized.onnx" "$work/quantized.mote" --check --atol 0.0501 > "$work/quantized.log"
 cat "$work/quantized.log"
-# ... and its QLinearConv, QLinearMatMul and MatMulInteger must stay integer
+# ... and its QLinearConv, QLinearMatMul, MatMulInteger and ConvInteger must stay integer
 # ops (each read a QuantizeLinear's output, whose shape the importer did not
 # know yet, and went to a float graph until the eighth session).
-for op in QLinearConv QLinearMatMul MatMulInteger; do
-  if ! sed -n '/after passes/,/passes:/p' "$work/quantized.log" | grep -q "$op 1"; then
+for op in QLinearConv QLinearMatMul MatMulInteger ConvInteger; do
+  if ! sed -n '/after passes/,/passes:/p' "$work/quantized.log" | grep -Eq "(^| )$op 1(,|$)"; then
     echo "check_models: quantized.onnx's $op was not kept as Mote's integer op"
     exit 1
   fi
@@ -70,7 +70,7 @@ fi
 run "$work/dynamic_transformer.onnx" "$work/dynamic_transformer.mote" --check --atol 1e-4 \
   > "$work/dynamic_transformer.log"
 cat "$work/dynamic_transformer.log"
-if ! sed -n '/after passes/,/passes:/p' "$work/dynamic_transformer.log" | grep -q "MatMulInteger 5"; then
+if ! sed -n '/after passes/,/passes:/p' "$work/dynamic_transformer.log" | grep -Eq " MatMulInteger 5(,|$)"; then
   echo "check_models: dynamic_transformer.onnx's 5 MatMulIntegers were not kept as Mote's integer op"
   exit 1
 fi

@@ -202,8 +202,8 @@ def quantized():
     -> DequantizeLinear, QLinearMatMul over the quantised input's rows (u8 x
     i8 per column, 4-D A against a 2-D B), MatMulInteger over the input's
     bytes tiled to a depth of 1,890 (u8 x u8, sums past 2^24, where float
-    sums would round), and ConvInteger beside them, which mote-convert
-    writes as a float graph."""
+    sums would round), and ConvInteger (u8 weights with a zero point)
+    beside them: Mote's integer ops all."""
     cin, cout = 3, 4
     w_i8 = RNG.integers(-100, 100, (cout, cin, 3, 3)).astype(np.int8)
     w_u8 = RNG.integers(0, 255, (cout, cin, 3, 3)).astype(np.uint8)

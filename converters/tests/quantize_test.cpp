@@ -508,7 +508,6 @@ TEST(QuantizeInt8, LinearLayersRunAsQLinearMatMul) {
   b.input("x", DType::F32, {2, 6, 16}).output("y");
   b.initializer("w1", random_f32({16, 24}, 1)).initializer("w2", random_f32({24, 8}, 2));
   b.initializer("b2", random_f32({8}, 3));
-  b.initializer("perm_shape", Tensor::from_vector<int64_t>({3}, {2, 16, 6}));
   b.node("MatMul", {"x", "w1"}, {"h"});
   b.node("Relu", {"h"}, {"r"});
   b.node("MatMul", {"r", "w2"}, {"m"});

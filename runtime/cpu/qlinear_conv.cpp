@@ -5,6 +5,9 @@
 // packed weights; the GEMM requantises as it stores.
 // Depthwise convolutions take their own stencil kernel (qdepthwise.hpp).
 // Weights, multipliers and bias are prepared once when they are constants.
+// ConvInteger runs here too: the GEMM's sums stored as int32, nothing
+// requantised (depthwise ones through the GEMM as well), its x zero point
+// allowed to come at run time (DynamicQuantizeLinear's).
 #include "runtime/ops/qlinear_conv.hpp"
 
 #include <algorithm>
@@ -12,6 +15,7 @@
 #include <vector>
 
 #include "runtime/core/kernel.hpp"
+#include "runtime/core/registry.hpp"
 #include "runtime/cpu/qconv_patches.hpp"
 #include "runtime/cpu/qdepthwise.hpp"
 #include "runtime/cpu/qgemm.hpp"
@@ -19,6 +23,7 @@
 #include "runtime/cpu/thread_pool.hpp"
 #include "runtime/cpu/thread_scratch.hpp"
 #include "runtime/ops/conv_geometry.hpp"
+#include "runtime/ops/conv_integer.hpp"
 
 namespace mote::cpu {
 namespace {
@@ -32,9 +37,12 @@ struct QConvState : KernelState {
   int32_t weight_min = 0, weight_max = 0;    // the weights less their zero points: what chose the format
   std::vector<std::vector<int32_t>> packed;  // per group
   std::vector<float> multiplier;             // x_scale * w_scale[m] / y_scale
-  std::vector<int32_t> bias;                 // empty when zero everywhere
+  std::vector<int32_t> bias;                 // for x_zero; empty when zero everywhere
+  // kQuads: each output channel's weight sum, which a run's other x zero
+  // point (ConvInteger's, computed per run) multiplies into the bias.
+  std::vector<int64_t> row_sums;
   QRequantize requantize;                    // lo, hi, zero, dtype and the residual's scale and zero
-  int32_t x_zero = 0;
+  int32_t x_zero = 0;                        // the one the bias was made for
   // kQuads: B holds x + x_offset as bytes, read as uint8 (x_offset 128 for
   // i8 x, else 0) or, where signed_b (arm64's sdot), as int8 (-128 for u8
   // x, else 0).
@@ -46,17 +54,47 @@ struct QConvState : KernelState {
   std::unique_ptr<QDepthwiseWeights> depthwise;
 };
 
+bool is_conv_integer(const KernelContext& ctx) { return ctx.op.type == fb::OpType::ConvInteger; }
+
+// W's input: QLinearConv's 3, ConvInteger's 1. (Neither the bias nor the
+// residual exist for ConvInteger, whose inputs end at 3.)
+size_t w_input(const KernelContext& ctx) { return is_conv_integer(ctx) ? kCiW : kQcW; }
+
 // Whether every parameter (all inputs but X and the residual, which are
-// activations) is known at prepare.
+// activations, and ConvInteger's x zero point, which may be computed per
+// run) is known at prepare.
 bool constant_inputs(const KernelContext& ctx) {
-  for (size_t i = kQcXScale; i < ctx.inputs.size(); ++i) {
-    if (i != kQcResidual && ctx.has_input(i) && !ctx.in(i).raw()) return false;
+  for (size_t i = 1; i < ctx.inputs.size(); ++i) {
+    if (i == kQcResidual || (is_conv_integer(ctx) && i == kCiXZero)) continue;
+    if (ctx.has_input(i) && !ctx.in(i).raw()) return false;
   }
   return true;
 }
 
-// The output range (qoutput_range.hpp) and the residual's parameters.
+// x's zero point in this run.
+int32_t run_x_zero(const KernelContext& ctx) {
+  const size_t input = is_conv_integer(ctx) ? kCiXZero : kQcXZero;
+  return ctx.has_input(input) ? int8_element(ctx.in(input), 0) : 0;
+}
+
+// ConvInteger's parameters as QLinearConv's: unit scales, an int32 output.
+QLinearConvParams integer_params(const KernelContext& ctx, int64_t out_channels) {
+  const ConvIntegerParams z = read_conv_integer_params(ctx, out_channels);
+  QLinearConvParams p;
+  p.x_zero = z.x_zero;
+  p.w_zero = z.w_zero;
+  p.w_scale.assign(static_cast<size_t>(out_channels), 1.0f);
+  p.y_dtype = DType::I32;
+  return p;
+}
+
+// The output range (qoutput_range.hpp) and the residual's parameters; an
+// int32 output (ConvInteger's) has neither.
 Status output_range(const KernelContext& ctx, const QLinearConvParams& p, QRequantize& rq) {
+  if (p.y_dtype == DType::I32) {
+    rq.dtype = DType::I32;
+    return {};
+  }
   MOTE_RETURN_IF_ERROR(set_output_range(ctx, p.y_dtype, p.y_scale, p.y_zero, rq));
   if (p.residual) {
     // The residual's pointer and dtype are the run's (it is an activation).
@@ -88,17 +126,18 @@ std::vector<int16_t> shifted_weights(const Tensor& w, const std::vector<int32_t>
 }
 
 Result<std::unique_ptr<QConvState>> build_state(const KernelContext& ctx, const ConvGeometry& g) {
-  auto params = read_qlinear_conv_params(ctx, g.out_channels);
+  auto params = is_conv_integer(ctx) ? Result<QLinearConvParams>(integer_params(ctx, g.out_channels))
+                                     : read_qlinear_conv_params(ctx, g.out_channels);
   if (!params.ok()) return params.status();
   const QLinearConvParams& p = *params;
   auto s = std::make_unique<QConvState>();
   MOTE_RETURN_IF_ERROR(output_range(ctx, p, s->requantize));
   s->x_zero = p.x_zero;
   const int64_t mg = g.out_channels_per_group(), depth = g.in_channels_per_group() * g.kernel_volume();
-  const Tensor& w = ctx.in(kQcW);
+  const Tensor& w = ctx.in(w_input(ctx));
   const int32_t* b = ctx.has_input(kQcBias) ? ctx.in(kQcBias).data<int32_t>() : nullptr;
   const std::vector<int16_t> shifted = shifted_weights(w, p.w_zero, depth);
-  if (qdepthwise_applies(g)) {
+  if (qdepthwise_applies(g) && p.y_dtype != DType::I32) {
     auto d = std::make_unique<QDepthwiseWeights>();
     d->taps.assign(shifted.begin(), shifted.end());
     for (int64_t m = 0; m < g.out_channels; ++m) {
@@ -118,7 +157,7 @@ Result<std::unique_ptr<QConvState>> build_state(const KernelContext& ctx, const 
   s->format = qgemm_format(s->weight_min, s->weight_max);
   const bool quads = s->format == QgemmFormat::kQuads;
   s->signed_b = quads && qgemm_quads_signed_b();
-  const bool x_signed = ctx.in(kQcX).dtype() == DType::I8;
+  const bool x_signed = ctx.in(kQcX).dtype() == DType::I8;  // x is input 0 of both ops
   s->x_offset = !quads || x_signed == s->signed_b ? 0 : (s->signed_b ? -128 : 128);
   s->patches = plan_patches(g, qgemm_column_step());
   // The group's weights as the format packs them: int8 for kQuads, int16
@@ -140,10 +179,14 @@ Result<std::unique_ptr<QConvState>> build_state(const KernelContext& ctx, const 
   // kQuads multiplies x + x_offset, not x - x_zero: the difference, (x_zero
   // + x_offset) times the row's weight sum, comes off the bias.
   const int64_t b_zero = quads ? int64_t{p.x_zero} + s->x_offset : 0;
+  for (int64_t m = 0; quads && m < g.out_channels; ++m) {
+    int64_t row_sum = 0;
+    for (int64_t k = 0; k < depth; ++k) row_sum += shifted[static_cast<size_t>(m * depth + k)];
+    s->row_sums.push_back(row_sum);
+  }
   if (b || b_zero) {
     for (int64_t m = 0; m < g.out_channels; ++m) {
-      int64_t row_sum = 0;
-      for (int64_t k = 0; k < depth; ++k) row_sum += shifted[static_cast<size_t>(m * depth + k)];
+      const int64_t row_sum = quads ? s->row_sums[static_cast<size_t>(m)] : 0;
       s->bias.push_back(static_cast<int32_t>((b ? b[m] : 0) - b_zero * row_sum));
     }
   }
@@ -151,7 +194,7 @@ Result<std::unique_ptr<QConvState>> build_state(const KernelContext& ctx, const 
 }
 
 Result<ConvGeometry> geometry(const KernelContext& ctx) {
-  auto g = resolve_conv(attrs<fb::ConvAttrsT>(ctx.op), ctx.in(kQcX).shape(), ctx.in(kQcW).shape());
+  auto g = resolve_conv(attrs<fb::ConvAttrsT>(ctx.op), ctx.in(kQcX).shape(), ctx.in(w_input(ctx)).shape());
   if (!g.ok()) return ctx.fail(g.status().message());
   return g;
 }
@@ -179,11 +222,13 @@ QRequantize with_residual(const KernelContext& ctx, QRequantize rq) {
 // into B and multiplied by row parts of the weights.
 class QConvRun {
  public:
-  // `source` is the input, or its shifted copy when the plan says so.
+  // `source` is the input, or its shifted copy when the plan says so;
+  // `bias` the run's (one per output channel, or null).
   QConvRun(KernelContext& ctx, const ConvGeometry& g, const QConvState& s, const PatchPlan& patches,
-           const PatchValues& values, const void* source)
+           const PatchValues& values, const void* source, const int32_t* bias)
       : g_(g),
         s_(s),
+        bias_(bias),
         patches_(patches),
         values_(values),
         source_(source),
@@ -222,7 +267,7 @@ class QConvRun {
     const int64_t first = (n * g_.out_channels + m0) * pixels_ + n0;
     QRequantize rq = residual_at(requantize_, first);
     rq.multiplier = s_.multiplier.data() + m0;
-    rq.bias = s_.bias.empty() ? nullptr : s_.bias.data() + m0;
+    rq.bias = bias_ ? bias_ + m0 : nullptr;
     const int32_t* a = s_.packed[static_cast<size_t>(grp)].data() + row0 * groups_;
     qgemm(s_.format, a, rows, groups_, b, cols, rq, y_ + first * y_size_, pixels_);
   }
@@ -232,6 +277,7 @@ class QConvRun {
  private:
   const ConvGeometry& g_;
   const QConvState& s_;
+  const int32_t* bias_;
   const PatchPlan& patches_;
   PatchValues values_;
   const void* source_;
@@ -249,8 +295,23 @@ void run_gemm(KernelContext& ctx, const ConvGeometry& g, const QConvState& s) {
   if (!prepared) local = plan_patches(g, qgemm_column_step());
   const PatchPlan& patches = prepared ? s.patches : local;
   // kQuads multiplies the bytes x + x_offset; kPairs x - x_zero as int16.
-  PatchValues values{s.format, -s.x_zero, 0};
-  if (s.format == QgemmFormat::kQuads) values = {s.format, s.x_offset, s.x_zero + s.x_offset};
+  // A zero point other than the one the bias was made for (ConvInteger's,
+  // computed per run): kQuads takes the difference times each channel's
+  // weight sum off the bias, kPairs subtracts it as it lays x out.
+  const int32_t x_zero = run_x_zero(ctx);
+  PatchValues values{s.format, -x_zero, 0};
+  if (s.format == QgemmFormat::kQuads) values = {s.format, s.x_offset, x_zero + s.x_offset};
+  const int32_t* bias = s.bias.empty() ? nullptr : s.bias.data();
+  thread_local std::vector<int32_t> run_bias;
+  if (x_zero != s.x_zero && s.format == QgemmFormat::kQuads) {
+    run_bias.resize(static_cast<size_t>(g.out_channels));
+    for (int64_t m = 0; m < g.out_channels; ++m) {
+      const int64_t made = bias ? bias[m] : 0;
+      run_bias[static_cast<size_t>(m)] =
+          static_cast<int32_t>(made - int64_t{x_zero - s.x_zero} * s.row_sums[static_cast<size_t>(m)]);
+    }
+    bias = run_bias.data();
+  }
   const void* source = ctx.in(kQcX).raw();
   if (patches.shifted) {
     // The calling thread's, kept between runs like thread_scratch (it keeps
@@ -262,7 +323,7 @@ void run_gemm(KernelContext& ctx, const ConvGeometry& g, const QConvState& s) {
     copy_shifted_planes(patches, values, source, ctx.in(kQcX).dtype(), copy.data(), *ctx.pool);
     source = copy.data();
   }
-  const QConvRun run(ctx, g, s, patches, values, source);
+  const QConvRun run(ctx, g, s, patches, values, source, bias);
   const int64_t threads = ctx.pool->size(), images = g.batch * g.group, tiles = run.tiles();
   if (threads == 1 || images * tiles >= 2 * threads) {
     // Enough tiles for the threads: each task gathers its tile and
@@ -320,6 +381,11 @@ Status qlinear_conv_run(KernelContext& ctx) {
     per_run = std::move(*built);
     s = per_run.get();
   }
+  if (g->in_channels_per_group() * g->kernel_volume() == 0) {
+    // No depth: every sum is its bias; the reference computes that (the
+    // tiles are sized by the depth).
+    return find_reference_kernel(ctx.op.type)->run(ctx);
+  }
   if (s->depthwise) {
     qdepthwise_run(ctx, *g, *s->depthwise, with_residual(ctx, s->depthwise->requantize));
   } else {
@@ -332,3 +398,4 @@ Status qlinear_conv_run(KernelContext& ctx) {
 }  // namespace mote::cpu
 
 MOTE_CPU_KERNEL(QLinearConv, mote::cpu::qlinear_conv_run, mote::cpu::qlinear_conv_prepare);
+MOTE_CPU_KERNEL(ConvInteger, mote::cpu::qlinear_conv_run, mote::cpu::qlinear_conv_prepare);

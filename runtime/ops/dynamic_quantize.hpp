@@ -5,7 +5,8 @@
 //   y = saturate(round_half_even(x / y_scale) + y_zero_point).
 // NaNs are left out of the range and quantise to 0; a range of 0 (all x
 // zero) gives y_scale 1 and y_zero_point 0, as onnxruntime does (the
-// definition would divide by 0).
+// definition would divide by 0), and so does an infinite range (x holding
+// an infinity, or a span past f32's largest value).
 #pragma once
 
 #include <cstdint>

@@ -32,7 +32,7 @@ Status infer_matmul_integer(ShapeContext& ctx) {
                       (z.operand == kMiA ? "A's" : "B's"));
     }
     const int64_t n = shape_numel(ctx.shape(z.input));
-    if (ctx.rank(z.input) > 1 || (n != 1 && n != z.per)) {
+    if (ctx.rank(z.input) > 1 || (n != 1 && (z.per == 0 || n != z.per))) {
       return ctx.fail(std::string(z.name) + " has shape " + shape_to_string(ctx.shape(z.input)) +
                       (z.per ? "; expected one value or one per column of B (" + std::to_string(z.per) + ")"
                              : std::string("; expected one value")));

@@ -549,5 +549,80 @@ TEST(QLinearConvOps, RejectsUnusableScales) {
   }
 }
 
+// ConvInteger: the GEMM's sums stored as int32 (exact: equal to the
+// reference). ONNX's example first.
+TEST(ConvIntegerOps, MatchesOnnxExample) {
+  const Inputs inputs = {Tensor::from_vector<uint8_t>({1, 1, 3, 3}, {2, 3, 4, 5, 6, 7, 8, 9, 10}),
+                         Tensor::from_vector<uint8_t>({1, 1, 2, 2}, {1, 1, 1, 1}), scalar_of(DType::U8, 1)};
+  const Tensor want = Tensor::from_vector<int32_t>({1, 1, 2, 2}, {12, 16, 24, 28});
+  for (Impl impl : {Impl::kReference, Impl::kCpu}) {
+    auto out = run_op(make_op(fb::OpType::ConvInteger, conv_attrs()), inputs, impl);
+    ASSERT_TRUE(out.ok()) << out.status().to_string();
+    expect_tensors_near((*out)[0], want, 0.0, 0.0, impl_name(impl));
+  }
+}
+
+// Geometries of the GEMM's patch paths (shifted planes, stride phases,
+// gathered, groups; depthwise too, through the GEMM), dtype pairs, zero
+// points absent, per tensor and per output channel, and an x zero point
+// other than the one prepare saw (computed per run: the bias of the byte
+// quads, the shift of the int16 pairs), on this CPU's own target and
+// every other.
+TEST(ConvIntegerOps, CpuEqualsReference) {
+  struct Case {
+    Shape x, w;
+    fb::ConvAttrsT attrs;
+    DType x_type, w_type;
+    int zero_points;  // 0: none; 1: per tensor; 2: w per channel; 3: x's only, w in [-64, 63]
+  };
+  const std::vector<Case> cases = {
+      {{1, 16, 9, 9}, {24, 16, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}), DType::U8, DType::I8, 3},
+      {{1, 8, 12, 12}, {16, 8, 3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1}), DType::U8, DType::U8, 2},
+      {{1, 64, 5, 5}, {40, 64, 1, 1}, conv_attrs(), DType::I8, DType::I8, 1},
+      {{2, 6, 7, 7}, {9, 2, 3, 3}, conv_attrs({1, 1}, {0, 1, 2, 1}, {}, 3), DType::U8, DType::I8, 0},
+      {{1, 8, 10, 10}, {8, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 8), DType::U8, DType::I8, 3},
+  };
+  const auto check_all = [&] {
+    for (size_t i = 0; i < cases.size(); ++i) {
+      const Case& c = cases[i];
+      SCOPED_TRACE("X " + shape_to_string(c.x) + " " + dtype_name(c.x_type) + ", W " + shape_to_string(c.w) + " " +
+                   dtype_name(c.w_type) + ", zero points " + std::to_string(c.zero_points));
+      const auto seed = static_cast<uint32_t>(11 * i);
+      const auto low = [](DType d) { return d == DType::I8 ? -128.0 : 0.0; };
+      const auto high = [](DType d) { return d == DType::I8 ? 128.0 : 256.0; };
+      const bool narrow = c.zero_points == 3 && c.w_type == DType::I8;
+      Inputs run = {
+          random_tensor(c.x_type, c.x, seed, low(c.x_type), high(c.x_type)),
+          random_tensor(c.w_type, c.w, seed + 1, narrow ? -64 : low(c.w_type), narrow ? 64 : high(c.w_type))};
+      Inputs prepared = run;
+      if (c.zero_points > 0) {
+        run.push_back(scalar_of(c.x_type, c.x_type == DType::I8 ? 5 : 117));
+        prepared.push_back(scalar_of(c.x_type, c.x_type == DType::I8 ? -30 : 3));
+        const Tensor w_zero = c.zero_points == 2
+                                  ? random_tensor(c.w_type, {c.w[0]}, seed + 2, low(c.w_type), high(c.w_type))
+                              : c.zero_points == 3 ? scalar_of(c.w_type, c.w_type == DType::I8 ? 0 : 128)
+                                                   : scalar_of(c.w_type, c.w_type == DType::I8 ? -3 : 125);
+        run.push_back(w_zero);
+        prepared.push_back(w_zero);
+      }
+      const fb::OpT op = make_op(fb::OpType::ConvInteger, c.attrs);
+      auto expected = run_op(op, run, Impl::kReference);
+      ASSERT_TRUE(expected.ok()) << expected.status().to_string();
+      for (int threads : {1, 2}) {
+        for (const Inputs* at_prepare :
+             {static_cast<const Inputs*>(nullptr), static_cast<const Inputs*>(&prepared)}) {
+          auto actual = run_op(op, run, Impl::kCpu, threads, at_prepare);
+          ASSERT_TRUE(actual.ok()) << actual.status().to_string();
+          expect_tensors_near(
+              (*actual)[0], (*expected)[0], 0.0, 0.0,
+              "threads " + std::to_string(threads) + (at_prepare ? ", another x zero point at prepare" : ""));
+        }
+      }
+    }
+  };
+  check_all();
+  for_each_simd_target(check_all);
+}
+
 }  // namespace
 }  // namespace mote::test

@@ -3,6 +3,8 @@
 // (exact integer sums, requantised in double). As QLinearConv's test: an
 // output may differ by one quantum at a near-tie of the float
 // requantisation; anything further fails.
+#include "runtime/ops/qlinear_matmul.hpp"
+
 #include <cmath>
 #include <optional>
 #include <string>
@@ -151,8 +153,7 @@ TEST(QLinearMatMulOps, FusedClampMatchesReference) {
   for (const auto* act : {&relu, &clip}) check({{20, 64}, {64, 24}}, act);
 }
 
-// B and its parameters computed at run time (nothing to prepare), and a
-// model prepared for one row count run at another.
+// A model prepared for one row count run at another.
 TEST(QLinearMatMulOps, PreparedForOneSizeRunsAnother) {
   const MatMulCase prepared_case{{4, 32}, {32, 10}};
   const MatMulCase run_case{{13, 32}, {32, 10}};
@@ -287,23 +288,50 @@ TEST(MatMulIntegerOps, CpuEqualsReference) {
 // A's zero point computed per run (DynamicQuantizeLinear's, in
 // onnxruntime's quantize_dynamic models): B is packed at prepare, and a run
 // with another zero point than prepare saw must use its own (the bias of
-// the byte quads, the shift of the int16 pairs).
+// the byte quads, the shift of the int16 pairs), on this CPU's own target
+// and every other (B in [-64, 63] takes the quads of AVX2 and arm64 too).
 TEST(MatMulIntegerOps, AZeroPointOtherThanPreparedIsUsed) {
-  for (bool per_column : {false, true}) {  // per-column B zero points: the int16 pairs
-    SCOPED_TRACE(per_column ? "B per column" : "B per tensor");
-    const Tensor a = random_tensor(DType::U8, {13, 40}, 1, 0, 256);
-    const Tensor b = random_tensor(DType::I8, {40, 11}, 2, -128, 128);
-    const Tensor b_zero = per_column ? random_tensor(DType::I8, {11}, 3, -20, 20) : scalar_of(DType::I8, 0);
-    const Inputs prepared = {a, b, scalar_of(DType::U8, 7), b_zero};
-    const Inputs run = {a, b, scalar_of(DType::U8, 131), b_zero};
-    const fb::OpT op = make_op(fb::OpType::MatMulInteger);
-    auto expected = run_op(op, run, Impl::kReference);
-    ASSERT_TRUE(expected.ok()) << expected.status().to_string();
-    for (int threads : {1, 2}) {
-      auto actual = run_op(op, run, Impl::kCpu, threads, &prepared);
-      ASSERT_TRUE(actual.ok()) << actual.status().to_string();
-      expect_tensors_near((*actual)[0], (*expected)[0], 0.0, 0.0, "threads " + std::to_string(threads));
+  const auto check_all = [] {
+    for (bool per_column : {false, true}) {  // per-column B zero points: the int16 pairs
+      for (bool seven_bit : {false, true}) {
+        SCOPED_TRACE(std::string(per_column ? "B per column" : "B per tensor") +
+                     (seven_bit ? ", B in [-64, 63]" : ""));
+        const Tensor a = random_tensor(DType::U8, {13, 40}, 1, 0, 256);
+        const Tensor b = random_tensor(DType::I8, {40, 11}, 2, seven_bit ? -64 : -128, seven_bit ? 64 : 128);
+        const Tensor b_zero = per_column ? random_tensor(DType::I8, {11}, 3, -20, 20) : scalar_of(DType::I8, 0);
+        const Inputs prepared = {a, b, scalar_of(DType::U8, 7), b_zero};
+        const Inputs run = {a, b, scalar_of(DType::U8, 131), b_zero};
+        const fb::OpT op = make_op(fb::OpType::MatMulInteger);
+        auto expected = run_op(op, run, Impl::kReference);
+        ASSERT_TRUE(expected.ok()) << expected.status().to_string();
+        for (int threads : {1, 2}) {
+          auto actual = run_op(op, run, Impl::kCpu, threads, &prepared);
+          ASSERT_TRUE(actual.ok()) << actual.status().to_string();
+          expect_tensors_near((*actual)[0], (*expected)[0], 0.0, 0.0, "threads " + std::to_string(threads));
+        }
+      }
     }
+  };
+  check_all();
+  for_each_simd_target(check_all);
+}
+
+// A depth of 0: every sum is its bias (QLinearMatMul's requantised, or
+// MatMulInteger's 0s), as the reference gives.
+TEST(MatMulIntegerOps, NoDepthGivesTheBias) {
+  const Inputs integer = {Tensor::zeros(DType::U8, {3, 0}), Tensor::zeros(DType::I8, {0, 5}),
+                          scalar_of(DType::U8, 9)};
+  MatMulCase c{{3, 0}, {0, 5}};
+  c.bias = true;
+  Inputs qlinear = matmul_inputs(c, 4);
+  qlinear[kQmYScale] = scalar_of(DType::F32, 0.5);  // (the case's scale follows the depth)
+  for (const auto& [op, inputs] : {std::pair{make_op(fb::OpType::MatMulInteger), integer},
+                                   std::pair{make_op(fb::OpType::QLinearMatMul), qlinear}}) {
+    auto expected = run_op(op, inputs, Impl::kReference);
+    ASSERT_TRUE(expected.ok()) << expected.status().to_string();
+    auto actual = run_op(op, inputs, Impl::kCpu);
+    ASSERT_TRUE(actual.ok()) << actual.status().to_string();
+    expect_tensors_near((*actual)[0], (*expected)[0], 0.0, 0.0);
   }
 }
 
@@ -313,6 +341,11 @@ TEST(MatMulIntegerOps, RejectsBadZeroPoints) {
   auto out = run_op(make_op(fb::OpType::MatMulInteger), inputs, Impl::kCpu);
   ASSERT_FALSE(out.ok());
   EXPECT_NE(out.status().message().find("a_zero_point has shape 3; expected one value"), std::string::npos)
+      << out.status().to_string();
+  inputs[2] = Tensor::zeros(DType::U8, {0});  // empty: no value to read
+  out = run_op(make_op(fb::OpType::MatMulInteger), inputs, Impl::kCpu);
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("a_zero_point has shape 0; expected one value"), std::string::npos)
       << out.status().to_string();
   inputs[2] = scalar_of(DType::I8, 0);  // A is u8
   out = run_op(make_op(fb::OpType::MatMulInteger), inputs, Impl::kCpu);
