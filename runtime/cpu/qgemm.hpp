@@ -109,8 +109,9 @@ struct QRequantize {
   const float* multiplier = nullptr;  // one per row
   float lo = 0.0f, hi = 0.0f;
   int32_t zero = 0;
-  // I8 or U8; or I32 (MatMulInteger's output): the sums plus the bias,
-  // stored unscaled (multiplier, lo, hi, zero and residual unused).
+  // I8 or U8; or I32 (MatMulInteger's and ConvInteger's output): the
+  // sums plus the bias, stored unscaled (multiplier, lo, hi, zero and
+  // residual unused).
   DType dtype = DType::U8;
   // A fused residual Add (QLinearConv's inputs 9-11): i8 or u8 elements laid
   // out as the output (the element of y[i] at residual[i], same ldy), or null.

@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "runtime/core/kernel.hpp"
-#include "runtime/core/registry.hpp"
 #include "runtime/cpu/qconv_patches.hpp"
 #include "runtime/cpu/qdepthwise.hpp"
 #include "runtime/cpu/qgemm.hpp"
@@ -50,7 +49,8 @@ struct QConvState : KernelState {
   bool signed_b = false;
   // Where B's rows come from, for the geometry prepare saw.
   PatchPlan patches;
-  // Set instead of the GEMM's state for a depthwise convolution.
+  // Set instead of the GEMM's state for a depthwise QLinearConv (a
+  // ConvInteger's int32 output takes the GEMM).
   std::unique_ptr<QDepthwiseWeights> depthwise;
 };
 
@@ -380,11 +380,6 @@ Status qlinear_conv_run(KernelContext& ctx) {
     if (!built.ok()) return built.status();
     per_run = std::move(*built);
     s = per_run.get();
-  }
-  if (g->in_channels_per_group() * g->kernel_volume() == 0) {
-    // No depth: every sum is its bias; the reference computes that (the
-    // tiles are sized by the depth).
-    return find_reference_kernel(ctx.op.type)->run(ctx);
   }
   if (s->depthwise) {
     qdepthwise_run(ctx, *g, *s->depthwise, with_residual(ctx, s->depthwise->requantize));

@@ -5,8 +5,9 @@
 // GEMM's per-row multipliers; each matrix of A is laid out as the GEMM's B
 // (a column per row of A) and the product, computed transposed, is
 // transposed into Y. B's packing is prepared once when B and every
-// parameter but A's zero point are constants (the bias follows a zero point
-// computed per run), else built per run (and per matrix of a batched B).
+// parameter are constants, MatMulInteger's A zero point excepted (the bias
+// follows one computed per run), else built per run (and per matrix of a
+// batched B).
 #include "runtime/ops/qlinear_matmul.hpp"
 
 #include <algorithm>

@@ -57,8 +57,8 @@ HWY_INLINE V32 LoadResidual(D32 d, const void* residual, int64_t count) {
   return hn::PromoteTo(d, hn::Load(dr, buffer));
 }
 
-// An int32 output (MatMulInteger's): the sums plus the bias, stored as
-// they are, nothing requantised.
+// An int32 output (MatMulInteger's and ConvInteger's): the sums plus the
+// bias, stored as they are, nothing requantised.
 HWY_INLINE void StoreRow(D32 d, V32 sum, int32_t bias, float /*multiplier*/, const QRequantize& /*rq*/,
                          const void* /*residual*/, int32_t* HWY_RESTRICT out, int64_t count) {
   simd_store::HWY_NAMESPACE::StoreFirstN(d, hn::Add(sum, hn::Set(d, bias)), static_cast<size_t>(count), out);

@@ -289,7 +289,8 @@ TEST(MatMulIntegerOps, CpuEqualsReference) {
 // onnxruntime's quantize_dynamic models): B is packed at prepare, and a run
 // with another zero point than prepare saw must use its own (the bias of
 // the byte quads, the shift of the int16 pairs), on this CPU's own target
-// and every other (B in [-64, 63] takes the quads of AVX2 and arm64 too).
+// and every other (B in [-64, 63] takes the quads of the x86 targets
+// without VNNI too).
 TEST(MatMulIntegerOps, AZeroPointOtherThanPreparedIsUsed) {
   const auto check_all = [] {
     for (bool per_column : {false, true}) {  // per-column B zero points: the int16 pairs
