@@ -64,6 +64,31 @@ inline bool qgemm_packing_current(QgemmFormat f, int32_t a_min, int32_t a_max, b
          (qgemm_format(a_min, a_max) == QgemmFormat::kQuads && qgemm_quads_signed_b() == signed_b);
 }
 
+// kQuads multiplies B + offset, not B less its zero point: the difference,
+// times each row's weight sum, comes off the bias. The sums of A's `count`
+// rows of `depth` values (less their zero points), kept so that a run whose
+// B zero point differs from prepare's (computed per run) can rebase it.
+inline std::vector<int64_t> qgemm_row_sums(const int16_t* rows, int64_t count, int64_t depth) {
+  std::vector<int64_t> sums(static_cast<size_t>(count));
+  for (int64_t r = 0; r < count; ++r) {
+    for (int64_t k = 0; k < depth; ++k) sums[static_cast<size_t>(r)] += rows[r * depth + k];
+  }
+  return sums;
+}
+
+// out[r] = bias[r] - delta * row_sums[r] for r < count (a null bias is 0s,
+// empty row sums are 0s: kPairs, whose bias keeps no zero point); returns
+// out's data.
+inline const int32_t* qgemm_rebias(const int32_t* bias, const std::vector<int64_t>& row_sums, int64_t delta,
+                                   int64_t count, std::vector<int32_t>& out) {
+  out.resize(static_cast<size_t>(count));
+  for (int64_t r = 0; r < count; ++r) {
+    const int64_t sum = row_sums.empty() ? 0 : row_sums[static_cast<size_t>(r)];
+    out[static_cast<size_t>(r)] = static_cast<int32_t>((bias ? bias[r] : 0) - delta * sum);
+  }
+  return out.data();
+}
+
 inline int64_t qgemm_group(QgemmFormat f) { return f == QgemmFormat::kQuads ? 4 : 2; }
 inline int64_t qgemm_groups(QgemmFormat f, int64_t depth) { return (depth + qgemm_group(f) - 1) / qgemm_group(f); }
 

@@ -79,10 +79,10 @@ int32_t run_x_zero(const KernelContext& ctx) {
 
 // ConvInteger's parameters as QLinearConv's: unit scales, an int32 output.
 QLinearConvParams integer_params(const KernelContext& ctx, int64_t out_channels) {
-  const ConvIntegerParams z = read_conv_integer_params(ctx, out_channels);
+  const IntegerZeroPoints z = read_integer_zero_points(ctx, out_channels);  // x's 0 where not known yet
   QLinearConvParams p;
-  p.x_zero = z.x_zero;
-  p.w_zero = z.w_zero;
+  p.x_zero = z.a;
+  p.w_zero = z.b;
   p.w_scale.assign(static_cast<size_t>(out_channels), 1.0f);
   p.y_dtype = DType::I32;
   return p;
@@ -179,17 +179,8 @@ Result<std::unique_ptr<QConvState>> build_state(const KernelContext& ctx, const 
   // kQuads multiplies x + x_offset, not x - x_zero: the difference, (x_zero
   // + x_offset) times the row's weight sum, comes off the bias.
   const int64_t b_zero = quads ? int64_t{p.x_zero} + s->x_offset : 0;
-  for (int64_t m = 0; quads && m < g.out_channels; ++m) {
-    int64_t row_sum = 0;
-    for (int64_t k = 0; k < depth; ++k) row_sum += shifted[static_cast<size_t>(m * depth + k)];
-    s->row_sums.push_back(row_sum);
-  }
-  if (b || b_zero) {
-    for (int64_t m = 0; m < g.out_channels; ++m) {
-      const int64_t row_sum = quads ? s->row_sums[static_cast<size_t>(m)] : 0;
-      s->bias.push_back(static_cast<int32_t>((b ? b[m] : 0) - b_zero * row_sum));
-    }
-  }
+  if (quads) s->row_sums = qgemm_row_sums(shifted.data(), g.out_channels, depth);
+  if (b || b_zero) qgemm_rebias(b, s->row_sums, b_zero, g.out_channels, s->bias);
   return s;
 }
 
@@ -304,13 +295,7 @@ void run_gemm(KernelContext& ctx, const ConvGeometry& g, const QConvState& s) {
   const int32_t* bias = s.bias.empty() ? nullptr : s.bias.data();
   thread_local std::vector<int32_t> run_bias;
   if (x_zero != s.x_zero && s.format == QgemmFormat::kQuads) {
-    run_bias.resize(static_cast<size_t>(g.out_channels));
-    for (int64_t m = 0; m < g.out_channels; ++m) {
-      const int64_t made = bias ? bias[m] : 0;
-      run_bias[static_cast<size_t>(m)] =
-          static_cast<int32_t>(made - int64_t{x_zero - s.x_zero} * s.row_sums[static_cast<size_t>(m)]);
-    }
-    bias = run_bias.data();
+    bias = qgemm_rebias(bias, s.row_sums, int64_t{x_zero} - s.x_zero, g.out_channels, run_bias);
   }
   const void* source = ctx.in(kQcX).raw();
   if (patches.shifted) {

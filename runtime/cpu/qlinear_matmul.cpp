@@ -11,7 +11,6 @@
 #include "runtime/ops/qlinear_matmul.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -112,10 +111,10 @@ Result<ProductParams> qlinear_params(const KernelContext& ctx, const MatMulShape
 // MatMulInteger's: the exact sums as int32 (the multipliers are read, and
 // unused).
 ProductParams integer_params(const KernelContext& ctx, const MatMulShape& s) {
-  const MatMulIntegerParams p = read_matmul_integer_params(ctx, s.n);  // a_zero 0 where not known yet
+  const IntegerZeroPoints z = read_integer_zero_points(ctx, s.n);  // A's 0 where not known yet
   ProductParams pp;
-  pp.a_zero = p.a_zero;
-  pp.b_zero = p.b_zero;
+  pp.a_zero = z.a;
+  pp.b_zero = z.b;
   pp.multiplier.assign(static_cast<size_t>(s.n), 1.0f);
   pp.requantize.dtype = DType::I32;
   return pp;
@@ -163,17 +162,8 @@ std::unique_ptr<QMatMulState> build_state(const KernelContext& ctx, const MatMul
     } else {
       w.packed = qgemm_pack_a(st->format, s.n, s.k, rows);
     }
-    for (int64_t col = 0; quads && col < s.n; ++col) {
-      int64_t row_sum = 0;
-      for (int64_t d = 0; d < s.k; ++d) row_sum += rows[col * s.k + d];
-      w.row_sums.push_back(row_sum);
-    }
-    if (bias || b_zero) {
-      for (int64_t col = 0; col < s.n; ++col) {
-        const int64_t row_sum = quads ? w.row_sums[static_cast<size_t>(col)] : 0;
-        w.bias.push_back(static_cast<int32_t>((bias ? bias[col] : 0) - b_zero * row_sum));
-      }
-    }
+    if (quads) w.row_sums = qgemm_row_sums(rows, s.n, s.k);
+    if (bias || b_zero) qgemm_rebias(bias, w.row_sums, b_zero, s.n, w.bias);
     st->matrices.push_back(std::move(w));
   }
   return st;
@@ -349,15 +339,7 @@ Status qmatmul_run(KernelContext& ctx) {
   for_each_matmul_batch(flat, [&](int64_t batch, int64_t a_matrix, int64_t b_matrix) {
     const PackedWeights& w = st->matrices[static_cast<size_t>(b_matrix)];
     const int32_t* bias = w.bias.empty() ? nullptr : w.bias.data();
-    if (rebias) {
-      run_bias.resize(static_cast<size_t>(flat.n));
-      for (int64_t col = 0; col < flat.n; ++col) {
-        const int64_t made = w.bias.empty() ? 0 : w.bias[static_cast<size_t>(col)];
-        run_bias[static_cast<size_t>(col)] =
-            static_cast<int32_t>(made - int64_t{a_zero - st->a_zero} * w.row_sums[static_cast<size_t>(col)]);
-      }
-      bias = run_bias.data();
-    }
+    if (rebias) bias = qgemm_rebias(bias, w.row_sums, int64_t{a_zero} - st->a_zero, flat.n, run_bias);
     const uint8_t* a_rows = a + a_matrix * flat.m * flat.k;
     const int64_t y_offset = batch * flat.m * flat.n;
     if (st->requantize.dtype == DType::I32) {

@@ -16,12 +16,12 @@ Status conv_integer(KernelContext& ctx) {
   auto resolved = resolve_conv(attrs<fb::ConvAttrsT>(ctx.op), xt.shape(), wt.shape());
   if (!resolved.ok()) return ctx.fail(resolved.status().message());
   const ConvGeometry& g = *resolved;
-  const ConvIntegerParams p = read_conv_integer_params(ctx, g.out_channels);
+  const IntegerZeroPoints z = read_integer_zero_points(ctx, g.out_channels);
   int32_t* y = ctx.out(0).data<int32_t>();
   for_each_conv_output(g, [&](int64_t m, int64_t yi, const auto& for_each_tap) {
     int64_t acc = 0;
     for_each_tap([&](int64_t xi, int64_t wi) {
-      acc += int64_t{int8_element(xt, xi) - p.x_zero} * (int8_element(wt, wi) - p.w_zero[static_cast<size_t>(m)]);
+      acc += int64_t{int8_element(xt, xi) - z.a} * (int8_element(wt, wi) - z.b[static_cast<size_t>(m)]);
     });
     y[yi] = static_cast<int32_t>(acc);
   });

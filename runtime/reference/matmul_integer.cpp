@@ -17,15 +17,15 @@ Status matmul_integer(KernelContext& ctx) {
   auto resolved = resolve_matmul(at.shape(), bt.shape());
   if (!resolved.ok()) return ctx.fail(resolved.status().message());
   const MatMulShape& s = *resolved;
-  const MatMulIntegerParams p = read_matmul_integer_params(ctx, s.n);
+  const IntegerZeroPoints z = read_integer_zero_points(ctx, s.n);
   int32_t* y = ctx.out(0).data<int32_t>();
   for_each_matmul_batch(s, [&](int64_t batch, int64_t a_matrix, int64_t b_matrix) {
     for (int64_t i = 0; i < s.m; ++i) {
       for (int64_t j = 0; j < s.n; ++j) {
         int64_t acc = 0;
         for (int64_t k = 0; k < s.k; ++k) {
-          acc += int64_t{int8_element(at, (a_matrix * s.m + i) * s.k + k) - p.a_zero} *
-                 (int8_element(bt, (b_matrix * s.k + k) * s.n + j) - p.b_zero[static_cast<size_t>(j)]);
+          acc += int64_t{int8_element(at, (a_matrix * s.m + i) * s.k + k) - z.a} *
+                 (int8_element(bt, (b_matrix * s.k + k) * s.n + j) - z.b[static_cast<size_t>(j)]);
         }
         y[(batch * s.m + i) * s.n + j] = static_cast<int32_t>(acc);
       }
