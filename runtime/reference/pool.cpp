@@ -1,14 +1,15 @@
-// Reference pooling: for every output element, visit every tap of its window.
-// A tap counts when it lands inside the input; for AveragePool with
-// count_include_pad, taps in the explicit/auto padding count too (as zeros),
-// but not the extra space a ceil_mode window may reach past the padding.
+// Reference pooling: for every output element, visit every tap of its window
+// (pool_window.hpp says which count); AveragePool's padding taps, with
+// count_include_pad, are zeros.
+#include "runtime/ops/pool.hpp"
+
 #include <cmath>
 #include <limits>
 
 #include "runtime/core/kernel.hpp"
 #include "runtime/ops/axis_split.hpp"
-#include "runtime/ops/pool.hpp"
 #include "runtime/reference/float_types.hpp"
+#include "runtime/reference/pool_window.hpp"
 
 namespace mote::reference {
 namespace {
@@ -28,40 +29,22 @@ Status pool_typed(KernelContext& ctx, bool is_max) {
   for (int64_t p = 0; p < planes; ++p) {
     const T* in = x.data<T>() + p * plane_in;
     for (int64_t o = 0; o < plane_out; ++o) {
-      const int64_t o_at[3] = {o / (g.out[1] * g.out[2]), o / g.out[2] % g.out[1], o % g.out[2]};
       double max = -std::numeric_limits<double>::infinity();
       int64_t arg_max = -1;  // stays -1 when no tap lands in the input
       double sum = 0.0;
-      int64_t inside = 0, padded = 0;
-      for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
-        for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
-          for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
-            const int64_t k_at[3] = {kd, kh, kw};
-            bool is_inside = true, is_padded = true;
-            int64_t index = 0;
-            for (int d = 0; d < 3; ++d) {
-              const int64_t pos = o_at[d] * g.stride[d] - g.pad_begin[d] + k_at[d] * g.dilation[d];
-              is_inside = is_inside && pos >= 0 && pos < g.in[d];
-              is_padded = is_padded && pos >= -g.pad_begin[d] && pos < g.in[d] + g.pad_end[d];
-              index = index * g.in[d] + pos;
-            }
-            padded += is_padded;
-            if (!is_inside) continue;
-            ++inside;
-            sum += in[index];
-            // The first NaN or the first occurrence of the max wins.
-            if (std::isnan(in[index]) ? !std::isnan(max) : in[index] > max) {
-              max = in[index];
-              arg_max = p * plane_in + index;  // flat index into all of X, as onnxruntime
-            }
-          }
+      const WindowTaps taps = visit_window(g, o, [&](int64_t index) {
+        sum += in[index];
+        // The first NaN or the first occurrence of the max wins.
+        if (std::isnan(in[index]) ? !std::isnan(max) : in[index] > max) {
+          max = in[index];
+          arg_max = p * plane_in + index;  // flat index into all of X, as onnxruntime
         }
-      }
+      });
       // A window with no tap in the input (possible with dilation) gives
       // -inf (an integer type's lowest value) for max and 0 for average
       // rather than a division by zero.
-      const int64_t count = a.count_include_pad ? padded : inside;
-      if (is_max && inside == 0) max = static_cast<double>(max_pool_identity<T>());
+      const int64_t count = a.count_include_pad ? taps.padded : taps.inside;
+      if (is_max && taps.inside == 0) max = static_cast<double>(max_pool_identity<T>());
       out[p * plane_out + o] = static_cast<T>(is_max ? max : (count ? sum / static_cast<double>(count) : 0.0));
       if (indices) indices[p * plane_out + o] = arg_max;
     }
