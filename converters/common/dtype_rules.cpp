@@ -51,7 +51,14 @@ std::optional<DType> output_dtype(const Graph& graph, const fb::OpT& op, size_t 
       return input_dtype(graph, op, 2);
     case T::QLinearConv:  // y_zero_point's
     case T::QLinearMatMul:
+    case T::QLinearAdd:  // C_zero_point's
+    case T::QLinearMul:
       return input_dtype(graph, op, 7);
+    case T::QLinearConcat:  // Y_zero_point's
+      return input_dtype(graph, op, 1);
+    case T::QLinearAveragePool:
+    case T::QLinearGlobalAveragePool:
+      return input_dtype(graph, op, 4);
     case T::ConstantOfShape:
       return attrs<fb::ConstantOfShapeAttrsT>(op).dtype;
     case T::Where:

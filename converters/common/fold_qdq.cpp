@@ -21,6 +21,7 @@
 #include <cmath>
 
 #include "converters/common/passes.hpp"
+#include "converters/common/qdq_match.hpp"
 #include "runtime/ops/qlinear_conv.hpp"
 #include "runtime/ops/quantize.hpp"
 
@@ -29,34 +30,7 @@ namespace {
 
 constexpr const char* kPass = "fold_qdq";
 
-const Value* constant_input(const Graph& g, const fb::OpT& op, size_t i) {
-  if (i >= op.inputs.size() || op.inputs[i] < 0) return nullptr;
-  const Value& v = g.values[static_cast<size_t>(op.inputs[i])];
-  return v.is_constant() ? &v : nullptr;
-}
-
-// The op writing value v when it is of `type`, else nullptr.
-const fb::OpT* producer_of(const Graph& g, const std::vector<int>& producers, int v, fb::OpType type) {
-  if (v < 0 || producers[static_cast<size_t>(v)] < 0) return nullptr;
-  const fb::OpT* op = g.ops[static_cast<size_t>(producers[static_cast<size_t>(v)])].get();
-  return op && op->type == type ? op : nullptr;
-}
-
-// The only op reading v, when v is no graph output.
-int sole_reader(const Graph& g, const std::vector<std::vector<int>>& consumers, int v) {
-  const auto& readers = consumers[static_cast<size_t>(v)];
-  return readers.size() == 1 && !g.is_output(v) ? readers[0] : -1;
-}
-
-// Scales QLinearConv can use, every one (a damaged file may hold anything,
-// and a NaN scale would reach an int conversion here and in its kernels);
-// with zero_ok, weight scales of exactly 0 too, which
-// pruned_channels_to_unit_scale replaces.
-bool usable_scales(const Tensor& scales, bool zero_ok = false) {
-  const std::vector<double> values = scales.to_doubles();
-  return std::all_of(values.begin(), values.end(),
-                     [zero_ok](double v) { return (zero_ok && v == 0.0) || usable_qlinear_scale(v); });
-}
+using namespace qdq;  // NOLINT: the shared matching pieces
 
 // A weight scale of exactly 0 (a pruned channel: its dequantised weights are
 // all 0, whatever they hold) becomes 1 with that channel's weights zeroed:
@@ -79,17 +53,6 @@ void pruned_channels_to_unit_scale(Graph& g, const std::string& name, int& w, in
   for (size_t k = 0; k < s.size(); ++k) unit_scales.data<float>()[k] = s[k] == 0.0 ? 1.0f : static_cast<float>(s[k]);
   w = g.add_derived_constant(name + "/w_pruned_zeroed", std::move(kept));
   w_scale = g.add_derived_constant(name + "/w_scale_pruned_unit", std::move(unit_scales));
-}
-
-// A per-tensor Q/DQ: constant one-element usable scale, constant (or absent)
-// 8-bit zero point.
-bool per_tensor_8bit(const Graph& g, const fb::OpT& q) {
-  const Value* scale = constant_input(g, q, 1);
-  if (!scale || scale->data->numel() != 1 || scale->data->dtype() != DType::F32) return false;
-  if (!usable_scales(*scale->data)) return false;
-  if (q.inputs.size() < 3 || q.inputs[2] < 0) return true;
-  const Value* zero = constant_input(g, q, 2);
-  return zero && zero->data->numel() == 1 && is_8bit(zero->data->dtype());
 }
 
 // Why the Conv's bias cannot become QLinearConv's int32 bias (int32_bias
@@ -128,48 +91,6 @@ std::string bias_problem(const Graph& g, const fb::OpT& conv, const std::vector<
   for (double v : scale->data->to_doubles()) {
     if (!std::isfinite(v)) return "bias scale not finite";
   }
-  return "";
-}
-
-// Why this Conv stays float; empty when it folds.
-struct Match {
-  const fb::OpT* dq_x = nullptr;
-  const fb::OpT* dq_w = nullptr;
-  int activation = -1;  // op index of a Relu/Clip between Conv and Q
-  int quantize = -1;    // op index of the QuantizeLinear
-};
-
-// The float output's chain: [Relu | Clip] -> QuantizeLinear (per tensor,
-// 8-bit), each the sole reader of what it reads; sets m.activation and
-// m.quantize. Why it does not fold, or empty.
-std::string match_output(const Graph& g, const std::vector<std::vector<int>>& consumers, int output, Match& m) {
-  int next = sole_reader(g, consumers, output);
-  if (next < 0) return "float output read elsewhere";
-  const fb::OpT* op = g.ops[static_cast<size_t>(next)].get();
-  if (op->type == fb::OpType::Relu || op->type == fb::OpType::Clip) {
-    auto fused = as_fused(g, *op);
-    if (!fused) return "Clip bounds not constant";
-    m.activation = next;
-    next = sole_reader(g, consumers, op->outputs[0]);
-    if (next < 0) return "float output read elsewhere";
-    op = g.ops[static_cast<size_t>(next)].get();
-  }
-  if (op->type != fb::OpType::QuantizeLinear ||
-      op->inputs[0] != (m.activation >= 0 ? g.ops[static_cast<size_t>(m.activation)]->outputs[0] : output)) {
-    return "output not quantised";
-  }
-  if (!per_tensor_8bit(g, *op)) return "output not per-tensor 8-bit";
-  m.quantize = next;
-  return "";
-}
-
-// The quantised input x_q -> DequantizeLinear: per tensor, 8-bit, its type
-// known.
-std::string match_input(const Graph& g, const fb::OpT& dq_x) {
-  if (!per_tensor_8bit(g, dq_x)) return "input not per-tensor 8-bit";
-  const Value& x_q = g.values[static_cast<size_t>(dq_x.inputs[0])];
-  if ((dq_x.inputs.size() < 3 || dq_x.inputs[2] < 0) && !x_q.dtype_known) return "input dtype unknown";
-  if (x_q.dtype_known && !is_8bit(x_q.dtype)) return "input not 8-bit";
   return "";
 }
 
@@ -236,12 +157,6 @@ std::string match_matmul(const Graph& g, const fb::OpT& mm, const std::vector<in
   return match_output(g, consumers, mm.outputs[0], m);
 }
 
-// A zero point input: the op's own, or a 0 of `dtype`.
-int zero_point(Graph& g, const fb::OpT& q, DType dtype, const std::string& name) {
-  if (q.inputs.size() > 2 && q.inputs[2] >= 0) return q.inputs[2];
-  return g.add_derived_constant(name, Tensor::zeros(dtype, {}));
-}
-
 // Bias as int32 at scale x_scale * w_scale[c] (QLinearConv's), from a float
 // constant or a dequantised one (which bias_problem accepted).
 int int32_bias(Graph& g, const fb::OpT& conv, const std::vector<int>& producers, float x_scale,
@@ -272,25 +187,6 @@ int int32_bias(Graph& g, const fb::OpT& conv, const std::vector<int>& producers,
   }
   return g.add_derived_constant(g.values[static_cast<size_t>(b)].name + "_int32",
                                 Tensor::from_vector<int32_t>({out_channels}, out));
-}
-
-// The type a QuantizeLinear writes: its zero point's, else its attribute's.
-DType quantized_dtype(const Graph& graph, const fb::OpT& q) {
-  if (q.inputs.size() > 2 && q.inputs[2] >= 0) return graph.values[static_cast<size_t>(q.inputs[2])].data->dtype();
-  return has_attrs<fb::QuantizeAttrsT>(q) ? attrs<fb::QuantizeAttrsT>(q).output_dtype : DType::U8;
-}
-
-// Puts the folded op in the float op's place (op index i: its inputs exist
-// there, and y_q's readers come later), the matched activation fused into
-// it, and removes the activation and the QuantizeLinear.
-void finish_fold(Graph& graph, const Match& m, std::unique_ptr<fb::OpT> folded, size_t i) {
-  if (m.activation >= 0) {
-    folded->fused =
-        std::make_unique<fb::FusedActivationT>(*as_fused(graph, *graph.ops[static_cast<size_t>(m.activation)]));
-    graph.ops[static_cast<size_t>(m.activation)].reset();
-  }
-  graph.ops[static_cast<size_t>(m.quantize)].reset();
-  graph.ops[i] = std::move(folded);
 }
 
 // The QLinearMatMul for a matched MatMul (match_matmul).

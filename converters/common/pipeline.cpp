@@ -13,6 +13,7 @@ Status run_graph_passes(Graph& graph, const PipelineOptions& options, PassLog& l
   if (options.optimize) {
     // Before folding, which would turn quantised weights into float ones.
     MOTE_RETURN_IF_ERROR(fold_qdq(graph, log));
+    MOTE_RETURN_IF_ERROR(fold_qdq_elementwise(graph, log));
     MOTE_RETURN_IF_ERROR(fold_constants(graph, log, options.fold));
     bool inlined = false, unrolled = false;
     MOTE_RETURN_IF_ERROR(fold_if(graph, log, inlined));

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "converters/common/mote_writer.hpp"
+#include "converters/common/qdq_match.hpp"
 #include "mote/model.hpp"
 #include "mote/session.hpp"
 
@@ -167,6 +168,37 @@ std::string float_reason(const Graph& graph, const fb::OpT& op) {
   return {};
 }
 
+// The int8 op an Add, Mul, Concat or average pool becomes, or Invalid.
+// They run in int8 only where an input comes from an int8 op already (the
+// rewrite decides): quantising float inputs just to add or pool them would
+// cost more than it saves.
+fb::OpType elementwise_int8_type(const fb::OpT& op) {
+  switch (op.type) {
+    case fb::OpType::Add:
+      return op.fused || op.inputs.size() != 2 ? fb::OpType::Invalid : fb::OpType::QLinearAdd;
+    case fb::OpType::Mul:
+      return op.fused || op.inputs.size() != 2 ? fb::OpType::Invalid : fb::OpType::QLinearMul;
+    case fb::OpType::Concat:
+      return fb::OpType::QLinearConcat;
+    case fb::OpType::AveragePool:
+      return fb::OpType::QLinearAveragePool;
+    case fb::OpType::GlobalAveragePool:
+      return fb::OpType::QLinearGlobalAveragePool;
+    default:
+      return fb::OpType::Invalid;
+  }
+}
+
+// Whether `op` (elementwise_int8_type) reads only computed f32 tensors:
+// a constant operand (a bias, a scale) would need quantising at every run.
+bool elementwise_inputs_fit(const Graph& graph, const fb::OpT& op) {
+  return op.outputs.size() == 1 && std::all_of(op.inputs.begin(), op.inputs.end(), [&](int v) {
+           if (v < 0) return false;
+           const Value& value = graph.values[static_cast<size_t>(v)];
+           return value.dtype_known && value.dtype == DType::F32 && !value.is_constant();
+         });
+}
+
 // The passes below rebuild the op list in order: an op that graph.add_op
 // appended to graph.ops moves to the end of the new list.
 void take_last_op(Graph& graph, std::vector<std::unique_ptr<fb::OpT>>& ops) {
@@ -280,10 +312,11 @@ struct Rewrite {
   std::map<int, int> quantized;    // float value -> the uint8 value standing for it
   std::vector<QuantizedConv> convs;
   int64_t residuals = 0;  // of those, with a fused residual
-  int64_t pools = 0;      // MaxPools run on uint8
+  int64_t pools = 0;      // MaxPools and nearest Resizes run on uint8
   int64_t reshapes = 0;   // Reshapes and Flattens run on uint8
   int64_t gemms = 0;      // of the quantised ops, Gemms and MatMuls run as QLinearMatMuls
   int64_t matmuls = 0;
+  std::map<std::string, int64_t> elementwise;  // "Add -> QLinearAdd": count
   // Values an int8 op produces in uint8 (QLinearConv, QLinearMatMul, MaxPool): a MaxPool
   // passes those through. One whose stand-in a QuantizeLinear made stays
   // float (its float readers keep the exact values).
@@ -292,14 +325,17 @@ struct Rewrite {
 };
 
 // MaxPool without Indices commutes with quantisation (a max of uint8 codes
-// is the code of the max), and so do the ops that only reshape (Reshape,
+// is the code of the max), and so do a nearest Resize (it copies values)
+// and the ops that only reshape (Reshape,
 // Flatten: fuse_matmul_bias puts Reshapes around the Gemms of a rank-3
 // linear layer), so they run on their input's uint8 stand-in with the same
 // scale and zero point: no DequantizeLinear before them and no
 // QuantizeLinear after (ResNet-18's stem pool cost ~1 ms of float round trip
 // per run on a Zen 3 core).
 bool passes_uint8_through(const fb::OpT& op) {
-  return (op.type == fb::OpType::MaxPool || op.type == fb::OpType::Reshape || op.type == fb::OpType::Flatten) &&
+  const bool nearest = op.type == fb::OpType::Resize && qdq::copies_values(attrs<fb::ResizeAttrsT>(op));
+  return (op.type == fb::OpType::MaxPool || op.type == fb::OpType::Reshape || op.type == fb::OpType::Flatten ||
+          nearest) &&
          op.outputs.size() == 1;
 }
 
@@ -324,7 +360,7 @@ bool rewrite_pass_through(Graph& graph, const fb::OpT& op, std::vector<std::uniq
   ops.push_back(std::move(q));
   rw.quantized[y] = yq;
   rw.produced_uint8.insert(y);
-  ++(op.type == fb::OpType::MaxPool ? rw.pools : rw.reshapes);
+  ++(op.type == fb::OpType::Reshape || op.type == fb::OpType::Flatten ? rw.reshapes : rw.pools);
   const int scale = graph.add_derived_constant(y_name + "_scale", scalar_f32(p.scale));
   const int zero = graph.add_derived_constant(y_name + "_zero_point", scalar_u8(p.zero));
   graph.add_op(fb::OpType::DequantizeLinear, op.name + "_dequantize", {yq, scale, zero}, {y});
@@ -358,10 +394,6 @@ void rewrite(Graph& graph, const std::vector<bool>& candidate, std::map<int, Obs
       continue;
     }
     const fb::OpT& op = *old[i];
-    const bool conv = op.type == fb::OpType::Conv;
-    const int x = op.inputs[0], y = op.outputs[0];
-    const QParams xp = params_of(x), yp = params_of(y);
-    const std::string y_name = graph.values[static_cast<size_t>(y)].name;  // a copy: values grow below
     // v's uint8 stand-in with its scale and zero point, quantised here
     // unless an earlier op did (or produced it in uint8).
     struct Quantized {
@@ -383,6 +415,54 @@ void rewrite(Graph& graph, const std::vector<bool>& candidate, std::map<int, Obs
       }
       return q;
     };
+    const int y = op.outputs[0];
+    const QParams yp = params_of(y);
+    const std::string y_name = graph.values[static_cast<size_t>(y)].name;  // a copy: values grow below
+    // y's uint8 stand-in, the op writing it (its inputs from
+    // inputs_with(y_scale, y_zero)), and a DequantizeLinear giving float
+    // readers and graph outputs y back (remove_dead drops it when nobody
+    // reads it).
+    auto add_int8_op = [&](fb::OpType type, auto inputs_with) -> fb::OpT& {
+      const int y_scale = graph.add_derived_constant(y_name + "_scale", scalar_f32(yp.scale));
+      const int y_zero = graph.add_derived_constant(y_name + "_zero_point", scalar_u8(yp.zero));
+      const int yq = graph.add_derived_value(y_name + "_uint8");
+      graph.add_op(type, op.name, inputs_with(y_scale, y_zero), {yq});
+      take_last_op(graph, ops);
+      fb::OpT& q = *ops.back();
+      rw.quantized[y] = yq;
+      rw.produced_uint8.insert(y);
+      rw.convs.push_back({Graph::op_label(op), y_name, graph.values[static_cast<size_t>(yq)].name, yp,
+                          double{observed[y].hi} - observed[y].lo});
+      graph.add_op(fb::OpType::DequantizeLinear, op.name + "_dequantize", {yq, y_scale, y_zero}, {y});
+      set_attrs(*graph.ops.back(), fb::QuantizeAttrsT{});
+      take_last_op(graph, ops);
+      return q;
+    };
+    if (const fb::OpType int8_type = elementwise_int8_type(op); int8_type != fb::OpType::Invalid) {
+      if (std::none_of(op.inputs.begin(), op.inputs.end(), [&](int v) { return rw.produced_uint8.count(v) > 0; })) {
+        ++rw.kept_float[std::string(fb::EnumNameOpType(op.type)) + ": no input from an int8 op"];
+        ops.push_back(std::move(old[i]));
+        continue;
+      }
+      std::vector<int> operands;  // (value, scale, zero point) per input
+      for (size_t k = 0; k < op.inputs.size(); ++k) {
+        const Quantized q = quantized_input(op.inputs[k], "_quantize_" + std::to_string(k));
+        operands.insert(operands.end(), {q.value, q.scale, q.zero});
+      }
+      fb::OpT& q = add_int8_op(int8_type, [&](int y_scale, int y_zero) {
+        // QLinearConcat's output parameters come first, the others' last.
+        std::vector<int> inputs = operands;
+        inputs.insert(int8_type == fb::OpType::QLinearConcat ? inputs.begin() : inputs.end(), {y_scale, y_zero});
+        return inputs;
+      });
+      if (op.type == fb::OpType::Concat) set_attrs(q, attrs<fb::AxisAttrsT>(op));
+      if (op.type == fb::OpType::AveragePool) set_attrs(q, attrs<fb::PoolAttrsT>(op));
+      ++rw.elementwise[std::string(fb::EnumNameOpType(op.type)) + " -> " + fb::EnumNameOpType(int8_type)];
+      continue;
+    }
+    const bool conv = op.type == fb::OpType::Conv;
+    const int x = op.inputs[0];
+    const QParams xp = params_of(x);
     const Quantized xq = quantized_input(x, "_quantize");
     QuantizedWeights w;
     if (conv) {
@@ -396,30 +476,24 @@ void rewrite(Graph& graph, const std::vector<bool>& candidate, std::map<int, Obs
       w = quantize_linear_weights(graph, op, xp.scale, options.weight_bits);
       ++(op.type == fb::OpType::Gemm ? rw.gemms : rw.matmuls);
     }
-    const int y_scale = graph.add_derived_constant(y_name + "_scale", scalar_f32(yp.scale));
-    const int y_zero = graph.add_derived_constant(y_name + "_zero_point", scalar_u8(yp.zero));
-    const int yq = graph.add_derived_value(y_name + "_uint8");
-    std::vector<int> inputs = {xq.value, xq.scale, xq.zero, w.w, w.w_scale, w.w_zero, y_scale, y_zero, w.bias};
+    std::vector<int> residual;
     if (conv && has_residual(op)) {
       const Quantized rq = quantized_input(op.inputs[3], "_quantize_residual");
-      inputs.insert(inputs.end(), {rq.value, rq.scale, rq.zero});
+      residual = {rq.value, rq.scale, rq.zero};
       ++rw.residuals;
-    } else if (w.bias < 0) {
-      inputs.pop_back();
     }
-    fb::OpT& q = graph.add_op(conv ? fb::OpType::QLinearConv : fb::OpType::QLinearMatMul, op.name, inputs, {yq});
+    fb::OpT& q =
+        add_int8_op(conv ? fb::OpType::QLinearConv : fb::OpType::QLinearMatMul, [&](int y_scale, int y_zero) {
+          std::vector<int> inputs = {xq.value, xq.scale, xq.zero, w.w, w.w_scale, w.w_zero, y_scale, y_zero, w.bias};
+          if (!residual.empty()) {
+            inputs.insert(inputs.end(), residual.begin(), residual.end());
+          } else if (w.bias < 0) {
+            inputs.pop_back();
+          }
+          return inputs;
+        });
     if (conv) set_attrs(q, attrs<fb::ConvAttrsT>(op));
     if (op.fused) q.fused = std::make_unique<fb::FusedActivationT>(*op.fused);
-    take_last_op(graph, ops);
-    rw.quantized[y] = yq;
-    rw.produced_uint8.insert(y);
-    rw.convs.push_back({Graph::op_label(op), y_name, graph.values[static_cast<size_t>(yq)].name, yp,
-                        double{observed[y].hi} - observed[y].lo});
-    // Float readers and graph outputs get y back; remove_dead drops this
-    // when nobody reads it.
-    graph.add_op(fb::OpType::DequantizeLinear, op.name + "_dequantize", {yq, y_scale, y_zero}, {y});
-    set_attrs(*graph.ops.back(), fb::QuantizeAttrsT{});
-    take_last_op(graph, ops);
   }
   graph.ops = std::move(ops);
 }
@@ -535,6 +609,15 @@ Result<QuantizeReport> quantize_int8(Graph& graph, const QuantizeOptions& option
   for (size_t i = 0; i < graph.ops.size(); ++i) {
     const auto& op = graph.ops[i];
     if (!op || passes_uint8_through(*op)) continue;  // decided by rewrite, from its input
+    if (elementwise_int8_type(*op) != fb::OpType::Invalid && elementwise_inputs_fit(graph, *op)) {
+      // Watched for their ranges; rewrite decides from their inputs.
+      candidate[i] = true;
+      for (int v : op->inputs) {
+        if (seen.insert(v).second) watched.push_back(v);
+      }
+      if (seen.insert(op->outputs[0]).second) watched.push_back(op->outputs[0]);
+      continue;
+    }
     const std::string why = float_reason(graph, *op);
     if (!why.empty()) {
       ++report.kept_float[why];
@@ -556,13 +639,16 @@ Result<QuantizeReport> quantize_int8(Graph& graph, const QuantizeOptions& option
 
   Rewrite rw;
   rewrite(graph, candidate, observed, options, rw);
-  const int64_t convs = static_cast<int64_t>(rw.convs.size()) - rw.gemms - rw.matmuls;
+  int64_t elementwise = 0;
+  for (const auto& entry : rw.elementwise) elementwise += entry.second;
+  const int64_t convs = static_cast<int64_t>(rw.convs.size()) - rw.gemms - rw.matmuls - elementwise;
   if (convs > 0) log.count(kPass, "Conv -> QLinearConv", convs);
   if (rw.gemms > 0) log.count(kPass, "Gemm -> QLinearMatMul", rw.gemms);
   if (rw.matmuls > 0) log.count(kPass, "MatMul -> QLinearMatMul", rw.matmuls);
   if (rw.residuals > 0) log.count(kPass, "residual Add fused into QLinearConv", rw.residuals);
-  if (rw.pools > 0) log.count(kPass, "MaxPool on uint8", rw.pools);
+  if (rw.pools > 0) log.count(kPass, "MaxPool or nearest Resize on uint8", rw.pools);
   if (rw.reshapes > 0) log.count(kPass, "Reshape or Flatten on uint8", rw.reshapes);
+  for (const auto& [what, n] : rw.elementwise) log.count(kPass, what, n);
   for (const auto& [reason, n] : rw.kept_float) report.kept_float[reason] += n;
   for (const auto& [reason, n] : report.kept_float) log.note(kPass, "float: " + reason + " (" + std::to_string(n) + ")");
   MOTE_RETURN_IF_ERROR(remove_dead(graph, log));

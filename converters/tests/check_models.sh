@@ -49,10 +49,24 @@ run "$work/shape_chain.onnx" "$work/shape_chain_b3.mote" --check --inputs x="$wo
 # int8 kernel (fold_qdq), and the result agree with onnxruntime's int8 run.
 run "$work/qdq.onnx" "$work/qdq.mote" --check --atol 0.02 > "$work/qdq.log"
 cat "$work/qdq.log"
-if ! grep -q "fold_qdq *4 Conv -> QLinearConv" "$work/qdq.log"; then
+if ! grep -Eq "fold_qdq +(.*, )?4 Conv -> QLinearConv" "$work/qdq.log"; then
   echo "check_models: the 4 QDQ Convs of qdq.onnx were not folded into QLinearConv"
   exit 1
 fi
+# The ops between its Convs (residual Add, Mul, Concat, AveragePool,
+# GlobalAveragePool) must fold into their int8 ops, and MaxPool, the
+# nearest Resize and Flatten run on the 8-bit codes; the result must equal
+# onnxruntime's run of the QDQ chains as ONNX defines them.
+run "$work/qdq_mixed.onnx" "$work/qdq_mixed.mote" --check --check-unoptimized --atol 1e-6 > "$work/qdq_mixed.log"
+cat "$work/qdq_mixed.log"
+for folded in "1 Add -> QLinearAdd" "1 Mul -> QLinearMul" "1 Concat -> QLinearConcat" \
+  "1 AveragePool -> QLinearAveragePool" "1 GlobalAveragePool -> QLinearGlobalAveragePool" "5 Conv -> QLinearConv" \
+  "2 MaxPool on 8-bit codes" "1 Resize on 8-bit codes"; do
+  if ! grep -Eq "fold_qdq +(.*, )?$folded(,|$)" "$work/qdq_mixed.log"; then
+    echo "check_models: qdq_mixed.onnx: no '$folded' in the fold_qdq line"
+    exit 1
+  fi
+done
 # The same for a transformer: its 5 linear layers' MatMuls must reach the
 # int8 kernel (QLinearMatMul), and the result equal onnxruntime's run of the
 # QDQ chains as ONNX defines them (its graph optimisations off: its fused
@@ -60,7 +74,7 @@ fi
 run "$work/qdq_transformer.onnx" "$work/qdq_transformer.mote" --check --check-unoptimized --atol 1e-6 \
   > "$work/qdq_transformer.log"
 cat "$work/qdq_transformer.log"
-if ! grep -q "fold_qdq *5 MatMul -> QLinearMatMul" "$work/qdq_transformer.log"; then
+if ! grep -Eq "fold_qdq +(.*, )?5 MatMul -> QLinearMatMul" "$work/qdq_transformer.log"; then
   echo "check_models: the 5 QDQ MatMuls of qdq_transformer.onnx with constant weights were not folded"
   exit 1
 fi

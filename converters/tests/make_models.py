@@ -15,6 +15,9 @@ test needs no downloads. Used by check_models.sh, which converts each with
   quantized.onnx    QLinearConv (per-channel int8 weights, bias) and ConvInteger
   qdq.onnx          cnn.onnx quantised by onnxruntime's quantize_static in the
                     QDQ format (per-channel int8 weights, uint8 activations)
+  qdq_mixed.onnx    mixed_cnn.onnx (residual Add, Mul, Concat, MaxPool,
+                    AveragePool, nearest Resize, GlobalAveragePool) quantised
+                    the same way: the ops around the Convs fold too
   qdq_transformer.onnx  transformer.onnx quantised the same way (its linear
                     layers' MatMuls fold into QLinearMatMul)
   dynamic_transformer.onnx  transformer.onnx quantised by quantize_dynamic
@@ -83,6 +86,37 @@ def cnn():
     nodes.append(helper.make_node("Softmax", ["logits"], ["probs"], axis=-1))
     graph = helper.make_graph(nodes, "cnn", [helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 3, 32, 32])],
                               [helper.make_tensor_value_info("probs", TensorProto.FLOAT, [1, 10])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
+
+
+def mixed_cnn():
+    """The ops a quantised CNN has between its Convs: a residual Add (and a
+    Relu after it), a product of two branches, a Concat of three (one
+    through a MaxPool), an AveragePool, a nearest upsampling and the
+    classifier's GlobalAveragePool."""
+    nodes, inits = [], []
+    x = conv_bn_relu(nodes, inits, "image", 3, 8, "stem", stride=2)
+    y = conv_bn_relu(nodes, inits, x, 8, 8, "branch", act=None)
+    nodes.append(helper.make_node("Add", [x, y], ["res"], name="residual"))
+    nodes.append(helper.make_node("Relu", ["res"], ["res_relu"], name="res_relu"))
+    g = conv_bn_relu(nodes, inits, "res_relu", 8, 8, "gate")
+    nodes.append(helper.make_node("Mul", ["res_relu", g], ["gated"], name="gated"))
+    nodes.append(helper.make_node("MaxPool", ["gated"], ["small"], kernel_shape=[2, 2], strides=[2, 2], name="pool"))
+    nodes.append(helper.make_node("AveragePool", ["small"], ["smooth"], kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+                                  name="smooth"))
+    inits.append(numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "up_scales"))
+    nodes.append(helper.make_node("Resize", ["smooth", "", "up_scales"], ["up"], mode="nearest", name="up"))
+    nodes.append(helper.make_node("MaxPool", ["up"], ["down"], kernel_shape=[2, 2], strides=[2, 2], name="down"))
+    z = conv_bn_relu(nodes, inits, "small", 8, 8, "side")
+    nodes.append(helper.make_node("Concat", ["small", "down", z], ["joined"], axis=1, name="join"))
+    w = conv_bn_relu(nodes, inits, "joined", 24, 16, "head")
+    nodes.append(helper.make_node("GlobalAveragePool", [w], ["gap"], name="gap"))
+    nodes.append(helper.make_node("Flatten", ["gap"], ["flat"], axis=1))
+    inits += [weight("fc_w", 10, 16), weight("fc_b", 10)]
+    nodes.append(helper.make_node("Gemm", ["flat", "fc_w", "fc_b"], ["logits"], transB=1))
+    graph = helper.make_graph(nodes, "mixed_cnn",
+                              [helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 3, 32, 32])],
+                              [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, 10])], inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
 
 
@@ -286,12 +320,13 @@ def dynamic(float_path, out_path):
 def main():
     out = sys.argv[1]
     os.makedirs(os.path.join(out, "external"), exist_ok=True)
-    for name, build in [("cnn", cnn), ("transformer", transformer), ("legacy9", legacy9), ("long_chain", long_chain),
+    for name, build in [("cnn", cnn), ("mixed_cnn", mixed_cnn), ("transformer", transformer), ("legacy9", legacy9), ("long_chain", long_chain),
                         ("shape_chain", shape_chain), ("quantized", quantized)]:
         m = build()
         m.ir_version = 8
         save(m, os.path.join(out, f"{name}.onnx"))
     qdq(os.path.join(out, "cnn.onnx"), os.path.join(out, "qdq.onnx"))
+    qdq(os.path.join(out, "mixed_cnn.onnx"), os.path.join(out, "qdq_mixed.onnx"))
     qdq(os.path.join(out, "transformer.onnx"), os.path.join(out, "qdq_transformer.onnx"), "x", (1, 8, 16))
     dynamic(os.path.join(out, "transformer.onnx"), os.path.join(out, "dynamic_transformer.onnx"))
     np.save(os.path.join(out, "shape_chain_x3.npy"), RNG.standard_normal((3, 4, 6)).astype(np.float32))

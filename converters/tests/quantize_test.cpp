@@ -87,7 +87,7 @@ TEST(QuantizeInt8, ConsecutiveConvsPassUint8) {
   // second's.
   EXPECT_EQ(c.count(fb::OpType::QuantizeLinear), 1);
   EXPECT_EQ(c.count(fb::OpType::DequantizeLinear), 1);
-  EXPECT_EQ(c.counter("quantize_int8", "MaxPool on uint8"), 1);
+  EXPECT_EQ(c.counter("quantize_int8", "MaxPool or nearest Resize on uint8"), 1);
   EXPECT_EQ(max_pool_input_dtypes(c), std::vector<DType>{DType::U8});
   EXPECT_EQ(c.counter("quantize_int8", "Conv -> QLinearConv"), 2);
   ASSERT_TRUE(c.result.quantize);
@@ -229,11 +229,14 @@ TEST(QuantizeInt8, GemmRunsAsQLinearMatMul) {
       EXPECT_EQ(c.count(fb::OpType::Transpose), 0);
       EXPECT_EQ(c.counter("quantize_int8", "Gemm -> QLinearMatMul"), 1);
       EXPECT_EQ(c.counter("quantize_int8", "Conv -> QLinearConv"), 1);
+      // The pool between them runs in int8 too: uint8 from the Conv to the Gemm.
+      EXPECT_EQ(c.counter("quantize_int8", "GlobalAveragePool -> QLinearGlobalAveragePool"), 1);
+      EXPECT_EQ(c.count(fb::OpType::QuantizeLinear), 1);
       const QuantizeReport& r = *c.result.quantize;
-      ASSERT_EQ(r.quantized.size(), 2u);
+      ASSERT_EQ(r.quantized.size(), 3u);
       // Reported as the Gemm it stands for.
-      EXPECT_EQ(r.quantized[1].op.rfind("Gemm", 0), 0u) << r.quantized[1].op;
-      EXPECT_LT(r.quantized[1].rms_error, r.quantized[1].range / 255.0);
+      EXPECT_EQ(r.quantized[2].op.rfind("Gemm", 0), 0u) << r.quantized[2].op;
+      EXPECT_LT(r.quantized[2].rms_error, r.quantized[2].range / 255.0);
       expect_close_to_float(b, c, 0.05);
     }
   }
@@ -577,6 +580,129 @@ TEST(QuantizeInt8, CalibrationFolderNeedsEnoughSamples) {
   Converted c = convert(b, o);
   EXPECT_EQ(c.count(fb::OpType::QLinearConv), 2);
   fs::remove_all(dir);
+}
+
+// A QDQ graph of the ops around convolutions, each reading dequantised
+// 8-bit tensors and writing into a QuantizeLinear, as onnxruntime's
+// quantiser writes them: a and b (u8, [1, 4, 6, 6]) -> Add, Mul, Concat,
+// AveragePool, GlobalAveragePool, and a MaxPool whose QuantizeLinear has
+// its input's parameters (`pool_scale` for another), each a graph output.
+OnnxBuilder qdq_elementwise(float pool_scale = 0.02f) {
+  OnnxBuilder b(13);
+  b.input("a", DType::F32, {1, 4, 6, 6}).input("b", DType::F32, {1, 4, 6, 6});
+  for (const char* y : {"sum", "product", "joined", "smooth", "gap", "pooled"}) b.output(y);
+  const auto scalar_f32 = [](float v) { return Tensor::from_vector<float>({}, {v}); };
+  const auto scalar_u8 = [](uint8_t v) { return Tensor::from_vector<uint8_t>({}, {v}); };
+  b.initializer("a_scale", scalar_f32(0.02f)).initializer("a_zero", scalar_u8(128));
+  b.initializer("b_scale", scalar_f32(0.015f)).initializer("b_zero", scalar_u8(120));
+  b.initializer("y_scale", scalar_f32(0.03f)).initializer("y_zero", scalar_u8(110));
+  b.initializer("p_scale", scalar_f32(0.01f)).initializer("p_zero", scalar_u8(0));
+  b.initializer("pool_scale", scalar_f32(pool_scale));
+  for (const char* x : {"a", "b"}) {
+    const std::string s = x;
+    b.node("QuantizeLinear", {s, s + "_scale", s + "_zero"}, {s + "_q"});
+    b.node("DequantizeLinear", {s + "_q", s + "_scale", s + "_zero"}, {s + "_dq"});
+  }
+  // Each float result through Q and DQ to a graph output.
+  const auto quantized_output = [&](const std::string& f, const std::string& y, const char* scale, const char* zero) {
+    b.node("QuantizeLinear", {f, scale, zero}, {y + "_q"});
+    b.node("DequantizeLinear", {y + "_q", scale, zero}, {y});
+  };
+  b.node("Add", {"a_dq", "b_dq"}, {"sum_f"});
+  quantized_output("sum_f", "sum", "y_scale", "y_zero");
+  b.node("Mul", {"a_dq", "b_dq"}, {"product_f"});
+  quantized_output("product_f", "product", "p_scale", "p_zero");
+  set_attr(b.node("Concat", {"a_dq", "b_dq"}, {"joined_f"}), "axis", int64_t{1});
+  quantized_output("joined_f", "joined", "y_scale", "y_zero");
+  onnx::NodeProto& avg = b.node("AveragePool", {"a_dq"}, {"smooth_f"});
+  set_attr(avg, "kernel_shape", std::vector<int64_t>{3, 3});
+  set_attr(avg, "pads", std::vector<int64_t>{1, 1, 1, 1});
+  quantized_output("smooth_f", "smooth", "b_scale", "b_zero");
+  b.node("GlobalAveragePool", {"b_dq"}, {"gap_f"});
+  quantized_output("gap_f", "gap", "y_scale", "y_zero");
+  set_attr(b.node("MaxPool", {"a_dq"}, {"pooled_f"}), "kernel_shape", std::vector<int64_t>{2, 2});
+  quantized_output("pooled_f", "pooled", "pool_scale", "a_zero");
+  return b;
+}
+
+// fold_qdq_elementwise turns each into its int8 op (the MaxPool into a
+// MaxPool on the codes), and the outputs stay within one output quantum of
+// the float chains' (the unoptimised model; the largest quantum is 0.03)
+// on the reference and CPU backends.
+TEST(FoldQdq, ElementwiseOpsFoldIntoInt8Ops) {
+  OnnxBuilder b = qdq_elementwise();
+  Converted c = convert(b);
+  ASSERT_TRUE(c.model);
+  for (const char* what :
+       {"Add -> QLinearAdd", "Mul -> QLinearMul", "Concat -> QLinearConcat", "AveragePool -> QLinearAveragePool",
+        "GlobalAveragePool -> QLinearGlobalAveragePool", "MaxPool on 8-bit codes"}) {
+    EXPECT_EQ(c.counter("fold_qdq", what), 1) << what;
+  }
+  for (fb::OpType float_op : {fb::OpType::Add, fb::OpType::Mul, fb::OpType::Concat, fb::OpType::AveragePool,
+                              fb::OpType::GlobalAveragePool}) {
+    EXPECT_EQ(c.count(float_op), 0) << fb::EnumNameOpType(float_op);
+  }
+  EXPECT_EQ(max_pool_input_dtypes(c), std::vector<DType>{DType::U8});
+  for (Backend backend : {Backend::kReference, Backend::kCpu}) {
+    expect_same_outputs(b, {random_f32({1, 4, 6, 6}, 7, -2.5f, 2.5f), random_f32({1, 4, 6, 6}, 8, -1.8f, 1.8f)},
+                        0.0301, {}, backend);
+  }
+}
+
+// A MaxPool whose QuantizeLinear requantises stays float, and says why.
+TEST(FoldQdq, MaxPoolBetweenDifferentParametersStaysFloat) {
+  OnnxBuilder b = qdq_elementwise(0.05f);
+  Converted c = convert(b);
+  ASSERT_TRUE(c.model);
+  EXPECT_EQ(c.counter("fold_qdq", "MaxPool left float: its QuantizeLinear requantises"), 1);
+  EXPECT_EQ(max_pool_input_dtypes(c), std::vector<DType>{DType::F32});
+}
+
+// --quantize int8 runs the ops between int8 convolutions in int8 as well:
+// a Concat of two Conv branches, a product of them, an AveragePool and the
+// GlobalAveragePool of a classifier, uint8 passing between them; an Add of
+// two graph inputs (no int8 producer) stays float.
+TEST(QuantizeInt8, OpsBetweenConvsRunInInt8) {
+  OnnxBuilder b(13);
+  b.input("x", DType::F32, {1, 3, 12, 12}).input("u", DType::F32, {1, 3, 12, 12}).output("y").output("v");
+  b.initializer("w1", random_f32({4, 3, 3, 3}, 1)).initializer("w2", random_f32({4, 3, 3, 3}, 2));
+  b.initializer("w3", random_f32({6, 8, 1, 1}, 3));
+  set_attr(b.node("Conv", {"x", "w1"}, {"c1"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
+  set_attr(b.node("Conv", {"x", "w2"}, {"c2"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
+  b.node("Mul", {"c1", "c2"}, {"m"});
+  set_attr(b.node("Concat", {"m", "c2"}, {"j"}), "axis", int64_t{1});
+  onnx::NodeProto& avg = b.node("AveragePool", {"j"}, {"s"});
+  set_attr(avg, "kernel_shape", std::vector<int64_t>{2, 2});
+  set_attr(avg, "strides", std::vector<int64_t>{2, 2});
+  b.node("Conv", {"s", "w3"}, {"c3"});
+  b.node("GlobalAveragePool", {"c3"}, {"y"});
+  b.node("Add", {"x", "u"}, {"v"});
+  Converted c = convert(b, quantized());
+  ASSERT_TRUE(c.model);
+  for (const char* what : {"Mul -> QLinearMul", "Concat -> QLinearConcat", "AveragePool -> QLinearAveragePool",
+                           "GlobalAveragePool -> QLinearGlobalAveragePool"}) {
+    EXPECT_EQ(c.counter("quantize_int8", what), 1) << what;
+  }
+  EXPECT_EQ(c.count(fb::OpType::QLinearConv), 3);
+  EXPECT_EQ(c.count(fb::OpType::Add), 1);
+  EXPECT_EQ(c.count(fb::OpType::QuantizeLinear), 1);    // x, once for both branches
+  EXPECT_EQ(c.count(fb::OpType::DequantizeLinear), 1);  // y
+  Converted f = convert(b);
+  ASSERT_TRUE(f.model);
+  for (uint32_t seed : {101u, 202u}) {
+    const std::vector<Tensor> inputs = {random_f32({1, 3, 12, 12}, seed), random_f32({1, 3, 12, 12}, seed + 1)};
+    const std::vector<Tensor> want = f.run(inputs);
+    for (Backend backend : {Backend::kReference, Backend::kCpu}) {
+      const std::vector<Tensor> got = c.run(inputs, backend);
+      ASSERT_EQ(got.size(), 2u);
+      const std::vector<double> a = got[0].to_doubles(), e = want[0].to_doubles();
+      double worst = 0;
+      for (size_t k = 0; k < a.size(); ++k) worst = std::max(worst, std::fabs(a[k] - e[k]));
+      EXPECT_LE(worst, 0.05 * max_abs(want[0])) << "seed " << seed;
+      EXPECT_GT(worst, 0.0) << "an int8 graph that matches float exactly did not quantise";
+      EXPECT_EQ(got[1].to_doubles(), want[1].to_doubles()) << "the float Add changed";
+    }
+  }
 }
 
 }  // namespace

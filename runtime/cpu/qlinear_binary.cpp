@@ -1,11 +1,14 @@
 // Optimised QLinearAdd and QLinearMul: the broadcast plan of the float
 // binary ops (broadcast.hpp) cuts the output into rows, and a vectorised
-// row function computes each in f32 on codes relative to C's zero point:
-//   Add  v = a * (A_scale / C_scale) + b * (B_scale / C_scale) + offset
-//   Mul  v = (a - A_zero) * (b - B_zero) * (A_scale * B_scale / C_scale)
+// row function computes each in f32 exactly as the QDQ chain it replaces
+// (DequantizeLinear, the float op, QuantizeLinear) rounds:
+//   ra = (a - A_zero) * A_scale, rb = (b - B_zero) * B_scale
+//   v = (ra + rb) / C_scale, or ra * rb / C_scale
 // clamped to C's type range narrowed by the fused Relu or Clip, rounded
-// half to even, plus C's zero point. The reference computes the same in
-// double; a near-tie may round the other way (one quantum).
+// half to even, plus C's zero point. So a folded QDQ Add equals
+// onnxruntime's run of the chain (check_models.sh); a form with the scales
+// premultiplied was one quantum off it at near-ties. The reference computes
+// in double; a near-tie may round the other way there (one quantum).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "runtime/cpu/qlinear_binary.cpp"
 #include <algorithm>
@@ -27,8 +30,7 @@ namespace mote::cpu {
 struct QBinaryRow {
   bool multiply = false;
   DType dtype = DType::U8;                               // A's, B's and C's
-  float a_multiplier = 0, b_multiplier = 0, offset = 0;  // Add
-  float a_zero = 0, b_zero = 0, multiplier = 0;          // Mul
+  float a_zero = 0, a_scale = 0, b_zero = 0, b_scale = 0, c_scale = 0;
   float lo = 0, hi = 0;                                  // C's range relative to its zero point
   int32_t c_zero = 0;
 };
@@ -48,8 +50,8 @@ HWY_INLINE float round_even(float v) {
 
 template <bool kMultiply>
 HWY_INLINE float value_of(float a, float b, const QBinaryRow& r) {
-  if constexpr (kMultiply) return (a - r.a_zero) * (b - r.b_zero) * r.multiplier;
-  return a * r.a_multiplier + (b * r.b_multiplier + r.offset);
+  const float ra = (a - r.a_zero) * r.a_scale, rb = (b - r.b_zero) * r.b_scale;
+  return (kMultiply ? ra * rb : ra + rb) / r.c_scale;
 }
 
 // y[i] from a[i * kStepA] and b[i * kStepB] (a step of 0 repeats one
@@ -73,16 +75,9 @@ void row(const T* HWY_RESTRICT a, const T* HWY_RESTRICT b, T* HWY_RESTRICT y, in
   for (; i + lanes <= n; i += lanes) {
     const auto va = load(a, i, std::integral_constant<int, kStepA>{});
     const auto vb = load(b, i, std::integral_constant<int, kStepB>{});
-    // (A lambda, not a default-constructed vector: SVE's are sizeless.)
-    auto v = [&] {
-      if constexpr (kMultiply) {
-        return hn::Mul(hn::Mul(hn::Sub(va, hn::Set(df, r.a_zero)), hn::Sub(vb, hn::Set(df, r.b_zero))),
-                       hn::Set(df, r.multiplier));
-      } else {
-        return hn::MulAdd(va, hn::Set(df, r.a_multiplier),
-                          hn::MulAdd(vb, hn::Set(df, r.b_multiplier), hn::Set(df, r.offset)));
-      }
-    }();
+    const auto ra = hn::Mul(hn::Sub(va, hn::Set(df, r.a_zero)), hn::Set(df, r.a_scale));
+    const auto rb = hn::Mul(hn::Sub(vb, hn::Set(df, r.b_zero)), hn::Set(df, r.b_scale));
+    auto v = hn::Div(kMultiply ? hn::Mul(ra, rb) : hn::Add(ra, rb), hn::Set(df, r.c_scale));
     v = hn::Min(hn::Max(v, lo), hi);
     hn::StoreU(hn::DemoteTo(dt, hn::Add(hn::NearestInt(v), zero)), dt, y + i);
   }
@@ -145,14 +140,11 @@ Status qlinear_binary(KernelContext& ctx, bool multiply) {
   r.lo = range.lo;
   r.hi = range.hi;
   r.c_zero = q[2].zero;
-  // Multipliers in double, rounded once to f32.
-  const double sa = q[0].scale, sb = q[1].scale, sc = q[2].scale;
-  r.a_multiplier = static_cast<float>(sa / sc);
-  r.b_multiplier = static_cast<float>(sb / sc);
-  r.offset = static_cast<float>(-(sa * q[0].zero + sb * q[1].zero) / sc);
   r.a_zero = static_cast<float>(q[0].zero);
+  r.a_scale = q[0].scale;
   r.b_zero = static_cast<float>(q[1].zero);
-  r.multiplier = static_cast<float>(sa * sb / sc);
+  r.b_scale = q[1].scale;
+  r.c_scale = q[2].scale;
   const BroadcastPlan plan = plan_broadcast(y.shape(), {a.shape(), b.shape()});
   const auto* pa = static_cast<const int8_t*>(a.raw());  // bytes, whichever 8-bit type
   const auto* pb = static_cast<const int8_t*>(b.raw());

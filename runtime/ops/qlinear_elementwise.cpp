@@ -11,6 +11,12 @@ namespace mote {
 namespace {
 
 Status infer_qlinear_binary(ShapeContext& ctx) {
+  // The clamp of the requantisation: what every backend's kernel takes.
+  if (const fb::FusedActivationT* act = ctx.op.fused.get(); act && act->kind != fb::ActivationKind::None &&
+                                                            act->kind != fb::ActivationKind::Relu &&
+                                                            act->kind != fb::ActivationKind::Clip) {
+    return ctx.fail(std::string("fuses only Relu and Clip, not ") + fb::EnumNameActivationKind(act->kind));
+  }
   for (const QuantOperand& operand : {kQBinaryA, kQBinaryB, kQBinaryC}) {
     MOTE_RETURN_IF_ERROR(check_tensor_quant(ctx, operand));
   }

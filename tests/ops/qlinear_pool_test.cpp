@@ -1,10 +1,14 @@
 // QLinearAveragePool and QLinearGlobalAveragePool: the reference against
-// AveragePool's float reference on the dequantised input (an independent
-// path: its result requantised may differ by one quantum where the mean
-// lies at or near a tie), and the optimised kernels
-// against the reference exactly (both requantise each mean in double).
+// AveragePool's float reference on the dequantised input (float values
+// instead of integer codes, the two references sharing the window walk of
+// pool_window.hpp; requantised, it may differ by one quantum where a mean
+// lies at or near a tie), and the optimised kernels, whose tap ranges are
+// their own, against the reference exactly (both requantise each mean in
+// double).
 #include "runtime/ops/qlinear_pool.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
