@@ -297,7 +297,7 @@ class Importer {
       if (st.ok()) {
         size_t first_op = state_.graph.ops.size();
         NodeContext ctx(state_, node, name);
-        st = (*find_onnx_mapper(node.op_type()))(ctx);
+        st = (*find_onnx_mapper(mapper_key(node)))(ctx);
         if (st.ok()) st = ctx.status();
         if (st.ok()) st = check_emitted(first_op, ctx);
       }
@@ -325,12 +325,24 @@ class Importer {
     return node.name().empty() ? node.op_type() + "_" + std::to_string(index) : node.name();
   }
 
+  // The op table's key for `node`: its op type, or for onnxruntime's
+  // com.microsoft operators "com_microsoft_" and the op type
+  // (ops_microsoft.cpp); empty for another domain.
+  static std::string mapper_key(const onnx::NodeProto& node) {
+    if (node.domain().empty() || node.domain() == "ai.onnx") return node.op_type();
+    if (node.domain() == "com.microsoft") return "com_microsoft_" + node.op_type();
+    return "";
+  }
+
   // Why no mapper can take `node`, or OK when one is registered.
   static Status mapper_gap(const onnx::NodeProto& node) {
-    if (!node.domain().empty() && node.domain() != "ai.onnx") {
-      return unsupported("domain '" + node.domain() + "' is not supported");
+    const std::string key = mapper_key(node);
+    if (key.empty()) return unsupported("domain '" + node.domain() + "' is not supported");
+    if (!find_onnx_mapper(key)) {
+      return unsupported(node.domain() == "com.microsoft"
+                             ? "no mapper for this com.microsoft op type (Mote reads onnxruntime's quantised ones)"
+                             : "no mapper for this op type");
     }
-    if (!find_onnx_mapper(node.op_type())) return unsupported("no mapper for this op type");
     return {};
   }
 

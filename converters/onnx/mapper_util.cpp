@@ -26,6 +26,28 @@ int binary(NodeContext& ctx, fb::OpType type, int a, int b, const std::string& n
   return out;
 }
 
+int dequantize(NodeContext& ctx, int x, int scale, int zero_point, int64_t axis, const std::string& name) {
+  fb::QuantizeAttrsT a;
+  a.axis = axis;
+  const int out = ctx.temp(name);
+  std::vector<int> inputs = {x, scale};
+  if (zero_point >= 0) inputs.push_back(zero_point);
+  ctx.emit(fb::OpType::DequantizeLinear, inputs, {out}, a);
+  return out;
+}
+
+fb::PoolAttrsT onnx_pool_attrs(NodeContext& ctx) {
+  fb::PoolAttrsT a;
+  a.kernel_shape = ctx.attr_ints("kernel_shape");
+  a.strides = ctx.attr_ints("strides");
+  a.pads = ctx.attr_ints("pads");
+  a.dilations = ctx.attr_ints("dilations");
+  a.auto_pad = parse_auto_pad(ctx);
+  a.ceil_mode = ctx.attr_int("ceil_mode", 0) != 0;
+  if (a.kernel_shape.empty()) ctx.fail(ctx.invalid("kernel_shape is required"));
+  return a;
+}
+
 fb::ConvAttrsT onnx_conv_attrs(NodeContext& ctx) {
   fb::ConvAttrsT a;
   a.kernel_shape = ctx.attr_ints("kernel_shape");

@@ -22,6 +22,15 @@ int binary(NodeContext& ctx, fb::OpType type, int a, int b, const std::string& n
 // strides, pads, dilations, group, auto_pad); ConvTranspose adds its own.
 fb::ConvAttrsT onnx_conv_attrs(NodeContext& ctx);
 
+// A DequantizeLinear of x along `axis` (zero_point may be -1, omitted);
+// returns the f32 value it writes.
+int dequantize(NodeContext& ctx, int x, int scale, int zero_point, int64_t axis, const std::string& name);
+
+// Pooling windows as ONNX spells them (kernel_shape, strides, pads,
+// dilations, auto_pad, ceil_mode); MaxPool, AveragePool, LpPool and
+// onnxruntime's QLinearAveragePool; each op adds its own.
+fb::PoolAttrsT onnx_pool_attrs(NodeContext& ctx);
+
 // Drops trailing omitted (-1) optional inputs, never the first slot: a
 // mapper whose required input 0 is missing (input() recorded the error)
 // must not pop an empty list (found by fuzzing).

@@ -7,18 +7,6 @@
 namespace mote::convert {
 namespace {
 
-fb::PoolAttrsT pool_attrs(NodeContext& ctx) {
-  fb::PoolAttrsT a;
-  a.kernel_shape = ctx.attr_ints("kernel_shape");
-  a.strides = ctx.attr_ints("strides");
-  a.pads = ctx.attr_ints("pads");
-  a.dilations = ctx.attr_ints("dilations");
-  a.auto_pad = parse_auto_pad(ctx);
-  a.ceil_mode = ctx.attr_int("ceil_mode", 0) != 0;
-  if (a.kernel_shape.empty()) ctx.fail(ctx.invalid("kernel_shape is required"));
-  return a;
-}
-
 // storage_order=1 asks for column-major Indices; Mote's are row-major
 // (offset = plane * H*W + h*W + w). For 2-D pooling with static H and W the
 // converter turns them into plane * H*W + w*H + h with integer ops.
@@ -47,7 +35,7 @@ Status column_major_indices(NodeContext& ctx, int row_major, int column_major) {
 }
 
 Status map_max_pool(NodeContext& ctx) {
-  fb::PoolAttrsT a = pool_attrs(ctx);
+  fb::PoolAttrsT a = onnx_pool_attrs(ctx);
   if (!ctx.has_output(1) || ctx.attr_int("storage_order", 0) == 0) {
     ctx.emit(fb::OpType::MaxPool, {ctx.input(0)}, used_outputs(ctx), std::move(a));
     return ctx.status();
@@ -58,14 +46,14 @@ Status map_max_pool(NodeContext& ctx) {
 }
 
 Status map_average_pool(NodeContext& ctx) {
-  fb::PoolAttrsT a = pool_attrs(ctx);
+  fb::PoolAttrsT a = onnx_pool_attrs(ctx);
   a.count_include_pad = ctx.attr_int("count_include_pad", 0) != 0;
   ctx.emit(fb::OpType::AveragePool, {ctx.input(0)}, {ctx.output(0)}, std::move(a));
   return ctx.status();
 }
 
 Status map_lp_pool(NodeContext& ctx) {
-  fb::PoolAttrsT a = pool_attrs(ctx);
+  fb::PoolAttrsT a = onnx_pool_attrs(ctx);
   a.count_include_pad = true;  // padding adds 0 to the sum
   const double p = static_cast<double>(ctx.attr_int("p", 2));
   if (p <= 0) return ctx.invalid("p must be positive");

@@ -39,14 +39,6 @@ Status map_dequantize(NodeContext& ctx) {
 // Clip, Cast...).
 Status map_dynamic_quantize(NodeContext& ctx) { return map_direct(ctx, fb::OpType::DynamicQuantizeLinear); }
 
-int dequantize(NodeContext& ctx, int x, int scale, int zero_point, int64_t axis, const std::string& name) {
-  fb::QuantizeAttrsT a;
-  a.axis = axis;
-  const int out = ctx.temp(name);
-  ctx.emit(fb::OpType::DequantizeLinear, {x, scale, zero_point}, {out}, a);
-  return out;
-}
-
 // Whether a QLinearConv's or QLinearMatMul's first eight inputs are all
 // there with known types, the shapes of all but the activation (input 0,
 // whose shape the importer may not know yet) known, and its three scales

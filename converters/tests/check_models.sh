@@ -67,6 +67,25 @@ for folded in "1 Add -> QLinearAdd" "1 Mul -> QLinearMul" "1 Concat -> QLinearCo
     exit 1
   fi
 done
+# The same models in onnxruntime's QOperator format: its com.microsoft int8
+# operators must map to Mote's (QGemm to QLinearMatMul; QLinearSoftmax
+# runs in float between (de)quantisations) and equal onnxruntime's run.
+for model in qop qop_mixed; do
+  run "$work/$model.onnx" "$work/$model.mote" --check --check-unoptimized --atol 1e-6 > "$work/$model.log"
+  cat "$work/$model.log"
+done
+for op in QLinearAdd QLinearMul QLinearGlobalAveragePool QLinearMatMul; do
+  if ! sed -n '/after passes/,/passes:/p' "$work/qop.log" | grep -Eq " $op 1(,|$)"; then
+    echo "check_models: qop.onnx: no $op after the passes"
+    exit 1
+  fi
+done
+for op in QLinearConcat QLinearAveragePool; do
+  if ! sed -n '/after passes/,/passes:/p' "$work/qop_mixed.log" | grep -Eq " $op 1(,|$)"; then
+    echo "check_models: qop_mixed.onnx: no $op after the passes"
+    exit 1
+  fi
+done
 # The same for a transformer: its 5 linear layers' MatMuls must reach the
 # int8 kernel (QLinearMatMul), and the result equal onnxruntime's run of the
 # QDQ chains as ONNX defines them (its graph optimisations off: its fused

@@ -27,6 +27,44 @@ TEST(Import, ListsEveryUnsupportedNodeAtOnce) {
   EXPECT_NE(st.message().find("Defenestrate 'second' (opset 13)"), std::string::npos) << st.message();
 }
 
+// onnxruntime's com.microsoft QLinearAdd (its QOperator format) maps to
+// Mote's op, its omitted C zero point a 0 of A's type. Worked by hand:
+// real A = 0.05 (A - 128), real B = 0.1 (B - 100), sums / 0.3 =
+// {-51.3, -3.7, 51.7, -21.3, 21.2}, rounded and saturated to uint8.
+TEST(Import, MicrosoftQLinearAddMapsToMoteOp) {
+  OnnxBuilder b(13);
+  b.input("a", DType::U8, {5}).input("b", DType::U8, {5}).output("c", DType::U8);
+  b.initializer("a_scale", Tensor::from_vector<float>({}, {0.05f}));
+  b.initializer("a_zero", Tensor::from_vector<uint8_t>({}, {128}));
+  b.initializer("b_scale", Tensor::from_vector<float>({}, {0.1f}));
+  b.initializer("b_zero", Tensor::from_vector<uint8_t>({}, {100}));
+  b.initializer("c_scale", Tensor::from_vector<float>({}, {0.3f}));
+  b.node("QLinearAdd", {"a", "a_scale", "a_zero", "b", "b_scale", "b_zero", "c_scale"}, {"c"}, "add")
+      .set_domain("com.microsoft");
+  Converted c = convert(b);
+  ASSERT_TRUE(c.model);
+  EXPECT_EQ(c.count(fb::OpType::QLinearAdd), 1);
+  const std::vector<Tensor> inputs = {Tensor::from_vector<uint8_t>({5}, {0, 50, 128, 200, 255}),
+                                      Tensor::from_vector<uint8_t>({5}, {10, 128, 255, 0, 100})};
+  const std::vector<double> want = {0, 0, 52, 0, 21};
+  for (Backend backend : {Backend::kReference, Backend::kCpu}) {
+    EXPECT_EQ(c.run(inputs, backend)[0].to_doubles(), want);
+  }
+}
+
+// A com.microsoft operator without a mapper, and another domain, are
+// unsupported nodes that say so.
+TEST(Import, OtherMicrosoftOpsAndDomainsAreNamed) {
+  OnnxBuilder b(13);
+  b.input("x", DType::F32, {3}).output("y");
+  b.node("FusedConv", {"x"}, {"a"}, "fused").set_domain("com.microsoft");
+  b.node("Normalizer", {"a"}, {"y"}, "ml").set_domain("ai.onnx.ml");
+  Status st = try_convert(b);
+  ASSERT_EQ(st.code(), StatusCode::kUnsupported);
+  EXPECT_NE(st.message().find("no mapper for this com.microsoft op type"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("domain 'ai.onnx.ml' is not supported"), std::string::npos) << st.message();
+}
+
 // Nodes inside If/Loop bodies are listed with their path, grouped by op type,
 // so a user learns about every one of them from one run.
 TEST(Import, ListsUnsupportedNodesInsideSubgraphsWithTheirPath) {

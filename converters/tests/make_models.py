@@ -18,6 +18,10 @@ test needs no downloads. Used by check_models.sh, which converts each with
   qdq_mixed.onnx    mixed_cnn.onnx (residual Add, Mul, Concat, MaxPool,
                     AveragePool, nearest Resize, GlobalAveragePool) quantised
                     the same way: the ops around the Convs fold too
+  qop.onnx, qop_mixed.onnx  cnn.onnx and mixed_cnn.onnx quantised in the
+                    QOperator format (onnxruntime's com.microsoft QLinearAdd,
+                    QLinearMul, QLinearConcat, QLinearAveragePool,
+                    QLinearGlobalAveragePool, QGemm, QLinearSoftmax)
   qdq_transformer.onnx  transformer.onnx quantised the same way (its linear
                     layers' MatMuls fold into QLinearMatMul)
   dynamic_transformer.onnx  transformer.onnx quantised by quantize_dynamic
@@ -285,11 +289,13 @@ def quantized():
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
 
 
-def qdq(float_path, out_path, name="image", shape=(1, 3, 32, 32)):
+def qdq(float_path, out_path, name="image", shape=(1, 3, 32, 32), operators=False):
     """A float model quantised by onnxruntime's own tool in the QDQ format
     (int8 weights per channel, uint8 activations calibrated on 8 random
     inputs of `shape`): DequantizeLinear/QuantizeLinear pairs around float
-    ops, which mote-convert folds into QLinearConv and QLinearMatMul."""
+    ops, which mote-convert folds into QLinearConv and QLinearMatMul. With
+    `operators`, the QOperator format instead: onnxruntime's com.microsoft
+    int8 operators (QLinearAdd, QLinearConcat, QGemm...)."""
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
@@ -304,7 +310,8 @@ def qdq(float_path, out_path, name="image", shape=(1, 3, 32, 32)):
     # into the Convs first, as in any model quantised for deployment.
     prepared = out_path + ".prepared.onnx"
     quant_pre_process(float_path, prepared)
-    quantize_static(prepared, out_path, Images(), quant_format=QuantFormat.QDQ, per_channel=True,
+    quantize_static(prepared, out_path, Images(), quant_format=QuantFormat.QOperator if operators else QuantFormat.QDQ,
+                    per_channel=True,
                     activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
 
 
@@ -327,6 +334,8 @@ def main():
         save(m, os.path.join(out, f"{name}.onnx"))
     qdq(os.path.join(out, "cnn.onnx"), os.path.join(out, "qdq.onnx"))
     qdq(os.path.join(out, "mixed_cnn.onnx"), os.path.join(out, "qdq_mixed.onnx"))
+    qdq(os.path.join(out, "cnn.onnx"), os.path.join(out, "qop.onnx"), operators=True)
+    qdq(os.path.join(out, "mixed_cnn.onnx"), os.path.join(out, "qop_mixed.onnx"), operators=True)
     qdq(os.path.join(out, "transformer.onnx"), os.path.join(out, "qdq_transformer.onnx"), "x", (1, 8, 16))
     dynamic(os.path.join(out, "transformer.onnx"), os.path.join(out, "dynamic_transformer.onnx"))
     np.save(os.path.join(out, "shape_chain_x3.npy"), RNG.standard_normal((3, 4, 6)).astype(np.float32))
