@@ -58,6 +58,7 @@ std::optional<DType> output_dtype(const Graph& graph, const fb::OpT& op, size_t 
       return input_dtype(graph, op, 1);
     case T::QLinearAveragePool:
     case T::QLinearGlobalAveragePool:
+    case T::QLinearActivation:
       return input_dtype(graph, op, 4);
     case T::ConstantOfShape:
       return attrs<fb::ConstantOfShapeAttrsT>(op).dtype;

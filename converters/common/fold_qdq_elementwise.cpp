@@ -5,6 +5,7 @@
 //   Add | Mul(DQ(a), DQ(b)) -> [Relu | Clip] -> Q   QLinearAdd | QLinearMul
 //   Concat(DQ(x0), DQ(x1)...) -> Q                   QLinearConcat
 //   AveragePool | GlobalAveragePool(DQ(x)) -> Q      QLinearAveragePool | QLinearGlobalAveragePool
+//   Relu | Clip | HardSwish | Sigmoid | LeakyRelu(DQ(x)) -> Q   QLinearActivation
 //
 // and the ops that only move or pick values (MaxPool, nearest Resize,
 // Reshape, Flatten, Transpose, Squeeze, Unsqueeze) run on the 8-bit tensor
@@ -16,6 +17,8 @@
 // of differing types (QLinearAdd's and QLinearMul's kernels take one type),
 // a float output read elsewhere, a pass-through op whose Q requantises.
 #include <algorithm>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "converters/common/passes.hpp"
@@ -127,6 +130,26 @@ std::string fold_average_pool(Context& c, size_t i, bool& matched) {
   auto folded =
       folded_op(op, global ? fb::OpType::QLinearGlobalAveragePool : fb::OpType::QLinearAveragePool, m, c.graph);
   if (!global) set_attrs(*folded, attrs<fb::PoolAttrsT>(op));
+  const std::string name = op.name;
+  append_dequantized(c, *dq, name + "/X_zero_point", folded->inputs);
+  append_quantized(c, m, name + "/Y_zero_point", folded->inputs);
+  finish_fold(c.graph, m, std::move(folded), i);
+  return "";
+}
+
+// An activation (Relu, Clip with constant bounds, HardSwish, Sigmoid,
+// LeakyRelu) -> QLinearActivation, the activation fused.
+std::string fold_activation(Context& c, size_t i, bool& matched) {
+  const fb::OpT& op = *c.graph.ops[i];
+  const fb::OpT* dq = dequantize_of(c, op.inputs[0]);
+  const std::optional<fb::FusedActivationT> act = as_fused(c.graph, op);
+  matched = dq != nullptr && act.has_value() && op.outputs.size() == 1;
+  if (!matched) return "";
+  if (std::string why = match_input(c.graph, *dq); !why.empty()) return why;
+  Match m;
+  if (std::string why = match_output(c.graph, c.consumers, op.outputs[0], m, false); !why.empty()) return why;
+  auto folded = folded_op(op, fb::OpType::QLinearActivation, m, c.graph);
+  folded->fused = std::make_unique<fb::FusedActivationT>(*act);
   const std::string name = op.name;
   append_dequantized(c, *dq, name + "/X_zero_point", folded->inputs);
   append_quantized(c, m, name + "/Y_zero_point", folded->inputs);

@@ -168,7 +168,8 @@ std::string float_reason(const Graph& graph, const fb::OpT& op) {
   return {};
 }
 
-// The int8 op an Add, Mul, Concat or average pool becomes, or Invalid.
+// The int8 op an Add, Mul, Concat, average pool or activation becomes, or
+// Invalid.
 // They run in int8 only where an input comes from an int8 op already (the
 // rewrite decides): quantising float inputs just to add or pool them would
 // cost more than it saves.
@@ -184,6 +185,12 @@ fb::OpType elementwise_int8_type(const fb::OpT& op) {
       return fb::OpType::QLinearAveragePool;
     case fb::OpType::GlobalAveragePool:
       return fb::OpType::QLinearGlobalAveragePool;
+    case fb::OpType::Relu:
+    case fb::OpType::Clip:
+    case fb::OpType::HardSwish:
+    case fb::OpType::Sigmoid:
+    case fb::OpType::LeakyRelu:
+      return fb::OpType::QLinearActivation;
     default:
       return fb::OpType::Invalid;
   }
@@ -191,12 +198,66 @@ fb::OpType elementwise_int8_type(const fb::OpT& op) {
 
 // Whether `op` (elementwise_int8_type) reads only computed f32 tensors:
 // a constant operand (a bias, a scale) would need quantising at every run.
+// An activation reads its input only (Clip's bounds must be constants).
 bool elementwise_inputs_fit(const Graph& graph, const fb::OpT& op) {
+  if (elementwise_int8_type(op) == fb::OpType::QLinearActivation) {
+    const Value& x = graph.values[static_cast<size_t>(op.inputs[0])];
+    return op.outputs.size() == 1 && x.dtype_known && x.dtype == DType::F32 && !x.is_constant() &&
+           as_fused(graph, op).has_value();
+  }
   return op.outputs.size() == 1 && std::all_of(op.inputs.begin(), op.inputs.end(), [&](int v) {
            if (v < 0) return false;
            const Value& value = graph.values[static_cast<size_t>(v)];
            return value.dtype_known && value.dtype == DType::F32 && !value.is_constant();
          });
+}
+
+// The activations an int8 kernel's requantisation cannot apply (HardSwish,
+// Sigmoid, LeakyRelu, SiLU: MobileNetV3's and EfficientNet's) come off the
+// Convs, Gemms and MatMuls that would otherwise be quantised, as ops of
+// their own, so those run in int8 and the activation as a QLinearActivation
+// on their uint8 output (SiLU as Sigmoid and Mul: a QLinearActivation and a
+// QLinearMul). Calibration then sees the value before the activation too.
+// Returns how many.
+int64_t split_off_activations(Graph& graph) {
+  int64_t split = 0;
+  for (size_t i = graph.ops.size(); i-- > 0;) {
+    fb::OpT* op = graph.ops[i].get();
+    if (!op || !op->fused || fused_activation_quantizes(*op) || op->outputs.size() != 1) continue;
+    fb::OpT bare(*op);
+    bare.fused.reset();
+    if (!float_reason(graph, bare).empty()) continue;  // stays float anyway
+    const fb::FusedActivationT act = *op->fused;
+    const bool silu = act.kind == fb::ActivationKind::SiLU;
+    if (!silu && act.kind != fb::ActivationKind::HardSwish && act.kind != fb::ActivationKind::Sigmoid &&
+        act.kind != fb::ActivationKind::LeakyRelu) {
+      continue;
+    }
+    const int y = op->outputs[0];
+    const std::string y_name = graph.values[static_cast<size_t>(y)].name;  // a copy: values grow below
+    // f32, as the op's input (float_reason checked it); the shapes come
+    // from propagate_shapes after the rewrite.
+    const int pre = graph.add_derived_value(y_name + "_preactivation");
+    graph.values[static_cast<size_t>(pre)].dtype_known = true;
+    op->outputs[0] = pre;
+    op->fused.reset();
+    const std::string name = op->name;
+    if (silu) {
+      const int sig = graph.add_derived_value(y_name + "_sigmoid");
+      graph.values[static_cast<size_t>(sig)].dtype_known = true;
+      graph.insert_op(i + 1, fb::OpType::Sigmoid, name + "_sigmoid", {pre}, {sig});
+      graph.insert_op(i + 2, fb::OpType::Mul, name + "_silu", {pre, sig}, {y});
+    } else if (act.kind == fb::ActivationKind::LeakyRelu) {
+      fb::ActivationAttrsT a;
+      a.alpha = act.alpha;
+      set_attrs(graph.insert_op(i + 1, fb::OpType::LeakyRelu, name + "_activation", {pre}, {y}), a);
+    } else {
+      graph.insert_op(i + 1, act.kind == fb::ActivationKind::HardSwish ? fb::OpType::HardSwish : fb::OpType::Sigmoid,
+                      name + "_activation", {pre}, {y});
+    }
+    ++split;
+  }
+  return split;
 }
 
 // The passes below rebuild the op list in order: an op that graph.add_op
@@ -440,12 +501,17 @@ void rewrite(Graph& graph, const std::vector<bool>& candidate, std::map<int, Obs
     };
     if (const fb::OpType int8_type = elementwise_int8_type(op); int8_type != fb::OpType::Invalid) {
       if (std::none_of(op.inputs.begin(), op.inputs.end(), [&](int v) { return rw.produced_uint8.count(v) > 0; })) {
-        ++rw.kept_float[std::string(fb::EnumNameOpType(op.type)) + ": no input from an int8 op"];
+        // (Float activations are everywhere, and cost little: only the
+        // other ops are worth a line in the report.)
+        if (int8_type != fb::OpType::QLinearActivation) {
+          ++rw.kept_float[std::string(fb::EnumNameOpType(op.type)) + ": no input from an int8 op"];
+        }
         ops.push_back(std::move(old[i]));
         continue;
       }
+      const bool activation = int8_type == fb::OpType::QLinearActivation;
       std::vector<int> operands;  // (value, scale, zero point) per input
-      for (size_t k = 0; k < op.inputs.size(); ++k) {
+      for (size_t k = 0; k < (activation ? 1 : op.inputs.size()); ++k) {
         const Quantized q = quantized_input(op.inputs[k], "_quantize_" + std::to_string(k));
         operands.insert(operands.end(), {q.value, q.scale, q.zero});
       }
@@ -457,6 +523,7 @@ void rewrite(Graph& graph, const std::vector<bool>& candidate, std::map<int, Obs
       });
       if (op.type == fb::OpType::Concat) set_attrs(q, attrs<fb::AxisAttrsT>(op));
       if (op.type == fb::OpType::AveragePool) set_attrs(q, attrs<fb::PoolAttrsT>(op));
+      if (activation) q.fused = std::make_unique<fb::FusedActivationT>(*as_fused(graph, op));
       ++rw.elementwise[std::string(fb::EnumNameOpType(op.type)) + " -> " + fb::EnumNameOpType(int8_type)];
       continue;
     }
@@ -603,6 +670,8 @@ Result<QuantizeReport> quantize_int8(Graph& graph, const QuantizeOptions& option
     return unsupported("--quantize int8: graphs with control flow (If, Loop, Scan) are not quantised yet");
   }
   QuantizeReport report;
+  const int64_t split = split_off_activations(graph);
+  if (split > 0) log.count(kPass, "activation split off a quantisable op", split);
   std::vector<bool> candidate(graph.ops.size(), false);
   std::vector<int> watched;
   std::set<int> seen;
@@ -612,8 +681,9 @@ Result<QuantizeReport> quantize_int8(Graph& graph, const QuantizeOptions& option
     if (elementwise_int8_type(*op) != fb::OpType::Invalid && elementwise_inputs_fit(graph, *op)) {
       // Watched for their ranges; rewrite decides from their inputs.
       candidate[i] = true;
-      for (int v : op->inputs) {
-        if (seen.insert(v).second) watched.push_back(v);
+      const bool activation = elementwise_int8_type(*op) == fb::OpType::QLinearActivation;
+      for (size_t k = 0; k < (activation ? 1 : op->inputs.size()); ++k) {
+        if (seen.insert(op->inputs[k]).second) watched.push_back(op->inputs[k]);
       }
       if (seen.insert(op->outputs[0]).second) watched.push_back(op->outputs[0]);
       continue;

@@ -2,12 +2,13 @@
 // quantize_static writes in the QOperator format (and older onnxruntime
 // versions wrote by default): QLinearAdd, QLinearMul, QLinearConcat,
 // QLinearAveragePool and QLinearGlobalAveragePool map to Mote's ops of the
-// same names, QGemm to QLinearMatMul with its bias; where Mote's op does not
-// take the parameters (per-axis activations, a float QGemm output), and for
-// QLinearSoftmax, QLinearSigmoid and QLinearLeakyRelu, which Mote has no
-// int8 kernel for, the node becomes its definition in float: dequantise,
-// the float op, quantise. Registered as "com_microsoft_<op type>" (the
+// same names, QLinearSigmoid and QLinearLeakyRelu to QLinearActivation,
+// QGemm to QLinearMatMul with its bias; where Mote's op does not take the
+// parameters (per-axis activations, a float QGemm output), and for
+// QLinearSoftmax, which Mote has no int8 kernel for, the node becomes its
+// definition in float: dequantise, the float op, quantise. Registered as "com_microsoft_<op type>" (the
 // importer's key for the domain).
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -197,23 +198,42 @@ Status map_qgemm(NodeContext& ctx) {
   return quantize_output(ctx, real, 7);
 }
 
-// QLinearSigmoid, QLinearLeakyRelu (alpha) and QLinearSoftmax (axis; its
-// `opset` attribute names the Softmax semantics): X, X_scale, X_zp?,
-// Y_scale, Y_zp?, run as their float ops between (de)quantisations.
+// QLinearSigmoid and QLinearLeakyRelu (alpha): X, X_scale, X_zp?,
+// Y_scale, Y_zp?. Mote's QLinearActivation with the activation fused where
+// the parameters are per tensor; else the float op between
+// (de)quantisations.
+Status map_qlinear_activation(NodeContext& ctx, fb::ActivationKind kind, fb::OpType float_op) {
+  fb::FusedActivationT act;
+  act.kind = kind;
+  act.alpha = ctx.attr_float("alpha", 0.01f);
+  const std::optional<DType> x = int8_type(ctx, 0);
+  if (x && per_tensor(ctx, {1, 2, 3, 4}) && present(ctx, 4)) {
+    fb::OpT& op = ctx.emit(
+        fb::OpType::QLinearActivation,
+        {ctx.input(0), ctx.input(1), zero_point_or_zero(ctx, 2, *x, "X_zero_point"), ctx.input(3), ctx.input(4)},
+        {ctx.output(0)});
+    op.fused = std::make_unique<fb::FusedActivationT>(act);
+    return ctx.status();
+  }
+  const int real = ctx.temp("Y_real");
+  fb::OpT& op = ctx.emit(float_op, {dequantized(ctx, 0, "X_real")}, {real});
+  if (kind == fb::ActivationKind::LeakyRelu) {
+    fb::ActivationAttrsT a;
+    a.alpha = act.alpha;
+    set_attrs(op, a);
+  }
+  return quantize_output(ctx, real, 3);
+}
+
 Status map_qlinear_sigmoid(NodeContext& ctx) {
-  const int real = ctx.temp("Y_real");
-  ctx.emit(fb::OpType::Sigmoid, {dequantized(ctx, 0, "X_real")}, {real});
-  return quantize_output(ctx, real, 3);
+  return map_qlinear_activation(ctx, fb::ActivationKind::Sigmoid, fb::OpType::Sigmoid);
 }
-
 Status map_qlinear_leaky_relu(NodeContext& ctx) {
-  fb::ActivationAttrsT a;
-  a.alpha = ctx.attr_float("alpha", 0.01f);
-  const int real = ctx.temp("Y_real");
-  ctx.emit(fb::OpType::LeakyRelu, {dequantized(ctx, 0, "X_real")}, {real}, a);
-  return quantize_output(ctx, real, 3);
+  return map_qlinear_activation(ctx, fb::ActivationKind::LeakyRelu, fb::OpType::LeakyRelu);
 }
 
+// QLinearSoftmax (axis; its `opset` attribute names the Softmax semantics):
+// the float Softmax between (de)quantisations.
 Status map_qlinear_softmax(NodeContext& ctx) {
   const int64_t axis = ctx.attr_int("axis", -1);
   const Value& x = ctx.value(ctx.input(0));

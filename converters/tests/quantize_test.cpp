@@ -319,9 +319,11 @@ TEST(QuantizeInt8, ResidualBlocksPassUint8) {
   expect_close_to_float(b, c, 0.05);
 }
 
-// A residual Conv with an activation QLinearConv cannot fuse stays float,
-// and says why.
-TEST(QuantizeInt8, ResidualConvWithOtherActivationStaysFloat) {
+// A residual Conv with an activation QLinearConv cannot fuse (Sigmoid)
+// runs in int8 all the same: the activation comes off it as a
+// QLinearActivation on its uint8 output (before the ninth session it stayed
+// float).
+TEST(QuantizeInt8, ResidualConvWithSigmoidRunsInInt8) {
   OnnxBuilder b(13);
   b.input("x", DType::F32, {1, 3, 12, 12}).output("y");
   b.initializer("w", random_f32({3, 3, 3, 3}, 1));
@@ -330,9 +332,12 @@ TEST(QuantizeInt8, ResidualConvWithOtherActivationStaysFloat) {
   b.node("Sigmoid", {"s"}, {"y"});
   Converted c = convert(b, quantized());
   ASSERT_TRUE(c.model);
-  EXPECT_EQ(c.count(fb::OpType::QLinearConv), 0);
-  EXPECT_EQ(c.count(fb::OpType::QuantizeLinear), 0);
-  EXPECT_EQ(c.result.quantize->kept_float.at("Conv: fused Sigmoid"), 1);
+  EXPECT_EQ(c.counter("quantize_int8", "activation split off a quantisable op"), 1);
+  EXPECT_EQ(c.counter("quantize_int8", "residual Add fused into QLinearConv"), 1);
+  EXPECT_EQ(c.count(fb::OpType::QLinearConv), 1);
+  EXPECT_EQ(c.count(fb::OpType::QLinearActivation), 1);
+  EXPECT_EQ(c.count(fb::OpType::Sigmoid), 0);
+  expect_close_to_float(b, c, 0.05);
 }
 
 // A QDQ model (onnxruntime's quantize_static writes this form): x and y
@@ -585,12 +590,13 @@ TEST(QuantizeInt8, CalibrationFolderNeedsEnoughSamples) {
 // A QDQ graph of the ops around convolutions, each reading dequantised
 // 8-bit tensors and writing into a QuantizeLinear, as onnxruntime's
 // quantiser writes them: a and b (u8, [1, 4, 6, 6]) -> Add, Mul, Concat,
-// AveragePool, GlobalAveragePool, and a MaxPool whose QuantizeLinear has
-// its input's parameters (`pool_scale` for another), each a graph output.
+// AveragePool, GlobalAveragePool, a HardSwish, and a MaxPool whose
+// QuantizeLinear has its input's parameters (`pool_scale` for another), each
+// a graph output.
 OnnxBuilder qdq_elementwise(float pool_scale = 0.02f) {
   OnnxBuilder b(13);
   b.input("a", DType::F32, {1, 4, 6, 6}).input("b", DType::F32, {1, 4, 6, 6});
-  for (const char* y : {"sum", "product", "joined", "smooth", "gap", "pooled"}) b.output(y);
+  for (const char* y : {"sum", "product", "joined", "smooth", "gap", "pooled", "swished"}) b.output(y);
   const auto scalar_f32 = [](float v) { return Tensor::from_vector<float>({}, {v}); };
   const auto scalar_u8 = [](uint8_t v) { return Tensor::from_vector<uint8_t>({}, {v}); };
   b.initializer("a_scale", scalar_f32(0.02f)).initializer("a_zero", scalar_u8(128));
@@ -622,11 +628,13 @@ OnnxBuilder qdq_elementwise(float pool_scale = 0.02f) {
   quantized_output("gap_f", "gap", "y_scale", "y_zero");
   set_attr(b.node("MaxPool", {"a_dq"}, {"pooled_f"}), "kernel_shape", std::vector<int64_t>{2, 2});
   quantized_output("pooled_f", "pooled", "pool_scale", "a_zero");
+  b.node("HardSwish", {"b_dq"}, {"swished_f"});
+  quantized_output("swished_f", "swished", "y_scale", "y_zero");
   return b;
 }
 
 // fold_qdq_elementwise turns each into its int8 op (the MaxPool into a
-// MaxPool on the codes), and the outputs stay within one output quantum of
+// MaxPool on the codes, the HardSwish into a QLinearActivation), and the outputs stay within one output quantum of
 // the float chains' (the unoptimised model; the largest quantum is 0.03)
 // on the reference and CPU backends.
 TEST(FoldQdq, ElementwiseOpsFoldIntoInt8Ops) {
@@ -703,6 +711,31 @@ TEST(QuantizeInt8, OpsBetweenConvsRunInInt8) {
       EXPECT_EQ(got[1].to_doubles(), want[1].to_doubles()) << "the float Add changed";
     }
   }
+}
+
+// --quantize int8 splits the activations its requantisation cannot apply
+// off the Convs (HardSwish, and SiLU as Sigmoid and Mul) and runs them in
+// int8 too: every op between the input's QuantizeLinear and the output's
+// DequantizeLinear is an int8 op.
+TEST(QuantizeInt8, HardSwishAndSiluConvsRunInInt8) {
+  OnnxBuilder b(14);
+  b.input("x", DType::F32, {1, 3, 12, 12}).output("y");
+  b.initializer("w1", random_f32({6, 3, 3, 3}, 1)).initializer("w2", random_f32({4, 6, 3, 3}, 2, -0.3f, 0.3f));
+  set_attr(b.node("Conv", {"x", "w1"}, {"c1"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
+  b.node("HardSwish", {"c1"}, {"h"});
+  set_attr(b.node("Conv", {"h", "w2"}, {"c2"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
+  b.node("Sigmoid", {"c2"}, {"s"});
+  b.node("Mul", {"c2", "s"}, {"y"});
+  Converted c = convert(b, quantized());
+  ASSERT_TRUE(c.model);
+  EXPECT_EQ(c.counter("quantize_int8", "activation split off a quantisable op"), 2);
+  EXPECT_EQ(c.count(fb::OpType::QLinearConv), 2);
+  EXPECT_EQ(c.count(fb::OpType::QLinearActivation), 2);  // HardSwish, SiLU's Sigmoid
+  EXPECT_EQ(c.count(fb::OpType::QLinearMul), 1);         // SiLU's product
+  EXPECT_EQ(c.count(fb::OpType::QuantizeLinear), 1);
+  EXPECT_EQ(c.count(fb::OpType::DequantizeLinear), 1);
+  EXPECT_EQ(c.count(fb::OpType::HardSwish) + c.count(fb::OpType::Sigmoid) + c.count(fb::OpType::Mul), 0);
+  expect_close_to_float(b, c, 0.05);
 }
 
 }  // namespace

@@ -59,7 +59,7 @@ AxisWindows axis_windows(const PoolGeometry& g, int d) {
 
 template <class T>
 void average_planes(const T* x, uint8_t* y, int64_t begin, int64_t end, const PoolGeometry& g,
-                    const AxisWindows (&w)[3], bool count_include_pad, const QPoolParams& q, DType y_dtype) {
+                    const AxisWindows (&w)[3], bool count_include_pad, const QUnaryParams& q, DType y_dtype) {
   const int64_t plane_in = g.in[0] * g.in[1] * g.in[2];
   const int64_t plane_out = g.out[0] * g.out[1] * g.out[2];
   for (int64_t p = begin; p < end; ++p) {
@@ -96,9 +96,9 @@ void average_planes(const T* x, uint8_t* y, int64_t begin, int64_t end, const Po
 }
 
 Status qlinear_average_pool(KernelContext& ctx) {
-  auto params = read_qpool_params(ctx.inputs);
+  auto params = read_qunary_params(ctx.inputs);
   if (!params.ok()) return ctx.fail(params.status().message());
-  const Tensor& x = ctx.in(kQPoolX.data);
+  const Tensor& x = ctx.in(kQUnaryX.data);
   const auto& a = attrs<fb::PoolAttrsT>(ctx.op);
   auto geometry = pool_geometry(a, x.shape());
   if (!geometry.ok()) return ctx.fail(geometry.status().message());
@@ -128,13 +128,13 @@ int64_t sum_codes(const T* x, int64_t n) {
 }
 
 Status qlinear_global_average_pool(KernelContext& ctx) {
-  auto params = read_qpool_params(ctx.inputs);
+  auto params = read_qunary_params(ctx.inputs);
   if (!params.ok()) return ctx.fail(params.status().message());
-  const Tensor& x = ctx.in(kQPoolX.data);
+  const Tensor& x = ctx.in(kQUnaryX.data);
   const AxisSplit s = split_at_axis(x.shape(), 1);
   auto* y = static_cast<uint8_t*>(ctx.out(0).raw());
   const DType y_dtype = ctx.out(0).dtype();
-  const QPoolParams& q = *params;
+  const QUnaryParams& q = *params;
   ctx.pool->parallel_for(
       s.outer * s.axis, std::max<int64_t>(1, kGrain / std::max<int64_t>(1, s.inner)),
       [&](int64_t begin, int64_t end) {

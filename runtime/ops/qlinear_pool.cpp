@@ -10,8 +10,8 @@ namespace mote {
 namespace {
 
 Status check_operands(ShapeContext& ctx) {
-  MOTE_RETURN_IF_ERROR(check_tensor_quant(ctx, kQPoolX));
-  MOTE_RETURN_IF_ERROR(check_tensor_quant(ctx, kQPoolY));
+  MOTE_RETURN_IF_ERROR(check_tensor_quant(ctx, kQUnaryX));
+  MOTE_RETURN_IF_ERROR(check_tensor_quant(ctx, kQUnaryY));
   if (ctx.rank(0) < 3)
     return ctx.fail("X must have rank >= 3 (N x C x spatial), got " + shape_to_string(ctx.shape(0)));
   return {};
@@ -26,7 +26,7 @@ Status infer_qlinear_average_pool(ShapeContext& ctx) {
   }
   Shape out = {ctx.shape(0)[0], ctx.shape(0)[1]};
   out.insert(out.end(), g->out.begin(), g->out.end());
-  ctx.set_output(0, ctx.dtype(kQPoolY.zero), out);
+  ctx.set_output(0, ctx.dtype(kQUnaryY.zero), out);
   return {};
 }
 
@@ -34,18 +34,11 @@ Status infer_qlinear_global_average_pool(ShapeContext& ctx) {
   MOTE_RETURN_IF_ERROR(check_operands(ctx));
   Shape out = ctx.shape(0);
   for (size_t i = 2; i < out.size(); ++i) out[i] = 1;
-  ctx.set_output(0, ctx.dtype(kQPoolY.zero), out);
+  ctx.set_output(0, ctx.dtype(kQUnaryY.zero), out);
   return {};
 }
 
 }  // namespace
-
-Result<QPoolParams> read_qpool_params(const std::vector<const Tensor*>& inputs) {
-  QPoolParams p;
-  MOTE_ASSIGN_OR_RETURN(p.x, read_tensor_quant(inputs, kQPoolX));
-  MOTE_ASSIGN_OR_RETURN(p.y, read_tensor_quant(inputs, kQPoolY));
-  return p;
-}
 
 }  // namespace mote
 

@@ -17,12 +17,6 @@
 
 namespace mote {
 
-inline constexpr QuantOperand kQPoolX{0, 1, 2, "X"};
-inline constexpr QuantOperand kQPoolY{4, 3, 4, "Y"};  // Y's data is its zero point's type
-
-struct QPoolParams {
-  TensorQuant x, y;
-};
-Result<QPoolParams> read_qpool_params(const std::vector<const Tensor*>& inputs);
+// Operands: tensor_quant.hpp's kQUnaryX and kQUnaryY.
 
 }  // namespace mote

@@ -39,4 +39,11 @@ Result<TensorQuant> read_tensor_quant(const std::vector<const Tensor*>& inputs, 
   return q;
 }
 
+Result<QUnaryParams> read_qunary_params(const std::vector<const Tensor*>& inputs) {
+  QUnaryParams p;
+  MOTE_ASSIGN_OR_RETURN(p.x, read_tensor_quant(inputs, kQUnaryX));
+  MOTE_ASSIGN_OR_RETURN(p.y, read_tensor_quant(inputs, kQUnaryY));
+  return p;
+}
+
 }  // namespace mote

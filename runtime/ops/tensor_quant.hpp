@@ -36,4 +36,14 @@ Status check_tensor_quant(const ShapeContext& ctx, const QuantOperand& operand, 
 Result<TensorQuant> read_tensor_quant(const std::vector<const Tensor*>& inputs, const QuantOperand& operand,
                                       const std::string& label = "");
 
+// The operands of the one-input int8 ops (QLinearActivation, the QLinear
+// average pools): X, X_scale, X_zero_point, Y_scale, Y_zero_point.
+inline constexpr QuantOperand kQUnaryX{0, 1, 2, "X"};
+inline constexpr QuantOperand kQUnaryY{4, 3, 4, "Y"};  // Y's data is its zero point's type
+
+struct QUnaryParams {
+  TensorQuant x, y;
+};
+Result<QUnaryParams> read_qunary_params(const std::vector<const Tensor*>& inputs);
+
 }  // namespace mote

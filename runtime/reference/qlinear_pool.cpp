@@ -17,15 +17,15 @@ namespace {
 
 // The requantised mean of `count` taps whose shifted codes sum to `sum`
 // (0 for a window of no taps, as AveragePool).
-void store_mean(int64_t sum, int64_t count, const QPoolParams& p, Tensor& y, int64_t i) {
+void store_mean(int64_t sum, int64_t count, const QUnaryParams& p, Tensor& y, int64_t i) {
   const double mean = count ? static_cast<double>(sum) / static_cast<double>(count) : 0.0;
   store_requantized(double{p.x.scale} * mean, p.y.scale, p.y.zero, y, i);
 }
 
 Status qlinear_average_pool(KernelContext& ctx) {
-  auto params = read_qpool_params(ctx.inputs);
+  auto params = read_qunary_params(ctx.inputs);
   if (!params.ok()) return ctx.fail(params.status().message());
-  const Tensor& x = ctx.in(kQPoolX.data);
+  const Tensor& x = ctx.in(kQUnaryX.data);
   const auto& a = attrs<fb::PoolAttrsT>(ctx.op);
   auto geometry = pool_geometry(a, x.shape());
   if (!geometry.ok()) return ctx.fail(geometry.status().message());
@@ -45,9 +45,9 @@ Status qlinear_average_pool(KernelContext& ctx) {
 }
 
 Status qlinear_global_average_pool(KernelContext& ctx) {
-  auto params = read_qpool_params(ctx.inputs);
+  auto params = read_qunary_params(ctx.inputs);
   if (!params.ok()) return ctx.fail(params.status().message());
-  const Tensor& x = ctx.in(kQPoolX.data);
+  const Tensor& x = ctx.in(kQUnaryX.data);
   const AxisSplit s = split_at_axis(x.shape(), 1);
   for (int64_t p = 0; p < s.outer * s.axis; ++p) {
     int64_t sum = 0;

@@ -116,12 +116,12 @@ TEST(QLinearPoolOps, RejectsBadParameters) {
   for (Impl impl : {Impl::kReference, Impl::kCpu}) {
     SCOPED_TRACE(impl_name(impl));
     Inputs inputs = pool_inputs({1, 2, 4, 4}, DType::U8, DType::U8, 1);
-    inputs[kQPoolY.scale] = scalar_of(DType::F32, std::nan(""));
+    inputs[kQUnaryY.scale] = scalar_of(DType::F32, std::nan(""));
     auto out = run_op(make_op(fb::OpType::QLinearGlobalAveragePool), inputs, impl);
     ASSERT_FALSE(out.ok());
     EXPECT_NE(out.status().message().find("Y_scale"), std::string::npos) << out.status().to_string();
     inputs = pool_inputs({1, 2, 4, 4}, DType::U8, DType::U8, 1);
-    inputs[kQPoolX.zero] = scalar_of(DType::I8, 0);
+    inputs[kQUnaryX.zero] = scalar_of(DType::I8, 0);
     out = run_op(pool_op(fb::OpType::QLinearAveragePool, {{2, 2}}), inputs, impl);
     ASSERT_FALSE(out.ok());
     EXPECT_NE(out.status().message().find("X_zero_point"), std::string::npos) << out.status().to_string();
