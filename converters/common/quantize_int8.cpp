@@ -62,6 +62,8 @@ struct Observed {
   float lo = std::numeric_limits<float>::infinity();
   float hi = -std::numeric_limits<float>::infinity();
   std::vector<float> kept;  // for the percentile method
+  // Below this, values need no codes of their own (narrowed ranges).
+  float floor = -std::numeric_limits<float>::infinity();
 
   void add(const Tensor& t, bool keep) {
     const float* v = t.data<float>();
@@ -86,7 +88,7 @@ struct Observed {
       a = at(tail);
       b = at(1.0 - tail);
     }
-    return {std::min(a, 0.0f), std::max(b, 0.0f)};
+    return {std::min(std::max(a, floor), 0.0f), std::max(b, 0.0f)};
   }
 };
 
@@ -218,9 +220,11 @@ bool elementwise_inputs_fit(const Graph& graph, const fb::OpT& op) {
 // their own, so those run in int8 and the activation as a QLinearActivation
 // on their uint8 output (SiLU as Sigmoid and Mul: a QLinearActivation and a
 // QLinearMul). Calibration then sees the value before the activation too.
-// Returns how many.
-int64_t split_off_activations(Graph& graph) {
-  int64_t split = 0;
+// Returns, per value before a split-off activation, the lowest value that
+// still matters to the activation (below it, HardSwish gives 0 and Sigmoid
+// and SiLU next to 0), which narrows that value's range (narrow_ranges).
+std::map<int, float> split_off_activations(Graph& graph) {
+  std::map<int, float> split;
   for (size_t i = graph.ops.size(); i-- > 0;) {
     fb::OpT* op = graph.ops[i].get();
     if (!op || !op->fused || fused_activation_quantizes(*op) || op->outputs.size() != 1) continue;
@@ -255,7 +259,9 @@ int64_t split_off_activations(Graph& graph) {
       graph.insert_op(i + 1, act.kind == fb::ActivationKind::HardSwish ? fb::OpType::HardSwish : fb::OpType::Sigmoid,
                       name + "_activation", {pre}, {y});
     }
-    ++split;
+    if (act.kind == fb::ActivationKind::HardSwish) split[pre] = -3.0f;
+    if (act.kind == fb::ActivationKind::Sigmoid || silu) split[pre] = -8.0f;  // sigmoid(-8) = 0.0003
+    if (act.kind == fb::ActivationKind::LeakyRelu) split[pre] = -std::numeric_limits<float>::infinity();
   }
   return split;
 }
@@ -430,6 +436,34 @@ bool rewrite_pass_through(Graph& graph, const fb::OpT& op, std::vector<std::uniq
   return true;
 }
 
+// The SiLUs x * Sigmoid(x) (split_off_activations writes them so): by op
+// index, each Mul with its x, and the Sigmoids in them. On uint8 they run as
+// one QLinearActivation table of x * sigmoid(x): a Sigmoid table would give
+// values in [0, 1] at x's scale, which for an x of range 170 (EfficientNet's
+// later layers) is 0.7 a code, and the product would carry that error.
+struct SiluPairs {
+  std::map<size_t, int> muls;
+  std::set<size_t> sigmoids;
+};
+
+SiluPairs find_silus(const Graph& graph) {
+  SiluPairs found;
+  const std::vector<std::vector<int>> consumers = graph.consumers();
+  for (size_t i = 0; i < graph.ops.size(); ++i) {
+    const fb::OpT* sig = graph.ops[i].get();
+    if (!sig || sig->type != fb::OpType::Sigmoid || sig->outputs.size() != 1) continue;
+    const int x = sig->inputs[0], s = sig->outputs[0];
+    const auto& readers = consumers[static_cast<size_t>(s)];
+    if (readers.size() != 1 || graph.is_output(s)) continue;
+    const fb::OpT* mul = graph.ops[static_cast<size_t>(readers[0])].get();
+    if (mul->type != fb::OpType::Mul || mul->fused || mul->inputs.size() != 2) continue;
+    if (!((mul->inputs[0] == x && mul->inputs[1] == s) || (mul->inputs[0] == s && mul->inputs[1] == x))) continue;
+    found.muls[static_cast<size_t>(readers[0])] = x;
+    found.sigmoids.insert(i);
+  }
+  return found;
+}
+
 // Replaces each candidate Conv by [QuantizeLinear] QLinearConv
 // DequantizeLinear, and each Gemm or MatMul the same way by a
 // QLinearMatMul, keeping execution order; a float input (x, or the
@@ -443,12 +477,14 @@ void rewrite(Graph& graph, const std::vector<bool>& candidate, std::map<int, Obs
     rw.params[v] = p;
     return p;
   };
+  const SiluPairs silus = find_silus(graph);
   std::vector<std::unique_ptr<fb::OpT>> ops;
   std::vector<std::unique_ptr<fb::OpT>> old = std::move(graph.ops);
   graph.ops.clear();
   for (size_t i = 0; i < old.size(); ++i) {
     if (!old[i]) continue;
-    if (!candidate[i]) {
+    // A SiLU's Sigmoid: decided at its Mul (dead once that runs in int8).
+    if (!candidate[i] || silus.sigmoids.count(i)) {
       if (!passes_uint8_through(*old[i]) || !rewrite_pass_through(graph, *old[i], ops, rw)) {
         ops.push_back(std::move(old[i]));
       }
@@ -499,7 +535,10 @@ void rewrite(Graph& graph, const std::vector<bool>& candidate, std::map<int, Obs
       take_last_op(graph, ops);
       return q;
     };
-    if (const fb::OpType int8_type = elementwise_int8_type(op); int8_type != fb::OpType::Invalid) {
+    const auto silu = silus.muls.find(i);
+    if (const fb::OpType int8_type =
+            silu != silus.muls.end() ? fb::OpType::QLinearActivation : elementwise_int8_type(op);
+        int8_type != fb::OpType::Invalid) {
       if (std::none_of(op.inputs.begin(), op.inputs.end(), [&](int v) { return rw.produced_uint8.count(v) > 0; })) {
         // (Float activations are everywhere, and cost little: only the
         // other ops are worth a line in the report.)
@@ -507,6 +546,16 @@ void rewrite(Graph& graph, const std::vector<bool>& candidate, std::map<int, Obs
           ++rw.kept_float[std::string(fb::EnumNameOpType(op.type)) + ": no input from an int8 op"];
         }
         ops.push_back(std::move(old[i]));
+        continue;
+      }
+      if (silu != silus.muls.end()) {
+        const Quantized xq = quantized_input(silu->second, "_quantize");
+        fb::OpT& q = add_int8_op(fb::OpType::QLinearActivation, [&](int y_scale, int y_zero) {
+          return std::vector<int>{xq.value, xq.scale, xq.zero, y_scale, y_zero};
+        });
+        q.fused = std::make_unique<fb::FusedActivationT>();
+        q.fused->kind = fb::ActivationKind::SiLU;
+        ++rw.elementwise["SiLU (Sigmoid, Mul) -> QLinearActivation"];
         continue;
       }
       const bool activation = int8_type == fb::OpType::QLinearActivation;
@@ -670,8 +719,8 @@ Result<QuantizeReport> quantize_int8(Graph& graph, const QuantizeOptions& option
     return unsupported("--quantize int8: graphs with control flow (If, Loop, Scan) are not quantised yet");
   }
   QuantizeReport report;
-  const int64_t split = split_off_activations(graph);
-  if (split > 0) log.count(kPass, "activation split off a quantisable op", split);
+  const std::map<int, float> split = split_off_activations(graph);
+  if (!split.empty()) log.count(kPass, "activation split off a quantisable op", static_cast<int64_t>(split.size()));
   std::vector<bool> candidate(graph.ops.size(), false);
   std::vector<int> watched;
   std::set<int> seen;
@@ -703,6 +752,11 @@ Result<QuantizeReport> quantize_int8(Graph& graph, const QuantizeOptions& option
   auto start = Clock::now();
   std::map<int, Observed> observed;
   MOTE_RETURN_IF_ERROR(calibrate(graph, watched, options, observed));
+  // Codes spent below where the activation stops changing would be lost
+  // precision: a HardSwish's input range starts at -3 at most.
+  for (const auto& [pre, lowest] : split) {
+    if (auto it = observed.find(pre); it != observed.end()) it->second.floor = lowest;
+  }
   report.calibrate_ms = ms_since(start);
   // The float graph, kept for the comparison (its bytes are self-contained).
   MOTE_ASSIGN_OR_RETURN(auto float_runner, make_runner(graph, watched, "float graph"));
