@@ -11,7 +11,8 @@
 // float chain only in rounding: the same scales, the int32 sum exact.
 // A MatMul whose B is a dequantised 8-bit constant matrix (a linear layer
 // of a QDQ transformer) becomes QLinearMatMul the same way (no bias: ONNX's
-// MatMul has none, the Add after it stays a quantised Add).
+// MatMul has none, the Add after it stays a quantised Add), and so does a
+// Gemm (a classifier head), its C the int32 bias.
 //
 // Left as they are (and folded to float weights later): Convs with a
 // residual input, per-channel activation scales, Conv weights whose zero
@@ -129,8 +130,10 @@ std::string match(const Graph& g, const fb::OpT& conv, const std::vector<int>& p
 // x_q -> DequantizeLinear -> MatMul(B = DequantizeLinear(8-bit constant
 // matrix, per tensor or per column)) -> [Relu | Clip] -> QuantizeLinear:
 // QLinearMatMul takes any zero points of B's type, one or one per column.
+// A Gemm's weights may be stored [N, K] (transB): `output_axis` is the
+// weights' axis of the outputs (1 for MatMul's [K, N]).
 std::string match_matmul(const Graph& g, const fb::OpT& mm, const std::vector<int>& producers,
-                         const std::vector<std::vector<int>>& consumers, Match& m) {
+                         const std::vector<std::vector<int>>& consumers, Match& m, int output_axis = 1) {
   m.dq_x = producer_of(g, producers, mm.inputs[0], fb::OpType::DequantizeLinear);
   m.dq_w = producer_of(g, producers, mm.inputs[1], fb::OpType::DequantizeLinear);
   if (!m.dq_x || !m.dq_w) return "";  // not a quantised MatMul: nothing to say
@@ -141,8 +144,9 @@ std::string match_matmul(const Graph& g, const fb::OpT& mm, const std::vector<in
   const fb::QuantizeAttrsT* a =
       has_attrs<fb::QuantizeAttrsT>(*m.dq_w) ? &attrs<fb::QuantizeAttrsT>(*m.dq_w) : nullptr;
   if (a && a->block_size != 0) return "blocked weights";
-  const bool along_columns = !a || a->axis == 1 || a->axis == -1;
-  const int64_t columns = w->data->dim(1);
+  const int64_t axis = a ? a->axis : 1;  // DequantizeLinear's default
+  const bool along_columns = axis == output_axis || axis == output_axis - 2;
+  const int64_t columns = w->data->dim(output_axis);
   const Value* w_scale = constant_input(g, *m.dq_w, 1);
   if (!w_scale || w_scale->data->dtype() != DType::F32) return "weight scale not constant";
   if (!usable_scales(*w_scale->data)) return "weight scales not finite and positive";
@@ -155,6 +159,22 @@ std::string match_matmul(const Graph& g, const fb::OpT& mm, const std::vector<in
     }
   }
   return match_output(g, consumers, mm.outputs[0], m);
+}
+
+// DQ -> Gemm(B = DQ(8-bit constant matrix), C) -> [Relu | Clip] -> Q, y =
+// x B + C or x B^T + C (alpha and beta 1): a QLinearMatMul with C as its
+// int32 bias (a classifier head of a QDQ CNN).
+std::string match_gemm(const Graph& g, const fb::OpT& gemm, const std::vector<int>& producers,
+                       const std::vector<std::vector<int>>& consumers, Match& m) {
+  const fb::GemmAttrsT a = attrs<fb::GemmAttrsT>(gemm);
+  const bool has_bias = gemm.inputs.size() > 2 && gemm.inputs[2] >= 0;
+  const int output_axis = a.trans_b ? 0 : 1;
+  std::string why = match_matmul(g, gemm, producers, consumers, m, output_axis);
+  if (!m.dq_x || !m.dq_w || !why.empty()) return why;
+  if (a.trans_a || a.alpha != 1.0f || (has_bias && a.beta != 1.0f)) return "other than x W + c";
+  if (!has_bias) return "";
+  const int64_t outputs = constant_input(g, *m.dq_w, 0)->data->dim(output_axis);
+  return bias_problem(g, gemm, producers, outputs);
 }
 
 // Bias as int32 at scale x_scale * w_scale[c] (QLinearConv's), from a float
@@ -189,25 +209,36 @@ int int32_bias(Graph& g, const fb::OpT& conv, const std::vector<int>& producers,
                                 Tensor::from_vector<int32_t>({out_channels}, out));
 }
 
-// The QLinearMatMul for a matched MatMul (match_matmul).
-std::unique_ptr<fb::OpT> fold_matmul(Graph& graph, const fb::OpT& mm, const Match& m) {
+// The QLinearMatMul for a matched MatMul (match_matmul) or Gemm
+// (match_gemm: its weights transposed to [K, N] when stored [N, K], its
+// bias as QLinearMatMul's int32 input 8).
+std::unique_ptr<fb::OpT> fold_matmul(Graph& graph, const fb::OpT& mm, const Match& m,
+                                     const std::vector<int>& producers) {
   const fb::OpT& q = *graph.ops[static_cast<size_t>(m.quantize)];
   const std::string name = mm.name;
+  const bool gemm = mm.type == fb::OpType::Gemm;
+  const bool transposed = gemm && attrs<fb::GemmAttrsT>(mm).trans_b;
   // Read before zero_point adds constants (which may move every Value).
   const DType x_dtype = graph.values[static_cast<size_t>(m.dq_x->inputs[0])].dtype;
-  const DType w_dtype = graph.values[static_cast<size_t>(m.dq_w->inputs[0])].data->dtype();
+  const Tensor w = *graph.values[static_cast<size_t>(m.dq_w->inputs[0])].data;  // a copy: shares the bytes
+  const Tensor w_scale = *graph.values[static_cast<size_t>(m.dq_w->inputs[1])].data;
+  const float x_scale = graph.values[static_cast<size_t>(m.dq_x->inputs[1])].data->data<float>()[0];
   const DType y_dtype = quantized_dtype(graph, q);
   auto folded = std::make_unique<fb::OpT>();
   folded->type = fb::OpType::QLinearMatMul;
   folded->name = name;
-  folded->inputs = {m.dq_x->inputs[0],
-                    m.dq_x->inputs[1],
-                    zero_point(graph, *m.dq_x, x_dtype, name + "/a_zero_point"),
-                    m.dq_w->inputs[0],
-                    m.dq_w->inputs[1],
-                    zero_point(graph, *m.dq_w, w_dtype, name + "/b_zero_point"),
-                    q.inputs[1],
-                    zero_point(graph, q, y_dtype, name + "/y_zero_point")};
+  folded->inputs = {
+      m.dq_x->inputs[0],
+      m.dq_x->inputs[1],
+      zero_point(graph, *m.dq_x, x_dtype, name + "/a_zero_point"),
+      transposed ? graph.add_derived_constant(name + "/b_transposed", transposed_2d(w)) : m.dq_w->inputs[0],
+      m.dq_w->inputs[1],
+      zero_point(graph, *m.dq_w, w.dtype(), name + "/b_zero_point"),
+      q.inputs[1],
+      zero_point(graph, q, y_dtype, name + "/y_zero_point")};
+  if (gemm && mm.inputs.size() > 2 && mm.inputs[2] >= 0) {
+    folded->inputs.push_back(int32_bias(graph, mm, producers, x_scale, w_scale, w.dim(transposed ? 0 : 1)));
+  }
   folded->outputs = {q.outputs[0]};
   return folded;
 }
@@ -219,22 +250,23 @@ Status fold_qdq(Graph& graph, PassLog& log) {
   for (size_t i = 0; i < graph.ops.size(); ++i) {
     if (!graph.ops[i]) continue;
     const fb::OpType type = graph.ops[i]->type;
-    if (type != fb::OpType::Conv && type != fb::OpType::MatMul) continue;
+    if (type != fb::OpType::Conv && type != fb::OpType::MatMul && type != fb::OpType::Gemm) continue;
     const fb::OpT& conv = *graph.ops[i];
-    const char* kind = type == fb::OpType::Conv ? "Conv" : "MatMul";
+    const char* kind = fb::EnumNameOpType(type);
     Match m;
-    const std::string why = type == fb::OpType::Conv ? match(graph, conv, producers, consumers, m)
-                                                     : match_matmul(graph, conv, producers, consumers, m);
+    const std::string why = type == fb::OpType::Conv   ? match(graph, conv, producers, consumers, m)
+                            : type == fb::OpType::Gemm ? match_gemm(graph, conv, producers, consumers, m)
+                                                       : match_matmul(graph, conv, producers, consumers, m);
     if (!m.dq_x || !m.dq_w) continue;
     if (!why.empty() || m.quantize < 0) {
       log.count(kPass, std::string(kind) + " left float: " + why);
       log.note(kPass, Graph::op_label(conv) + " stays float: " + why);
       continue;
     }
-    if (type == fb::OpType::MatMul) {
-      std::unique_ptr<fb::OpT> folded = fold_matmul(graph, conv, m);
+    if (type != fb::OpType::Conv) {
+      std::unique_ptr<fb::OpT> folded = fold_matmul(graph, conv, m, producers);
       finish_fold(graph, m, std::move(folded), i);
-      log.count(kPass, "MatMul -> QLinearMatMul");
+      log.count(kPass, std::string(kind) + " -> QLinearMatMul");
       continue;
     }
     const fb::OpT& q = *graph.ops[static_cast<size_t>(m.quantize)];

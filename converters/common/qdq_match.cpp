@@ -1,6 +1,7 @@
 #include "converters/common/qdq_match.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include "converters/common/passes.hpp"
 #include "runtime/ops/qlinear_conv.hpp"
@@ -93,6 +94,21 @@ void finish_fold(Graph& graph, const Match& m, std::unique_ptr<fb::OpT> folded, 
   }
   graph.ops[static_cast<size_t>(m.quantize)].reset();
   graph.ops[i] = std::move(folded);
+}
+
+Tensor transposed_2d(const Tensor& t) {
+  const int64_t rows = t.dim(0), cols = t.dim(1);
+  const size_t size = dtype_size(t.dtype());
+  Tensor out = Tensor::zeros(t.dtype(), {cols, rows});
+  const auto* src = static_cast<const uint8_t*>(t.raw());
+  auto* dst = static_cast<uint8_t*>(out.raw());
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) {
+      std::memcpy(dst + static_cast<size_t>(c * rows + r) * size, src + static_cast<size_t>(r * cols + c) * size,
+                  size);
+    }
+  }
+  return out;
 }
 
 }  // namespace mote::convert::qdq

@@ -67,6 +67,10 @@ inline bool copies_values(const fb::ResizeAttrsT& a) {
          a.coordinate_transformation_mode != fb::CoordinateTransform::TfCropAndResize;
 }
 
+// A 2-D tensor transposed (any element type): a Gemm's [N, K] weights as
+// QLinearMatMul's [K, N].
+Tensor transposed_2d(const Tensor& t);
+
 // Puts the folded op in the float op's place (op index i: its inputs exist
 // there, and y_q's readers come later), the matched activation fused into
 // it, and removes the activation and the QuantizeLinear.

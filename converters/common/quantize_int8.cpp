@@ -276,22 +276,6 @@ void take_last_op(Graph& graph, std::vector<std::unique_ptr<fb::OpT>>& ops) {
 Tensor scalar_f32(float v) { return Tensor::from_vector<float>({1}, {v}); }
 Tensor scalar_u8(uint8_t v) { return Tensor::from_vector<uint8_t>({1}, {v}); }
 
-// A 2-D tensor transposed (any element type).
-Tensor transposed_2d(const Tensor& t) {
-  const int64_t rows = t.dim(0), cols = t.dim(1);
-  const size_t size = dtype_size(t.dtype());
-  Tensor out = Tensor::zeros(t.dtype(), {cols, rows});
-  const auto* src = static_cast<const uint8_t*>(t.raw());
-  auto* dst = static_cast<uint8_t*>(out.raw());
-  for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t c = 0; c < cols; ++c) {
-      std::memcpy(dst + static_cast<size_t>(c * rows + r) * size, src + static_cast<size_t>(r * cols + c) * size,
-                  size);
-    }
-  }
-  return out;
-}
-
 // A QLinearConv's or QLinearMatMul's weight inputs (3-5) and bias (8).
 struct QuantizedWeights {
   int w, w_scale, w_zero, bias = -1;
@@ -360,10 +344,10 @@ QuantizedWeights quantize_conv_weights(Graph& graph, const fb::OpT& conv, float 
 QuantizedWeights quantize_linear_weights(Graph& graph, const fb::OpT& op, float x_scale, int bits) {
   const Value& wv = graph.values[static_cast<size_t>(op.inputs[1])];
   const bool rows_stored = op.type == fb::OpType::Gemm && attrs<fb::GemmAttrsT>(op).trans_b;
-  const Tensor rows_f32 = rows_stored ? *wv.data : transposed_2d(*wv.data);
+  const Tensor rows_f32 = rows_stored ? *wv.data : qdq::transposed_2d(*wv.data);
   RowsInt8 rows = quantize_rows(rows_f32, bits);
   const std::string base = wv.name;  // a copy: add_weights may move every Value
-  return add_weights(graph, base, transposed_2d(rows.q), rows.scales, bias_input(op), x_scale);
+  return add_weights(graph, base, qdq::transposed_2d(rows.q), rows.scales, bias_input(op), x_scale);
 }
 
 // What the rewrite did, by value name: compact() renumbers values.

@@ -54,14 +54,14 @@ if ! grep -Eq "fold_qdq +(.*, )?4 Conv -> QLinearConv" "$work/qdq.log"; then
   exit 1
 fi
 # The ops between its Convs (residual Add, Mul, Concat, AveragePool,
-# GlobalAveragePool) must fold into their int8 ops, and MaxPool, the
+# GlobalAveragePool) and its classifier's Gemm must fold into their int8 ops, and MaxPool, the
 # nearest Resize and Flatten run on the 8-bit codes; the result must equal
 # onnxruntime's run of the QDQ chains as ONNX defines them.
 run "$work/qdq_mixed.onnx" "$work/qdq_mixed.mote" --check --check-unoptimized --atol 1e-6 > "$work/qdq_mixed.log"
 cat "$work/qdq_mixed.log"
 for folded in "1 Add -> QLinearAdd" "1 Mul -> QLinearMul" "1 Concat -> QLinearConcat" \
   "1 AveragePool -> QLinearAveragePool" "1 GlobalAveragePool -> QLinearGlobalAveragePool" "5 Conv -> QLinearConv" \
-  "2 MaxPool on 8-bit codes" "1 Resize on 8-bit codes"; do
+  "2 MaxPool on 8-bit codes" "1 Resize on 8-bit codes" "1 Gemm -> QLinearMatMul"; do
   if ! grep -Eq "fold_qdq +(.*, )?$folded(,|$)" "$work/qdq_mixed.log"; then
     echo "check_models: qdq_mixed.onnx: no '$folded' in the fold_qdq line"
     exit 1

@@ -497,6 +497,42 @@ TEST(FoldQdq, MatMulFoldsIntoQLinearMatMul) {
   }
 }
 
+// A QDQ Gemm (a classifier head): x [3, 12] through Q/DQ, W int8 per output
+// behind a DequantizeLinear, stored [6, 12] (transB) or [12, 6], a float
+// bias; it folds into a QLinearMatMul with an int32 bias, within one output
+// quantum (0.02) of the float chain on the reference and CPU backends.
+TEST(FoldQdq, GemmFoldsIntoQLinearMatMulWithBias) {
+  for (bool trans_b : {true, false}) {
+    SCOPED_TRACE(trans_b ? "W^T" : "W");
+    OnnxBuilder b(13);
+    b.input("x", DType::F32, {3, 12}).output("y");
+    std::vector<int8_t> codes(72);
+    for (size_t i = 0; i < codes.size(); ++i) codes[i] = static_cast<int8_t>(static_cast<int>(i * 37 % 255) - 127);
+    b.initializer("w_q", Tensor::from_vector<int8_t>(trans_b ? Shape{6, 12} : Shape{12, 6}, codes));
+    b.initializer("w_scale", Tensor::from_vector<float>({6}, {0.01f, 0.02f, 0.015f, 0.01f, 0.03f, 0.02f}));
+    b.initializer("w_zero", Tensor::from_vector<int8_t>({6}, {0, 0, 0, 0, 0, 0}));
+    b.initializer("bias", random_f32({6}, 3));
+    b.initializer("x_scale", Tensor::from_vector<float>({}, {0.01f}));
+    b.initializer("x_zero", Tensor::from_vector<uint8_t>({}, {128}));
+    b.initializer("y_scale", Tensor::from_vector<float>({}, {0.02f}));
+    b.initializer("y_zero", Tensor::from_vector<uint8_t>({}, {100}));
+    b.node("QuantizeLinear", {"x", "x_scale", "x_zero"}, {"x_q"});
+    b.node("DequantizeLinear", {"x_q", "x_scale", "x_zero"}, {"x_dq"});
+    set_attr(b.node("DequantizeLinear", {"w_q", "w_scale", "w_zero"}, {"w"}), "axis", int64_t{trans_b ? 0 : 1});
+    set_attr(b.node("Gemm", {"x_dq", "w", "bias"}, {"g"}), "transB", int64_t{trans_b ? 1 : 0});
+    b.node("QuantizeLinear", {"g", "y_scale", "y_zero"}, {"y_q"});
+    b.node("DequantizeLinear", {"y_q", "y_scale", "y_zero"}, {"y"});
+    Converted c = convert(b);
+    ASSERT_TRUE(c.model);
+    EXPECT_EQ(c.counter("fold_qdq", "Gemm -> QLinearMatMul"), 1);
+    EXPECT_EQ(c.count(fb::OpType::QLinearMatMul), 1);
+    EXPECT_EQ(c.count(fb::OpType::Gemm), 0);
+    for (Backend backend : {Backend::kReference, Backend::kCpu}) {
+      expect_same_outputs(b, {random_f32({3, 12}, 5)}, 0.0201, {}, backend);
+    }
+  }
+}
+
 // Weights quantised along their rows (axis 0) stay float, and the log says
 // why.
 TEST(FoldQdq, MatMulWeightsAlongRowsStayFloat) {
