@@ -173,6 +173,11 @@ std::string match_gemm(const Graph& g, const fb::OpT& gemm, const std::vector<in
   if (!m.dq_x || !m.dq_w || !why.empty()) return why;
   if (a.trans_a || a.alpha != 1.0f || (has_bias && a.beta != 1.0f)) return "other than x W + c";
   if (!has_bias) return "";
+  // C per output: [N] or [1, N] ([N, 1] is one per row, however many).
+  const Value& c = g.values[static_cast<size_t>(gemm.inputs[2])];
+  if (c.rank_known && !(c.shape.size() == 1 || (c.shape.size() == 2 && c.shape[0] == 1))) {
+    return "bias not one per output";
+  }
   const int64_t outputs = constant_input(g, *m.dq_w, 0)->data->dim(output_axis);
   return bias_problem(g, gemm, producers, outputs);
 }

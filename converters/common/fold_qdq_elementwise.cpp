@@ -215,6 +215,12 @@ const char* folded_name(fb::OpType type) {
       return "AveragePool -> QLinearAveragePool";
     case fb::OpType::GlobalAveragePool:
       return "GlobalAveragePool -> QLinearGlobalAveragePool";
+    case fb::OpType::Relu:
+    case fb::OpType::Clip:
+    case fb::OpType::HardSwish:
+    case fb::OpType::Sigmoid:
+    case fb::OpType::LeakyRelu:
+      return "activation -> QLinearActivation";
     default:
       return nullptr;  // a pass-through op
   }
@@ -243,6 +249,13 @@ Status fold_qdq_elementwise(Graph& graph, PassLog& log) {
       case fb::OpType::AveragePool:
       case fb::OpType::GlobalAveragePool:
         why = fold_average_pool(c, i, matched);
+        break;
+      case fb::OpType::Relu:
+      case fb::OpType::Clip:
+      case fb::OpType::HardSwish:
+      case fb::OpType::Sigmoid:
+      case fb::OpType::LeakyRelu:
+        why = fold_activation(c, i, matched);
         break;
       default:
         why = fold_pass_through(c, i, matched);

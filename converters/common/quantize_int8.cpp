@@ -107,9 +107,20 @@ QParams uint8_params(std::pair<float, float> range) {
 
 bool has_residual(const fb::OpT& op) { return op.inputs.size() > 3 && op.inputs[3] >= 0; }
 
+// The activations the int8 kernels' requantising store applies: a clamp
+// (Relu, Clip), or HardSwish and SiLU on the real value (qgemm.hpp).
 bool fused_activation_quantizes(const fb::OpT& op) {
-  return !op.fused || op.fused->kind == fb::ActivationKind::None || op.fused->kind == fb::ActivationKind::Relu ||
-         op.fused->kind == fb::ActivationKind::Clip;
+  if (!op.fused) return true;
+  switch (op.fused->kind) {
+    case fb::ActivationKind::None:
+    case fb::ActivationKind::Relu:
+    case fb::ActivationKind::Clip:
+    case fb::ActivationKind::HardSwish:
+    case fb::ActivationKind::SiLU:
+      return true;
+    default:
+      return false;
+  }
 }
 
 // A Gemm runs as a QLinearMatMul with a bias (classifier heads: the fc of
@@ -214,29 +225,23 @@ bool elementwise_inputs_fit(const Graph& graph, const fb::OpT& op) {
          });
 }
 
-// The activations an int8 kernel's requantisation cannot apply (HardSwish,
-// Sigmoid, LeakyRelu, SiLU: MobileNetV3's and EfficientNet's) come off the
-// Convs, Gemms and MatMuls that would otherwise be quantised, as ops of
-// their own, so those run in int8 and the activation as a QLinearActivation
-// on their uint8 output (SiLU as Sigmoid and Mul: a QLinearActivation and a
-// QLinearMul). Calibration then sees the value before the activation too.
-// Returns, per value before a split-off activation, the lowest value that
-// still matters to the activation (below it, HardSwish gives 0 and Sigmoid
-// and SiLU next to 0), which narrows that value's range (narrow_ranges).
+// The activations the int8 kernels' store cannot apply (Sigmoid,
+// LeakyRelu) come off the Convs, Gemms and MatMuls that would otherwise be
+// quantised, as ops of their own, so those run in int8 and the activation
+// as a QLinearActivation on their uint8 output; calibration then sees the
+// value before the activation too. Returns, per such value, the lowest
+// value that still matters to the activation (a Sigmoid is next to 0 below
+// -8), which narrows that value's range.
 std::map<int, float> split_off_activations(Graph& graph) {
   std::map<int, float> split;
   for (size_t i = graph.ops.size(); i-- > 0;) {
     fb::OpT* op = graph.ops[i].get();
     if (!op || !op->fused || fused_activation_quantizes(*op) || op->outputs.size() != 1) continue;
+    const fb::FusedActivationT act = *op->fused;
+    if (act.kind != fb::ActivationKind::Sigmoid && act.kind != fb::ActivationKind::LeakyRelu) continue;
     fb::OpT bare(*op);
     bare.fused.reset();
     if (!float_reason(graph, bare).empty()) continue;  // stays float anyway
-    const fb::FusedActivationT act = *op->fused;
-    const bool silu = act.kind == fb::ActivationKind::SiLU;
-    if (!silu && act.kind != fb::ActivationKind::HardSwish && act.kind != fb::ActivationKind::Sigmoid &&
-        act.kind != fb::ActivationKind::LeakyRelu) {
-      continue;
-    }
     const int y = op->outputs[0];
     const std::string y_name = graph.values[static_cast<size_t>(y)].name;  // a copy: values grow below
     // f32, as the op's input (float_reason checked it); the shapes come
@@ -246,22 +251,15 @@ std::map<int, float> split_off_activations(Graph& graph) {
     op->outputs[0] = pre;
     op->fused.reset();
     const std::string name = op->name;
-    if (silu) {
-      const int sig = graph.add_derived_value(y_name + "_sigmoid");
-      graph.values[static_cast<size_t>(sig)].dtype_known = true;
-      graph.insert_op(i + 1, fb::OpType::Sigmoid, name + "_sigmoid", {pre}, {sig});
-      graph.insert_op(i + 2, fb::OpType::Mul, name + "_silu", {pre, sig}, {y});
-    } else if (act.kind == fb::ActivationKind::LeakyRelu) {
+    if (act.kind == fb::ActivationKind::LeakyRelu) {
       fb::ActivationAttrsT a;
       a.alpha = act.alpha;
       set_attrs(graph.insert_op(i + 1, fb::OpType::LeakyRelu, name + "_activation", {pre}, {y}), a);
+      split[pre] = -std::numeric_limits<float>::infinity();
     } else {
-      graph.insert_op(i + 1, act.kind == fb::ActivationKind::HardSwish ? fb::OpType::HardSwish : fb::OpType::Sigmoid,
-                      name + "_activation", {pre}, {y});
+      graph.insert_op(i + 1, fb::OpType::Sigmoid, name + "_activation", {pre}, {y});
+      split[pre] = -8.0f;  // sigmoid(-8) = 0.0003
     }
-    if (act.kind == fb::ActivationKind::HardSwish) split[pre] = -3.0f;
-    if (act.kind == fb::ActivationKind::Sigmoid || silu) split[pre] = -8.0f;  // sigmoid(-8) = 0.0003
-    if (act.kind == fb::ActivationKind::LeakyRelu) split[pre] = -std::numeric_limits<float>::infinity();
   }
   return split;
 }
@@ -420,8 +418,9 @@ bool rewrite_pass_through(Graph& graph, const fb::OpT& op, std::vector<std::uniq
   return true;
 }
 
-// The SiLUs x * Sigmoid(x) (split_off_activations writes them so): by op
-// index, each Mul with its x, and the Sigmoids in them. On uint8 they run as
+// The SiLUs x * Sigmoid(x) left as ops (fuse_activations fuses those after
+// a Conv, Gemm or MatMul; these follow other ops): by op index, each Mul
+// with its x, and the Sigmoids in them. On uint8 they run as
 // one QLinearActivation table of x * sigmoid(x): a Sigmoid table would give
 // values in [0, 1] at x's scale, which for an x of range 170 (EfficientNet's
 // later layers) is 0.7 a code, and the product would carry that error.
@@ -737,7 +736,7 @@ Result<QuantizeReport> quantize_int8(Graph& graph, const QuantizeOptions& option
   std::map<int, Observed> observed;
   MOTE_RETURN_IF_ERROR(calibrate(graph, watched, options, observed));
   // Codes spent below where the activation stops changing would be lost
-  // precision: a HardSwish's input range starts at -3 at most.
+  // precision: a Sigmoid's input range starts at -8 at most.
   for (const auto& [pre, lowest] : split) {
     if (auto it = observed.find(pre); it != observed.end()) it->second.floor = lowest;
   }

@@ -50,12 +50,14 @@ int dequantized(NodeContext& ctx, size_t data, const std::string& name) {
                     name);
 }
 
-// y = QuantizeLinear(real, input `scale`, input `scale` + 1 if present)
-// into the node's output.
-Status quantize_output(NodeContext& ctx, int real, size_t scale) {
-  std::vector<int> inputs = {real, ctx.input(scale)};
-  if (present(ctx, scale + 1)) inputs.push_back(ctx.input(scale + 1));
-  ctx.emit(fb::OpType::QuantizeLinear, inputs, {ctx.output(0)}, fb::QuantizeAttrsT{});
+// y = QuantizeLinear(real, input `scale`, input `scale` + 1) into the
+// node's output; an omitted zero point is a 0 of input `data`'s type (the
+// output's type: these ops keep their input's).
+Status quantize_output(NodeContext& ctx, int real, size_t scale, size_t data) {
+  const DType t = int8_type(ctx, data).value_or(DType::U8);
+  ctx.emit(fb::OpType::QuantizeLinear,
+           {real, ctx.input(scale), zero_point_or_zero(ctx, scale + 1, t, "Y_zero_point")}, {ctx.output(0)},
+           fb::QuantizeAttrsT{});
   return ctx.status();
 }
 
@@ -74,7 +76,7 @@ Status map_qlinear_binary(NodeContext& ctx) {
     return ctx.status();
   }
   const int real = binary(ctx, kFloat, dequantized(ctx, 0, "A_real"), dequantized(ctx, 3, "B_real"), "C_real");
-  return quantize_output(ctx, real, 6);
+  return quantize_output(ctx, real, 6, 0);
 }
 
 // QLinearConcat(Y_scale, Y_zp, then X, X_scale, X_zp per input; axis).
@@ -100,7 +102,7 @@ Status map_qlinear_concat(NodeContext& ctx) {
   for (size_t k = 2; k < n; k += 3) reals.push_back(dequantized(ctx, k, "X" + std::to_string((k - 2) / 3) + "_real"));
   const int joined = ctx.temp("Y_real");
   ctx.emit(fb::OpType::Concat, reals, {joined}, a);
-  return quantize_output(ctx, joined, 0);
+  return quantize_output(ctx, joined, 0, 2);
 }
 
 // QLinearAveragePool and QLinearGlobalAveragePool (X, X_scale, X_zp?,
@@ -109,7 +111,7 @@ template <bool kGlobal>
 Status map_qlinear_average_pool(NodeContext& ctx) {
   if (ctx.attr_int("channels_last", 0) != 0) return ctx.unsupported("channels_last=1 (Mote pools NCHW tensors)");
   const std::optional<DType> x = int8_type(ctx, 0);
-  const bool fits = x && per_tensor(ctx, {1, 2, 3, 4}) && present(ctx, 4);
+  const bool fits = x && per_tensor(ctx, {1, 2, 3, 4});
   fb::PoolAttrsT a;
   if (!kGlobal) {
     a = onnx_pool_attrs(ctx);
@@ -117,7 +119,7 @@ Status map_qlinear_average_pool(NodeContext& ctx) {
   }
   if (fits) {
     std::vector<int> inputs = {ctx.input(0), ctx.input(1), zero_point_or_zero(ctx, 2, *x, "X_zero_point"),
-                               ctx.input(3), ctx.input(4)};
+                               ctx.input(3), zero_point_or_zero(ctx, 4, *x, "Y_zero_point")};
     if (kGlobal) {
       ctx.emit(fb::OpType::QLinearGlobalAveragePool, inputs, {ctx.output(0)});
     } else {
@@ -131,7 +133,7 @@ Status map_qlinear_average_pool(NodeContext& ctx) {
   } else {
     ctx.emit(fb::OpType::AveragePool, {dequantized(ctx, 0, "X_real")}, {real}, a);
   }
-  return quantize_output(ctx, real, 3);
+  return quantize_output(ctx, real, 3, 0);
 }
 
 // QGemm(A, a_scale, a_zp, B, b_scale, b_zp, C?, y_scale?, y_zp?; alpha,
@@ -142,6 +144,12 @@ Status map_qlinear_average_pool(NodeContext& ctx) {
 // parameters per tensor, B's per tensor or per column, C one per column.
 Status map_qgemm(NodeContext& ctx) {
   const float alpha = ctx.attr_float("alpha", 1.0f);
+  // Forms whose meaning onnxruntime's documentation leaves open: refused
+  // rather than guessed.
+  if (present(ctx, 7) && !present(ctx, 8)) {
+    return ctx.unsupported("y_scale without y_zero_point (the output type is not known)");
+  }
+  if (alpha != 1.0f && present(ctx, 6)) return ctx.unsupported("alpha other than 1 with a bias C");
   const bool trans_a = ctx.attr_int("transA", 0) != 0, trans_b = ctx.attr_int("transB", 0) != 0;
   const Value& b = ctx.value(ctx.input(3));
   const int64_t columns = b.shape_static() && b.shape.size() == 2 ? b.shape[trans_b ? 0 : 1] : -1;
@@ -161,7 +169,6 @@ Status map_qgemm(NodeContext& ctx) {
       w = ctx.temp("B_transposed");
       ctx.emit(fb::OpType::Transpose, {ctx.input(3)}, {w}, t);
     }
-    const DType y_type = present(ctx, 8) ? ctx.value(ctx.input(8)).dtype : DType::U8;
     std::vector<int> inputs = {ctx.input(0),
                                ctx.input(1),
                                zero_point_or_zero(ctx, 2, *int8_type(ctx, 0), "a_zero_point"),
@@ -169,7 +176,7 @@ Status map_qgemm(NodeContext& ctx) {
                                ctx.input(4),
                                zero_point_or_zero(ctx, 5, *int8_type(ctx, 3), "b_zero_point"),
                                ctx.input(7),
-                               zero_point_or_zero(ctx, 8, y_type, "y_zero_point")};
+                               ctx.input(8)};
     if (present(ctx, 6)) inputs.push_back(ctx.input(6));
     ctx.emit(fb::OpType::QLinearMatMul, inputs, {ctx.output(0)});
     return ctx.status();
@@ -195,7 +202,7 @@ Status map_qgemm(NodeContext& ctx) {
   }
   const int real = ctx.temp("Y_real");
   ctx.emit(fb::OpType::Gemm, inputs, {real}, g);
-  return quantize_output(ctx, real, 7);
+  return quantize_output(ctx, real, 7, 0);
 }
 
 // QLinearSigmoid and QLinearLeakyRelu (alpha): X, X_scale, X_zp?,
@@ -207,7 +214,7 @@ Status map_qlinear_activation(NodeContext& ctx, fb::ActivationKind kind, fb::OpT
   act.kind = kind;
   act.alpha = ctx.attr_float("alpha", 0.01f);
   const std::optional<DType> x = int8_type(ctx, 0);
-  if (x && per_tensor(ctx, {1, 2, 3, 4}) && present(ctx, 4)) {
+  if (x && per_tensor(ctx, {1, 2, 3, 4})) {
     fb::OpT& op = ctx.emit(
         fb::OpType::QLinearActivation,
         {ctx.input(0), ctx.input(1), zero_point_or_zero(ctx, 2, *x, "X_zero_point"), ctx.input(3), ctx.input(4)},
@@ -222,7 +229,7 @@ Status map_qlinear_activation(NodeContext& ctx, fb::ActivationKind kind, fb::OpT
     a.alpha = act.alpha;
     set_attrs(op, a);
   }
-  return quantize_output(ctx, real, 3);
+  return quantize_output(ctx, real, 3, 0);
 }
 
 Status map_qlinear_sigmoid(NodeContext& ctx) {
@@ -235,19 +242,20 @@ Status map_qlinear_leaky_relu(NodeContext& ctx) {
 // QLinearSoftmax (axis; its `opset` attribute names the Softmax semantics):
 // the float Softmax between (de)quantisations.
 Status map_qlinear_softmax(NodeContext& ctx) {
-  const int64_t axis = ctx.attr_int("axis", -1);
+  const bool old_semantics = ctx.attr_int("opset", 13) < 13;
+  const int64_t axis = ctx.attr_int("axis", old_semantics ? 1 : -1);  // Softmax's defaults
   const Value& x = ctx.value(ctx.input(0));
   // Before opset 13, Softmax flattened the dims from `axis` on into one:
   // the same as opset 13's only when that is the last dim.
   const bool last = axis == -1 || (x.shape_static() && axis == static_cast<int64_t>(x.shape.size()) - 1);
-  if (ctx.attr_int("opset", 13) < 13 && !last) {
+  if (old_semantics && !last) {
     return ctx.unsupported("opset < 13 semantics over more than the last axis (axis " + std::to_string(axis) + ")");
   }
   fb::AxisAttrsT a;
   a.axis = axis;
   const int real = ctx.temp("Y_real");
   ctx.emit(fb::OpType::Softmax, {dequantized(ctx, 0, "X_real")}, {real}, a);
-  return quantize_output(ctx, real, 3);
+  return quantize_output(ctx, real, 3, 0);
 }
 
 }  // namespace

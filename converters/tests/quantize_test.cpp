@@ -677,15 +677,16 @@ TEST(FoldQdq, ElementwiseOpsFoldIntoInt8Ops) {
   OnnxBuilder b = qdq_elementwise();
   Converted c = convert(b);
   ASSERT_TRUE(c.model);
-  for (const char* what :
-       {"Add -> QLinearAdd", "Mul -> QLinearMul", "Concat -> QLinearConcat", "AveragePool -> QLinearAveragePool",
-        "GlobalAveragePool -> QLinearGlobalAveragePool", "MaxPool on 8-bit codes"}) {
+  for (const char* what : {"Add -> QLinearAdd", "Mul -> QLinearMul", "Concat -> QLinearConcat",
+                           "AveragePool -> QLinearAveragePool", "GlobalAveragePool -> QLinearGlobalAveragePool",
+                           "MaxPool on 8-bit codes", "activation -> QLinearActivation"}) {
     EXPECT_EQ(c.counter("fold_qdq", what), 1) << what;
   }
   for (fb::OpType float_op : {fb::OpType::Add, fb::OpType::Mul, fb::OpType::Concat, fb::OpType::AveragePool,
-                              fb::OpType::GlobalAveragePool}) {
+                              fb::OpType::GlobalAveragePool, fb::OpType::HardSwish}) {
     EXPECT_EQ(c.count(float_op), 0) << fb::EnumNameOpType(float_op);
   }
+  EXPECT_EQ(c.count(fb::OpType::QLinearActivation), 1);
   EXPECT_EQ(max_pool_input_dtypes(c), std::vector<DType>{DType::U8});
   for (Backend backend : {Backend::kReference, Backend::kCpu}) {
     expect_same_outputs(b, {random_f32({1, 4, 6, 6}, 7, -2.5f, 2.5f), random_f32({1, 4, 6, 6}, 8, -1.8f, 1.8f)},
@@ -749,29 +750,51 @@ TEST(QuantizeInt8, OpsBetweenConvsRunInInt8) {
   }
 }
 
-// --quantize int8 splits the activations its requantisation cannot apply
-// off the Convs (HardSwish, and SiLU as Sigmoid and Mul) and runs them in
-// int8 too, the SiLU as one table: every op between the input's QuantizeLinear and the output's
-// DequantizeLinear is an int8 op.
-TEST(QuantizeInt8, HardSwishAndSiluConvsRunInInt8) {
+// --quantize int8 keeps a Conv's HardSwish and SiLU fused (the int8 store
+// applies them) and splits a Sigmoid off as a QLinearActivation: every op
+// between the input's QuantizeLinear and the output's DequantizeLinear is
+// an int8 op.
+TEST(QuantizeInt8, ConvActivationsRunInInt8) {
   OnnxBuilder b(14);
   b.input("x", DType::F32, {1, 3, 12, 12}).output("y");
-  b.initializer("w1", random_f32({6, 3, 3, 3}, 1)).initializer("w2", random_f32({4, 6, 3, 3}, 2, -0.3f, 0.3f));
+  b.initializer("w1", random_f32({6, 3, 3, 3}, 1)).initializer("w2", random_f32({6, 6, 3, 3}, 2, -0.3f, 0.3f));
+  b.initializer("w3", random_f32({4, 6, 1, 1}, 3));
   set_attr(b.node("Conv", {"x", "w1"}, {"c1"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
   b.node("HardSwish", {"c1"}, {"h"});
   set_attr(b.node("Conv", {"h", "w2"}, {"c2"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
   b.node("Sigmoid", {"c2"}, {"s"});
-  b.node("Mul", {"c2", "s"}, {"y"});
+  b.node("Mul", {"c2", "s"}, {"silu"});
+  b.node("Conv", {"silu", "w3"}, {"c3"});
+  b.node("Sigmoid", {"c3"}, {"y"});
   Converted c = convert(b, quantized());
   ASSERT_TRUE(c.model);
-  EXPECT_EQ(c.counter("quantize_int8", "activation split off a quantisable op"), 2);
-  EXPECT_EQ(c.count(fb::OpType::QLinearConv), 2);
-  EXPECT_EQ(c.count(fb::OpType::QLinearActivation), 2);  // HardSwish, SiLU (one table, not Sigmoid and Mul)
-  EXPECT_EQ(c.counter("quantize_int8", "SiLU (Sigmoid, Mul) -> QLinearActivation"), 1);
-  EXPECT_EQ(c.count(fb::OpType::QLinearMul), 0);
+  EXPECT_EQ(c.counter("quantize_int8", "activation split off a quantisable op"), 1);  // the last Sigmoid
+  EXPECT_EQ(c.count(fb::OpType::QLinearConv), 3);
+  EXPECT_EQ(c.count(fb::OpType::QLinearActivation), 1);
   EXPECT_EQ(c.count(fb::OpType::QuantizeLinear), 1);
   EXPECT_EQ(c.count(fb::OpType::DequantizeLinear), 1);
   EXPECT_EQ(c.count(fb::OpType::HardSwish) + c.count(fb::OpType::Sigmoid) + c.count(fb::OpType::Mul), 0);
+  expect_close_to_float(b, c, 0.05);
+}
+
+// A SiLU written out after an op that is no Conv (here an Add of two int8
+// Convs' outputs) runs as one QLinearActivation table, not a Sigmoid table
+// and a QLinearMul.
+TEST(QuantizeInt8, StandaloneSiluRunsAsOneTable) {
+  OnnxBuilder b(14);
+  b.input("x", DType::F32, {1, 3, 12, 12}).output("y");
+  b.initializer("w1", random_f32({4, 3, 3, 3}, 1)).initializer("w2", random_f32({4, 3, 3, 3}, 2));
+  set_attr(b.node("Conv", {"x", "w1"}, {"c1"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
+  set_attr(b.node("Conv", {"x", "w2"}, {"c2"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
+  b.node("Mul", {"c1", "c2"}, {"m"});
+  b.node("Sigmoid", {"m"}, {"s"});
+  b.node("Mul", {"m", "s"}, {"y"});
+  Converted c = convert(b, quantized());
+  ASSERT_TRUE(c.model);
+  EXPECT_EQ(c.counter("quantize_int8", "SiLU (Sigmoid, Mul) -> QLinearActivation"), 1);
+  EXPECT_EQ(c.count(fb::OpType::QLinearActivation), 1);
+  EXPECT_EQ(c.count(fb::OpType::QLinearMul), 1);  // c1 * c2
+  EXPECT_EQ(c.count(fb::OpType::Sigmoid), 0);
   expect_close_to_float(b, c, 0.05);
 }
 

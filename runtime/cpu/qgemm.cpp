@@ -96,7 +96,7 @@ void QgemmT(const int32_t* packed_a, int64_t rows, int64_t pairs, const int32_t*
         y[r * ldy + n] = sum;  // an int32 output: the sum itself
       } else {
         const float scaled = static_cast<float>(sum) * rq.multiplier[r] + residual_term(rq, r * ldy + n);
-        const float v = std::min(std::max(scaled, rq.lo), rq.hi);
+        const float v = std::min(std::max(store_activation(rq, scaled), rq.lo), rq.hi);
         y[r * ldy + n] = static_cast<T>(static_cast<int32_t>(std::nearbyint(v)) + rq.zero);
       }
     }
@@ -107,7 +107,8 @@ template <class T>
 void RequantizeRowT(const float* sums, int64_t n, int32_t bias, float multiplier, const QRequantize& rq, T* y) {
   for (int64_t i = 0; i < n; ++i) {
     const int32_t sum = static_cast<int32_t>(sums[i]) + bias;
-    const float v = std::min(std::max(static_cast<float>(sum) * multiplier + residual_term(rq, i), rq.lo), rq.hi);
+    const float v = std::min(
+        std::max(store_activation(rq, static_cast<float>(sum) * multiplier + residual_term(rq, i)), rq.lo), rq.hi);
     y[i] = static_cast<T>(static_cast<int32_t>(std::nearbyint(v)) + rq.zero);
   }
 }
@@ -285,7 +286,7 @@ HWY_INLINE void StoreOne(int32_t sum, int32_t bias, float multiplier, const QReq
     const int32_t r = rq.residual_dtype == DType::I8 ? int32_t{static_cast<int8_t>(*residual)} : int32_t{*residual};
     v = std::fma(static_cast<float>(r - rq.residual_zero), rq.residual_multiplier, v);
   }
-  v = std::min(std::max(v, rq.lo), rq.hi);
+  v = std::min(std::max(store_activation(rq, v), rq.lo), rq.hi);
   *out = static_cast<T>(static_cast<int32_t>(std::nearbyint(v)) + rq.zero);
 }
 

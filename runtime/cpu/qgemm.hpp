@@ -31,10 +31,13 @@
 //             stored: any value will do.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
 #include "mote/tensor.hpp"
+#include "runtime/cpu/tile_activation.hpp"
 
 namespace mote::cpu {
 
@@ -124,6 +127,8 @@ void qgemm_interleave_b(QgemmFormat f, const QgemmGroupRows& src, int64_t width,
 // How each int32 sum of row r becomes an output element:
 //   v = (sum + bias[r]) * multiplier[r]
 //       [+ (residual element - residual_zero) * residual_multiplier],
+//   [v = act(v * y_scale) / y_scale: a fused HardSwish or SiLU, on the real
+//   value],
 //   clamped to [lo, hi], out = round_half_even(v) + zero, saturated to the
 //   output type.
 // lo and hi are in output quanta relative to zero (so a plain u8 output with
@@ -144,7 +149,23 @@ struct QRequantize {
   DType residual_dtype = DType::U8;
   int32_t residual_zero = 0;
   float residual_multiplier = 0.0f;  // r_scale / y_scale
+  // A fused activation no clamp expresses (HardSwish, SiLU: MobileNetV3's
+  // and EfficientNet's layers), applied in the store to the real value, so
+  // the int8 layer needs no table pass after it; y_scale is the output's.
+  TileActivation activation = TileActivation::kNone;
+  float y_scale = 1.0f;
 };
+
+// The store's activation on one value in output quanta (the scalar form of
+// simd_tile_activation-inl.h's, for the scalar stores).
+inline float store_activation(const QRequantize& rq, float v) {
+  if (rq.activation == TileActivation::kNone) return v;
+  const float x = v * rq.y_scale;
+  const float y = rq.activation == TileActivation::kHardSwish ? x * std::min(std::max(x / 6.0f + 0.5f, 0.0f), 1.0f)
+                  : x < -100.0f                               ? 0.0f
+                                                              : x / (1.0f + std::exp(-x));
+  return y / rq.y_scale;
+}
 
 // The residual term of element i of `rq.residual` (0 without one).
 inline float residual_term(const QRequantize& rq, int64_t i) {

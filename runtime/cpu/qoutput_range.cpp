@@ -21,8 +21,12 @@ Status set_output_range(const KernelContext& ctx, DType y_dtype, float y_scale, 
     // wholly outside it (the store relies on it: qgemm.hpp).
     rq.lo = std::min(std::max(rq.lo, act->min / y_scale), type_hi);
     rq.hi = std::max(std::min(rq.hi, act->max / y_scale), type_lo);
+  } else if (act->kind == fb::ActivationKind::HardSwish || act->kind == fb::ActivationKind::SiLU) {
+    // Applied in the store to the real value (qgemm.hpp), before the clamp.
+    rq.activation = tile_activation(act);
+    rq.y_scale = y_scale;
   } else {
-    return ctx.fail("int8 kernels fuse only Relu and Clip");
+    return ctx.fail("int8 kernels fuse only Relu, Clip, HardSwish and SiLU");
   }
   return {};
 }

@@ -12,8 +12,8 @@
 namespace mote::cpu {
 
 // Sets rq's lo, hi, zero and dtype for an output of `y_dtype` (i8 or u8)
-// with y_scale and y_zero; fails for a fused activation other than Relu or
-// Clip.
+// with y_scale and y_zero, and its activation for a fused HardSwish or SiLU;
+// fails for another fused activation.
 Status set_output_range(const KernelContext& ctx, DType y_dtype, float y_scale, int32_t y_zero, QRequantize& rq);
 
 }  // namespace mote::cpu

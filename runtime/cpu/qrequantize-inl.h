@@ -19,6 +19,7 @@
 #include "hwy/highway.h"
 #include "runtime/cpu/qgemm.hpp"
 #include "runtime/cpu/simd_store-inl.h"
+#include "runtime/cpu/simd_tile_activation-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace mote::qrequantize {
@@ -78,6 +79,10 @@ HWY_INLINE void StoreRow(D32 d, V32 sum, int32_t bias, float multiplier, const Q
                                                  : LoadResidual<uint8_t>(d, residual, count);
     v = hn::MulAdd(hn::ConvertTo(df, hn::Sub(r, hn::Set(d, rq.residual_zero))), hn::Set(df, rq.residual_multiplier),
                    v);
+  }
+  if (rq.activation != cpu::TileActivation::kNone) {
+    const auto real = hn::Mul(v, hn::Set(df, rq.y_scale));
+    v = hn::Div(simd_tile_activation::HWY_NAMESPACE::Activate(df, rq.activation, real), hn::Set(df, rq.y_scale));
   }
   v = hn::Min(hn::Max(v, hn::Set(df, rq.lo)), hn::Set(df, rq.hi));
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3

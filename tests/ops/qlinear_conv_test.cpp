@@ -115,6 +115,32 @@ TEST(QLinearConvOps, FusedClampCpuMatchesReference) {
   }
 }
 
+// HardSwish and SiLU, which the requantising store applies to the real
+// value (qgemm.hpp): the GEMM (3x3, 1x1), the depthwise kernels and a fused
+// residual, on every SIMD target the tests compile (the portable store) and
+// on this CPU's own (VNNI's quads and AVX-512's narrowing store).
+TEST(QLinearConvOps, FusedHardSwishAndSiluCpuMatchesReference) {
+  const fb::FusedActivationT hard_swish = fused_activation(fb::ActivationKind::HardSwish);
+  const fb::FusedActivationT silu = fused_activation(fb::ActivationKind::SiLU);
+  const auto check_all = [&] {
+    int checked = 0;
+    for (const auto* act : {&hard_swish, &silu}) {
+      checked +=
+          check_qlinear_conv({1, 16, 9, 9}, {24, 16, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}), QuantCase{}, act);
+      checked += check_qlinear_conv({1, 64, 5, 5}, {40, 64, 1, 1}, conv_attrs(), QuantCase{}, act, 2);
+      checked += check_qlinear_conv({1, 16, 9, 9}, {16, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 16),
+                                    QuantCase{}, act, 3);
+      checked += check_qlinear_conv({1, 8, 14, 14}, {8, 1, 3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1}, {}, 8),
+                                    QuantCase{DType::I8, DType::I8, DType::I8, true, true}, act, 4);
+      checked += check_qlinear_conv({1, 16, 9, 11}, {24, 16, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}),
+                                    QuantCase{DType::U8, DType::I8, DType::U8, true, true, DType::U8}, act, 5);
+    }
+    EXPECT_EQ(checked, 10);
+  };
+  check_all();
+  for_each_simd_target(check_all);
+}
+
 // A Clip wholly below (or above) what the output type holds: every output
 // is the type's limit on every target (the store keeps the low byte of a
 // value it expects in range; EMU128 and x86 disagreed past it).

@@ -153,6 +153,16 @@ TEST(QLinearMatMulOps, FusedClampMatchesReference) {
   for (const auto* act : {&relu, &clip}) check({{20, 64}, {64, 24}}, act);
 }
 
+// HardSwish and SiLU, applied by the requantising store to the real value.
+TEST(QLinearMatMulOps, FusedHardSwishAndSiluMatchReference) {
+  const fb::FusedActivationT hard_swish = fused_activation(fb::ActivationKind::HardSwish);
+  const fb::FusedActivationT silu = fused_activation(fb::ActivationKind::SiLU);
+  for (const auto* act : {&hard_swish, &silu}) {
+    check({{20, 64}, {64, 24}}, act);
+    check({{5, 30}, {30, 9}, DType::I8, DType::I8, DType::I8, true, false, true}, act, 3);
+  }
+}
+
 // A model prepared for one row count run at another.
 TEST(QLinearMatMulOps, PreparedForOneSizeRunsAnother) {
   const MatMulCase prepared_case{{4, 32}, {32, 10}};
