@@ -215,10 +215,10 @@ Status map_qlinear_activation(NodeContext& ctx, fb::ActivationKind kind, fb::OpT
   act.alpha = ctx.attr_float("alpha", 0.01f);
   const std::optional<DType> x = int8_type(ctx, 0);
   if (x && per_tensor(ctx, {1, 2, 3, 4})) {
-    fb::OpT& op = ctx.emit(
-        fb::OpType::QLinearActivation,
-        {ctx.input(0), ctx.input(1), zero_point_or_zero(ctx, 2, *x, "X_zero_point"), ctx.input(3), ctx.input(4)},
-        {ctx.output(0)});
+    fb::OpT& op = ctx.emit(fb::OpType::QLinearActivation,
+                           {ctx.input(0), ctx.input(1), zero_point_or_zero(ctx, 2, *x, "X_zero_point"), ctx.input(3),
+                            zero_point_or_zero(ctx, 4, *x, "Y_zero_point")},
+                           {ctx.output(0)});
     op.fused = std::make_unique<fb::FusedActivationT>(act);
     return ctx.status();
   }

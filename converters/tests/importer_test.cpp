@@ -52,6 +52,25 @@ TEST(Import, MicrosoftQLinearAddMapsToMoteOp) {
   }
 }
 
+// onnxruntime's QLinearSigmoid with both zero points omitted (0 of X's
+// type) maps to QLinearActivation: real X = 0.05 (X - 128) = {-6.4, 0,
+// 6.35}, sigmoid / (1/256) = {0.42, 128, 255.55}, saturated at 255.
+TEST(Import, MicrosoftQLinearSigmoidMapsToActivation) {
+  OnnxBuilder b(13);
+  b.input("x", DType::U8, {3}).output("y", DType::U8);
+  b.initializer("x_scale", Tensor::from_vector<float>({}, {0.05f}));
+  b.initializer("x_zero", Tensor::from_vector<uint8_t>({}, {128}));
+  b.initializer("y_scale", Tensor::from_vector<float>({}, {1.0f / 256}));
+  b.node("QLinearSigmoid", {"x", "x_scale", "x_zero", "y_scale"}, {"y"}, "gate").set_domain("com.microsoft");
+  Converted c = convert(b);
+  ASSERT_TRUE(c.model);
+  EXPECT_EQ(c.count(fb::OpType::QLinearActivation), 1);
+  const std::vector<double> want = {0, 128, 255};
+  for (Backend backend : {Backend::kReference, Backend::kCpu}) {
+    EXPECT_EQ(c.run({Tensor::from_vector<uint8_t>({3}, {0, 128, 255})}, backend)[0].to_doubles(), want);
+  }
+}
+
 // A com.microsoft operator without a mapper, and another domain, are
 // unsupported nodes that say so.
 TEST(Import, OtherMicrosoftOpsAndDomainsAreNamed) {

@@ -273,7 +273,9 @@ HWY_INLINE void Tile(const int32_t* HWY_RESTRICT a, int64_t rows, int64_t groups
 }
 
 // One row's sum requantised and stored as StoreRow stores a lane (the same
-// float operations, the residual's multiply-add fused as there).
+// float operations, the residual's multiply-add fused as there; a fused
+// HardSwish or SiLU in its scalar form, which may round a near-tie the
+// other way).
 HWY_INLINE void StoreOne(int32_t sum, int32_t bias, float, const QRequantize&, const uint8_t*, int32_t* out) {
   *out = sum + bias;  // an int32 output: nothing requantised
 }

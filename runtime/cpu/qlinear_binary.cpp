@@ -134,6 +134,8 @@ Status qlinear_binary(KernelContext& ctx, bool multiply) {
   Tensor& y = ctx.out(0);
   QRequantize range;
   MOTE_RETURN_IF_ERROR(set_output_range(ctx, y.dtype(), q[2].scale, q[2].zero, range));
+  // (The shape function refuses the activations the store would apply.)
+  if (range.activation != TileActivation::kNone) return ctx.fail("fuses only Relu and Clip");
   QBinaryRow r;
   r.multiply = multiply;
   r.dtype = y.dtype();

@@ -1,9 +1,9 @@
 // QLinearConv: the int8 convolution of ONNX (opset 10), Conv's geometry and
 // attributes with quantised X, W and Y (qlinear_conv.hpp has the equations).
 // X and W are i8 or u8, Y takes y_zero_point's type, the bias is i32 in units
-// of x_scale * w_scale. A fused Relu or Clip clamps the real value before it
-// is requantised; a fused residual (inputs 9-11, Mote's extension) is added
-// before that.
+// of x_scale * w_scale. A fused activation (Relu, Clip, HardSwish, SiLU on
+// the CPU backend) applies to the real value before it is requantised; a
+// fused residual (inputs 9-11, Mote's extension) is added before that.
 #include "runtime/ops/qlinear_conv.hpp"
 
 #include <string>

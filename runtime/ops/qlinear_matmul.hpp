@@ -5,7 +5,8 @@
 //   (B's last axis);
 //   y = saturate(round_half_even(act(acc * a_scale * b_scale[n]) / y_scale) + y_zero_point),
 //   acc the int32 sum of the shifted products plus the bias, act a fused
-//   Relu or Clip (mote-convert fuses them; ONNX's op has none).
+//   Relu, Clip, HardSwish or SiLU (mote-convert fuses them; ONNX's op has
+//   none).
 // Mote's extension, written by `mote-convert --quantize int8` for a Gemm's
 // or linear layer's bias: input 8, an optional i32 bias of one value per
 // column, in units of a_scale * b_scale[n] (QLinearConv's B).

@@ -159,6 +159,7 @@ TEST(QLinearMatMulOps, FusedHardSwishAndSiluMatchReference) {
   const fb::FusedActivationT silu = fused_activation(fb::ActivationKind::SiLU);
   for (const auto* act : {&hard_swish, &silu}) {
     check({{20, 64}, {64, 24}}, act);
+    check({{1, 64}, {64, 24}}, act, 2);  // one row: the column products' scalar store
     check({{5, 30}, {30, 9}, DType::I8, DType::I8, DType::I8, true, false, true}, act, 3);
   }
 }

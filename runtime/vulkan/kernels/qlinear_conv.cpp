@@ -50,7 +50,8 @@ Status plan_qlinear_conv(PlanContext& ctx) {
                                                                 kQcX, kQcW));
   MOTE_RETURN_IF_ERROR(require_known(ctx, {kQcXScale, kQcXZero, kQcWScale, kQcWZero, kQcYScale, kQcYZero, kQcBias,
                                            kQcResidualScale, kQcResidualZero}));
-  // Relu and Clip only, as the CPU kernel: the op must run on either.
+  // Relu and Clip only (the CPU kernel also applies HardSwish and SiLU:
+  // such layers run there).
   const fb::FusedActivationT* fused = ctx.op.fused.get();
   if (fused && fused->kind != fb::ActivationKind::None && fused->kind != fb::ActivationKind::Relu &&
       fused->kind != fb::ActivationKind::Clip) {
