@@ -720,6 +720,13 @@ Result<QuantizeReport> quantize_int8(Graph& graph, const QuantizeOptions& option
       if (seen.insert(op->outputs[0]).second) watched.push_back(op->outputs[0]);
       continue;
     }
+    if (const fb::OpType int8_type = elementwise_int8_type(*op); int8_type != fb::OpType::Invalid) {
+      // (Activations of other inputs are everywhere, and cost little.)
+      if (int8_type != fb::OpType::QLinearActivation) {
+        ++report.kept_float[std::string(fb::EnumNameOpType(op->type)) + ": a constant or non-f32 operand"];
+      }
+      continue;
+    }
     const std::string why = float_reason(graph, *op);
     if (!why.empty()) {
       ++report.kept_float[why];

@@ -129,7 +129,8 @@ int main(int argc, char** argv) {
   double percentile = 99.99;
   CLI::Option* quantize_option =
       app.add_option("--quantize", quantize,
-                     "int8: post-training quantisation of the ops that have int8 kernels (Conv, Gemm, MatMul)")
+                     "int8: post-training quantisation of the ops that have int8 kernels (Conv, Gemm, MatMul, "
+                     "and the Add, Mul, Concat, average pools and activations between them)")
           ->check(CLI::IsMember({"int8"}));
   app.add_option("--calibrate", calibrate,
                  "DIR of .npy input samples for --quantize (DIR/<input>/*.npy for several inputs; at least " +
