@@ -168,15 +168,35 @@ size_t Direct3x3Stride2Reach(size_t out_n) {
 }
 
 #if HWY_TARGET != HWY_SCALAR
-// The max of rows r0..r2 at columns [at, at + N), NaN where any is.
-template <class D>
-HWY_INLINE hn::Vec<D> ColumnMax3(D d, const hn::TFromD<D>* HWY_RESTRICT r0, const hn::TFromD<D>* HWY_RESTRICT r1,
-                                 const hn::TFromD<D>* HWY_RESTRICT r2, size_t at) {
-  auto acc = hn::LoadU(d, r0 + at);
-  auto nan = FirstNaNs(d, acc);
-  AddTap<true>(d, acc, nan, hn::LoadU(d, r1 + at));
-  AddTap<true>(d, acc, nan, hn::LoadU(d, r2 + at));
-  return TapsResult<true>(d, acc, nan);
+// Where the taps' NaNs are accounted for in Direct3x3Stride2Row. kExact
+// tracks them per lane beside the max (AddTap). kOptimistic takes plain
+// maxima and only notes whether any value it loaded was NaN, in a vector of
+// integer maxima of the values' magnitude bits (two integer operations a
+// load, where the mask registers of kExact's per-tap tracking made them the
+// bottleneck on AVX-512: korw at 20 % of a 111-wide pool in perf); a row
+// that saw a NaN is computed again exactly.
+enum class NaNMode { kExact, kOptimistic };
+
+// The max of rows r0..r2 at columns [at, at + N), NaN where any is
+// (kExact); kOptimistic raises `largest_magnitude` to the loaded values'
+// magnitude bits.
+template <NaNMode kMode, class D, class VI>
+HWY_INLINE hn::Vec<D> ColumnMax3(D d, const float* HWY_RESTRICT r0, const float* HWY_RESTRICT r1,
+                                 const float* HWY_RESTRICT r2, size_t at, VI& largest_magnitude) {
+  const auto a = hn::LoadU(d, r0 + at), b = hn::LoadU(d, r1 + at), c = hn::LoadU(d, r2 + at);
+  if constexpr (kMode == NaNMode::kExact) {
+    auto acc = a;
+    auto nan = FirstNaNs(d, acc);
+    AddTap<true>(d, acc, nan, b);
+    AddTap<true>(d, acc, nan, c);
+    return TapsResult<true>(d, acc, nan);
+  } else {
+    const hn::RebindToSigned<D> di;
+    const auto magnitude = [&](hn::Vec<D> v)
+                               HWY_ATTR { return hn::And(hn::BitCast(di, v), hn::Set(di, 0x7fffffff)); };
+    largest_magnitude = hn::Max(largest_magnitude, hn::Max(magnitude(a), hn::Max(magnitude(b), magnitude(c))));
+    return hn::Max(a, hn::Max(b, c));
+  }
 }
 
 // N outputs of 3-wide stride-2 windows over the column maxima lo, hi (the
@@ -185,16 +205,20 @@ HWY_INLINE hn::Vec<D> ColumnMax3(D d, const hn::TFromD<D>* HWY_RESTRICT r0, cons
 // down a lane (`rotate`) with next's first lane (`first`, broadcast) in the
 // `last` lane. (Highway's CombineShiftRightLanes shifts within 128-bit
 // blocks.)
-template <class D, class I, class M>
+template <NaNMode kMode, class D, class I, class M>
 HWY_INLINE hn::Vec<D> Window3Stride2Of(D d, hn::Vec<D> lo, hn::Vec<D> hi, hn::Vec<D> next, I rotate, I first,
                                        M last) {
-  const auto even = hn::ConcatEven(d, hi, lo);
-  auto acc = even;
-  auto nan = FirstNaNs(d, acc);
-  AddTap<true>(d, acc, nan, hn::ConcatOdd(d, hi, lo));
-  AddTap<true>(d, acc, nan,
-               hn::IfThenElse(last, hn::TableLookupLanes(next, first), hn::TableLookupLanes(even, rotate)));
-  return TapsResult<true>(d, acc, nan);
+  const auto even = hn::ConcatEven(d, hi, lo), odd = hn::ConcatOdd(d, hi, lo);
+  const auto even_on = hn::IfThenElse(last, hn::TableLookupLanes(next, first), hn::TableLookupLanes(even, rotate));
+  if constexpr (kMode == NaNMode::kOptimistic) {
+    return hn::Max(even, hn::Max(odd, even_on));
+  } else {
+    auto acc = even;
+    auto nan = FirstNaNs(d, acc);
+    AddTap<true>(d, acc, nan, odd);
+    AddTap<true>(d, acc, nan, even_on);
+    return TapsResult<true>(d, acc, nan);
+  }
 }
 
 // out[x] = max of rows r0..r2 over columns 2x .. 2x + 2, for x < out_n: a
@@ -207,35 +231,43 @@ HWY_INLINE hn::Vec<D> Window3Stride2Of(D d, hn::Vec<D> lo, hn::Vec<D> hi, hn::Ve
 // loads after the stores). Reads Direct3x3Stride2Reach columns: into the
 // following rows, whose values only reach lanes that are not stored, so the
 // caller checks that they lie in the tensor. Floats only: the lane
-// rotation takes 32-bit lanes.
-HWY_INLINE void Direct3x3Stride2Row(const float* r0, const float* r1, const float* r2, size_t out_n,
+// rotation takes 32-bit lanes. kOptimistic returns whether the row must be
+// computed again by kExact (it loaded a NaN, maybe one of the following
+// rows' that no output reads).
+template <NaNMode kMode>
+HWY_INLINE bool Direct3x3Stride2Row(const float* r0, const float* r1, const float* r2, size_t out_n,
                                     float* HWY_RESTRICT out) {
   const hn::ScalableTag<float> d;
   const size_t N = hn::Lanes(d);
-  HWY_ALIGN int32_t rotate_down[hn::MaxLanes(d)];
-  HWY_ALIGN int32_t zeros[hn::MaxLanes(d)] = {};
-  for (size_t i = 0; i < N; ++i) rotate_down[i] = static_cast<int32_t>((i + 1) % N);
-  const auto rotate = hn::SetTableIndices(d, rotate_down), first = hn::SetTableIndices(d, zeros);
+  const hn::RebindToSigned<decltype(d)> di;
+  // Lane i reads lane i + 1 (the last lane wraps; it is replaced).
+  const auto next_lane = hn::Iota(di, 1);
+  const auto rotate =
+      hn::IndicesFromVec(d, hn::IfThenElseZero(hn::Lt(next_lane, hn::Set(di, static_cast<int32_t>(N))), next_lane));
+  const auto first = hn::IndicesFromVec(d, hn::Zero(di));
   const auto last = hn::Not(hn::FirstN(d, N - 1));
-  const auto at = [&](size_t column) HWY_ATTR { return ColumnMax3(d, r0, r1, r2, column); };
+  auto largest_magnitude = hn::Zero(di);
+  const auto at = [&](size_t column) HWY_ATTR { return ColumnMax3<kMode>(d, r0, r1, r2, column, largest_magnitude); };
   const auto window = [&](hn::Vec<decltype(d)> lo, hn::Vec<decltype(d)> hi, hn::Vec<decltype(d)> next)
-                          HWY_ATTR { return Window3Stride2Of(d, lo, hi, next, rotate, first, last); };
+                          HWY_ATTR { return Window3Stride2Of<kMode>(d, lo, hi, next, rotate, first, last); };
   if (out_n < N) {
     const auto acc = window(at(0), at(N), at(2 * N));
     simd_store::HWY_NAMESPACE::StoreFirstN(d, acc, out_n, out);
-    return;
+  } else {
+    size_t x = 0;
+    auto lo = at(0);
+    for (; x + N <= out_n; x += N) {
+      const auto hi = at(2 * x + N), next = at(2 * x + 2 * N);
+      hn::StoreU(window(lo, hi, next), d, out + x);
+      lo = next;
+    }
+    if (x < out_n) {
+      const size_t tail = out_n - N;
+      hn::StoreU(window(at(2 * tail), at(2 * tail + N), at(2 * tail + 2 * N)), d, out + tail);
+    }
   }
-  size_t x = 0;
-  auto lo = at(0);
-  for (; x + N <= out_n; x += N) {
-    const auto hi = at(2 * x + N), next = at(2 * x + 2 * N);
-    hn::StoreU(window(lo, hi, next), d, out + x);
-    lo = next;
-  }
-  if (x < out_n) {
-    const size_t tail = out_n - N;
-    hn::StoreU(window(at(2 * tail), at(2 * tail + N), at(2 * tail + 2 * N)), d, out + tail);
-  }
+  // A NaN's magnitude bits exceed infinity's.
+  return kMode == NaNMode::kOptimistic && !hn::AllFalse(di, hn::Gt(largest_magnitude, hn::Set(di, 0x7f800000)));
 }
 #endif
 
@@ -365,7 +397,9 @@ void PoolRowsT(const PoolRows& p, const T* in, T* out, int64_t begin, int64_t en
     const auto reaches = [&](const T* row) { return planes_end - row >= static_cast<std::ptrdiff_t>(direct_reach); };
     if (direct && count == 3 && reaches(rows[0]) && reaches(rows[1]) && reaches(rows[2])) {
       if constexpr (std::is_same_v<T, float>) {
-        Direct3x3Stride2Row(rows[0], rows[1], rows[2], static_cast<size_t>(out_w), dst);
+        if (Direct3x3Stride2Row<NaNMode::kOptimistic>(rows[0], rows[1], rows[2], static_cast<size_t>(out_w), dst)) {
+          Direct3x3Stride2Row<NaNMode::kExact>(rows[0], rows[1], rows[2], static_cast<size_t>(out_w), dst);
+        }
         continue;
       }
     }

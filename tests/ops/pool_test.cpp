@@ -231,7 +231,8 @@ TEST(PoolOps, MaxPoolPropagatesNaN) {
 // shorter than a vector, whole vectors, a tail overlapping the last one),
 // inputs one column wider than the windows need or exactly as wide, ceil
 // mode (its last window past the edge), several planes, and NaNs among the
-// values, also at the columns that only the next vector's maxima bring.
+// values, also at the columns that only the next vector's maxima bring
+// (where the rows are computed a second time, NaN-exactly).
 TEST(PoolOps, ThreeByThreeStrideTwoRowsReadDirectlyMatchReference) {
   PoolParams ceil{{3, 3}, {2, 2}};
   ceil.ceil_mode = true;
@@ -241,8 +242,9 @@ TEST(PoolOps, ThreeByThreeStrideTwoRowsReadDirectlyMatchReference) {
         const int64_t w = 2 * out_w + 1 + extra;
         Tensor x = random_tensor(DType::F32, {2, 3, 7, w}, static_cast<uint32_t>(w));
         auto* v = static_cast<float*>(x.raw());
+        // NaNs of both signs (a kernel may test the magnitude bits).
         for (int64_t i = out_w % 5; i < x.numel(); i += 29 + out_w % 7)
-          v[i] = std::numeric_limits<float>::quiet_NaN();
+          v[i] = std::copysign(std::numeric_limits<float>::quiet_NaN(), i % 2 ? -1.0f : 1.0f);
         SCOPED_TRACE("width " + std::to_string(w));
         expect_cpu_matches_reference(pool_op(fb::OpType::MaxPool, {{3, 3}, {2, 2}}), {x});
         expect_cpu_matches_reference(pool_op(fb::OpType::MaxPool, ceil), {x});
