@@ -28,37 +28,31 @@ layout(push_constant) uniform Push {
   uint pad_end[3];
 } p;
 
+#include "pool_window.glsl"
+
 void main() {
   uint i = linear_id();
   if (i >= p.n) return;
-  uint plane_out = p.out_size[0] * p.out_size[1] * p.out_size[2];
-  uint plane = i / plane_out, o = i % plane_out;
-  ivec3 start = ivec3(o / (p.out_size[1] * p.out_size[2]), o / p.out_size[2] % p.out_size[1], o % p.out_size[2]) *
-                    ivec3(p.stride[0], p.stride[1], p.stride[2]) -
-                ivec3(p.pad_begin[0], p.pad_begin[1], p.pad_begin[2]);
-  ivec3 size = ivec3(p.in_size[0], p.in_size[1], p.in_size[2]);
-  ivec3 pad_lo = -ivec3(p.pad_begin[0], p.pad_begin[1], p.pad_begin[2]);
-  ivec3 pad_hi = size + ivec3(p.pad_end[0], p.pad_end[1], p.pad_end[2]);
-  uint plane_base = plane * uint(size.x * size.y * size.z);
+  uint plane = i / plane_outputs();
+  ivec3 start = window_start(i % plane_outputs());
+  uint plane_base = plane * plane_elements();
   float best = uintBitsToFloat(0xff800000u), sum = 0.0;
   int best_at = -1;
   uint inside = 0u, padded = 0u;
-  for (uint kd = 0u; kd < p.kernel[0]; ++kd) {
-    for (uint kh = 0u; kh < p.kernel[1]; ++kh) {
-      for (uint kw = 0u; kw < p.kernel[2]; ++kw) {
-        ivec3 pos = start + ivec3(kd * p.dilation[0], kh * p.dilation[1], kw * p.dilation[2]);
-        if (all(greaterThanEqual(pos, pad_lo)) && all(lessThan(pos, pad_hi))) ++padded;
-        if (any(lessThan(pos, ivec3(0))) || any(greaterThanEqual(pos, size))) continue;
-        ++inside;
-        uint at = plane_base + uint((pos.x * size.y + pos.y) * size.z + pos.z);
-        float v = LOAD(x, at);
-        sum += v;
-        // The first NaN or the first occurrence of the max wins.
-        if (isnan(v) ? !isnan(best) : v > best) {
-          best = v;
-          best_at = int(at);
-        }
-      }
+  for (uint t = 0u; t < window_taps(); ++t) {
+    uint offset;
+    bool in_padding;
+    bool in_x = window_tap(start, t, offset, in_padding);
+    if (in_padding) ++padded;
+    if (!in_x) continue;
+    ++inside;
+    uint at = plane_base + offset;
+    float v = LOAD(x, at);
+    sum += v;
+    // The first NaN or the first occurrence of the max wins.
+    if (isnan(v) ? !isnan(best) : v > best) {
+      best = v;
+      best_at = int(at);
     }
   }
   if (IS_MAX) {

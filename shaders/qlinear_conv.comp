@@ -12,6 +12,7 @@
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "activation.glsl"
+#include "quant.glsl"
 
 layout(constant_id = 3) const int ACT = 0;
 layout(constant_id = 4) const bool X_SIGNED = false;
@@ -34,11 +35,6 @@ layout(push_constant) uniform Push {
   int x_zero, y_zero, r_zero;
   float y_scale, r_scale, act_a, act_b;
 } p;
-
-// Byte e of a word buffer, sign-extended when the tensor is int8.
-#define BYTE_AT(buf, e, is_signed) \
-  (is_signed ? bitfieldExtract(int(buf[(e) >> 2u]), int((e) & 3u) * 8, 8) \
-             : int(bitfieldExtract(buf[(e) >> 2u], int((e) & 3u) * 8, 8)))
 
 int requantized(uint e) {
   uint pixel = e % p.out_pixels;
@@ -69,8 +65,7 @@ int requantized(uint e) {
   }
   float real = float(acc) * uintBitsToFloat(channel[3u * m + 2u]);
   if (HAS_RESIDUAL) real += p.r_scale * float(BYTE_AT(residual, e, R_SIGNED) - p.r_zero);
-  float q = roundEven(activation(ACT, real, p.act_a, p.act_b, 0.0) / p.y_scale) + float(p.y_zero);
-  return int(clamp(q, Y_SIGNED ? -128.0 : 0.0, Y_SIGNED ? 127.0 : 255.0));
+  return requantize(activation(ACT, real, p.act_a, p.act_b, 0.0), p.y_scale, p.y_zero, Y_SIGNED);
 }
 
 void main() {

@@ -3,15 +3,16 @@
 // Y's, else mapped through a 256-entry table (its every code requantised
 // to Y's once, in double as the reference): a concatenation stays a copy.
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <vector>
 
 #include "runtime/core/attrs.hpp"
 #include "runtime/core/kernel.hpp"
 #include "runtime/core/shape_util.hpp"
-#include "runtime/cpu/qrequantize_scalar.hpp"
 #include "runtime/cpu/thread_pool.hpp"
 #include "runtime/ops/qlinear_elementwise.hpp"
+#include "runtime/reference/requantize.hpp"
 
 namespace mote::cpu {
 namespace {
@@ -50,13 +51,9 @@ Status qlinear_concat(KernelContext& ctx) {
     m.slab = x.dim(*axis) * inner;
     m.y_offset = start;
     start += m.slab;
-    const bool x_signed = x.dtype() == DType::I8;
-    if (x_signed != y_signed || xq->scale != yq->scale || xq->zero != yq->zero) {
-      m.table.resize(256);
-      for (int byte = 0; byte < 256; ++byte) {
-        const int32_t code = x_signed ? static_cast<int8_t>(byte) : byte;
-        m.table[static_cast<size_t>(byte)] = requantized_byte(double{xq->scale} * (code - xq->zero), *yq, y.dtype());
-      }
+    if ((x.dtype() == DType::I8) != y_signed || xq->scale != yq->scale || xq->zero != yq->zero) {
+      const std::array<uint8_t, 256> table = reference::code_table(x.dtype(), *xq, y.dtype(), *yq);
+      m.table.assign(table.begin(), table.end());
     }
     if (m.slab > 0) maps.push_back(std::move(m));
   }

@@ -311,7 +311,7 @@ void Device::probe_features() {
     if ((f & want) == want && heap.size >= (1ull << 30)) features_.host_visible_device_local = true;
   }
   if (env_flag("MOTE_VK_FORCE_STAGING")) features_.host_visible_device_local = false;
-  features_.int8_conv_shader = info_.type != VK_PHYSICAL_DEVICE_TYPE_CPU || env_flag("MOTE_VK_FORCE_INT8_CONV");
+  features_.int8_shaders = info_.type != VK_PHYSICAL_DEVICE_TYPE_CPU || env_flag("MOTE_VK_FORCE_INT8");
 }
 
 // MOTE_VK_DISABLE=subgroup,fp16 switches probed features off, so tests can

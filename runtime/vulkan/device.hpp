@@ -45,11 +45,13 @@ struct DeviceFeatures {
   // packHalf2x16/unpackHalf2x16 compile correctly (Cast to and from f16);
   // a quirk turns it off.
   bool half_conversions = true;
-  // QLinearConv runs on the GPU (qlinear_conv.comp). Off on CPU-type devices
-  // (lavapipe), where the direct shader took 16.8 s for int8 ResNet-18
-  // against 55 ms for Mote's CPU kernel on the same 2 cores (2026-11-28);
-  // MOTE_VK_FORCE_INT8_CONV=1 turns it on there (the Vulkan tests).
-  bool int8_conv_shader = true;
+  // The int8 ops (QLinearConv and the others, 8-bit MaxPool) run on the GPU.
+  // Off on CPU-type devices (lavapipe), where the direct convolution shader
+  // took 16.8 s for int8 ResNet-18 against 55 ms for Mote's CPU kernel on the
+  // same 2 cores (2026-11-28), so an int8 model stays on the CPU whole
+  // rather than crossing over op by op; MOTE_VK_FORCE_INT8=1 turns it on
+  // there (the Vulkan tests).
+  bool int8_shaders = true;
 };
 
 struct DeviceInfo {

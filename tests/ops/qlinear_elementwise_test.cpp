@@ -13,22 +13,11 @@
 #include "tests/ops/fused_activation_util.hpp"
 #include "tests/support/op_test_util.hpp"
 #include "tests/support/qlinear_conv_cases.hpp"
+#include "tests/support/quant_inputs.hpp"
 #include "tests/support/simd_targets.hpp"
 
 namespace mote::test {
 namespace {
-
-double low(DType d) { return d == DType::I8 ? -128 : 0; }
-double high(DType d) { return d == DType::I8 ? 128 : 256; }
-double zero_of(DType d, double u8_zero) { return d == DType::I8 ? u8_zero - 128 : u8_zero; }
-
-// A and B spread over their type's range; C's scale spreads the sums or
-// products over C's.
-Inputs binary_inputs(const Shape& a, const Shape& b, DType t, bool multiply, uint32_t seed) {
-  return {random_tensor(t, a, seed, low(t), high(t)),     scalar_of(DType::F32, 0.02),  scalar_of(t, zero_of(t, 120)),
-          random_tensor(t, b, seed + 1, low(t), high(t)), scalar_of(DType::F32, 0.03),  scalar_of(t, zero_of(t, 131)),
-          scalar_of(DType::F32, multiply ? 0.05 : 0.025), scalar_of(t, zero_of(t, 127))};
-}
 
 void check_binary(fb::OpType type, const Shape& a, const Shape& b, DType t, const fb::FusedActivationT* act = nullptr,
                   uint32_t seed = 1) {
@@ -36,7 +25,7 @@ void check_binary(fb::OpType type, const Shape& a, const Shape& b, DType t, cons
                dtype_name(t) + (act ? ", fused " + fused_name(*act) : ""));
   fb::OpT op = make_op(type);
   if (act) op = with_fused(std::move(op), *act);
-  const Inputs inputs = binary_inputs(a, b, t, type == fb::OpType::QLinearMul, seed);
+  const Inputs inputs = qbinary_inputs(a, b, t, type == fb::OpType::QLinearMul, seed);
   auto expected = run_op(op, inputs, Impl::kReference);
   ASSERT_TRUE(expected.ok()) << expected.status().to_string();
   const Tensor& ref = (*expected)[0];
@@ -123,20 +112,20 @@ TEST(QLinearElementwiseOps, FusedReluAndClipMatchReference) {
 TEST(QLinearElementwiseOps, RejectsBadParameters) {
   for (Impl impl : {Impl::kReference, Impl::kCpu}) {
     SCOPED_TRACE(impl_name(impl));
-    Inputs zero_scale = binary_inputs({4}, {4}, DType::U8, false, 1);
+    Inputs zero_scale = qbinary_inputs({4}, {4}, DType::U8, false, 1);
     zero_scale[kQBinaryB.scale] = scalar_of(DType::F32, 0.0);
     auto out = run_op(make_op(fb::OpType::QLinearAdd), zero_scale, impl);
     ASSERT_FALSE(out.ok());
     EXPECT_NE(out.status().message().find("B_scale"), std::string::npos) << out.status().to_string();
 
-    Inputs mixed = binary_inputs({4}, {4}, DType::U8, false, 1);
+    Inputs mixed = qbinary_inputs({4}, {4}, DType::U8, false, 1);
     mixed[kQBinaryB.data] = random_tensor(DType::I8, {4}, 2, -128, 128);
     mixed[kQBinaryB.zero] = scalar_of(DType::I8, 0);
     out = run_op(make_op(fb::OpType::QLinearMul), mixed, impl);
     ASSERT_FALSE(out.ok());
     EXPECT_NE(out.status().message().find("share one 8-bit type"), std::string::npos) << out.status().to_string();
 
-    Inputs per_channel = binary_inputs({2, 4}, {2, 4}, DType::U8, false, 1);
+    Inputs per_channel = qbinary_inputs({2, 4}, {2, 4}, DType::U8, false, 1);
     per_channel[kQBinaryA.scale] = Tensor::from_vector<float>({2}, {0.1f, 0.2f});
     out = run_op(make_op(fb::OpType::QLinearAdd), per_channel, impl);
     ASSERT_FALSE(out.ok());
@@ -180,8 +169,7 @@ TEST(QLinearElementwiseOps, ConcatMatchesReference) {
       for (int k = 0; k < 3; ++k) {
         Shape s = base;
         s[static_cast<size_t>(axis < 0 ? axis + 4 : axis)] += k;  // unequal extents
-        inputs.push_back(
-            random_tensor(types[k], s, static_cast<uint32_t>(7 * k + axis + 10), low(types[k]), high(types[k])));
+        inputs.push_back(random_codes(types[k], s, static_cast<uint32_t>(7 * k + axis + 10)));
         inputs.push_back(scalar_of(DType::F32, scales[k]));
         inputs.push_back(scalar_of(types[k], k == 0 ? zero_of(y_type, 128) : zero_of(types[k], 100)));
       }

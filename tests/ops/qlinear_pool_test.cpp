@@ -16,19 +16,10 @@
 #include "tests/support/op_attrs.hpp"
 #include "tests/support/op_test_util.hpp"
 #include "tests/support/qlinear_conv_cases.hpp"
+#include "tests/support/quant_inputs.hpp"
 
 namespace mote::test {
 namespace {
-
-double low(DType d) { return d == DType::I8 ? -128 : 0; }
-double high(DType d) { return d == DType::I8 ? 128 : 256; }
-
-Inputs pool_inputs(const Shape& x, DType x_type, DType y_type, uint32_t seed) {
-  return {random_tensor(x_type, x, seed, low(x_type), high(x_type)), scalar_of(DType::F32, 0.05),
-          scalar_of(x_type, x_type == DType::I8 ? -7 : 121),
-          // A finer Y than X: the means land between X's codes.
-          scalar_of(DType::F32, 0.021), scalar_of(y_type, y_type == DType::I8 ? 3 : 130)};
-}
 
 // The float reference's answer, requantised: AveragePool (or
 // GlobalAveragePool) on 0.05 (x - zero), then round(y / 0.021) + zero.
@@ -47,7 +38,7 @@ Tensor float_path(const fb::OpT& qop, const Inputs& inputs, DType y_type) {
   const double y_zero = y_type == DType::I8 ? 3 : 130;
   std::vector<double> q;
   for (double v : y.to_doubles()) {
-    q.push_back(std::clamp(std::nearbyint(v / 0.021f) + y_zero, low(y_type), high(y_type) - 1));
+    q.push_back(std::clamp(std::nearbyint(v / 0.021f) + y_zero, code_low(y_type), code_high(y_type) - 1));
   }
   Tensor t = Tensor::zeros(y_type, y.shape());
   for (size_t i = 0; i < q.size(); ++i) {
@@ -62,7 +53,7 @@ Tensor float_path(const fb::OpT& qop, const Inputs& inputs, DType y_type) {
 
 void check_pool(const fb::OpT& op, const Shape& x, DType x_type, DType y_type, uint32_t seed = 1) {
   SCOPED_TRACE(shape_to_string(x) + " " + dtype_name(x_type) + " -> " + dtype_name(y_type));
-  const Inputs inputs = pool_inputs(x, x_type, y_type, seed);
+  const Inputs inputs = qpool_inputs(x, x_type, y_type, seed);
   auto expected = run_op(op, inputs, Impl::kReference);
   ASSERT_TRUE(expected.ok()) << expected.status().to_string();
   const Tensor& ref = (*expected)[0];
@@ -115,12 +106,12 @@ TEST(QLinearPoolOps, GlobalAveragePoolMatchesReference) {
 TEST(QLinearPoolOps, RejectsBadParameters) {
   for (Impl impl : {Impl::kReference, Impl::kCpu}) {
     SCOPED_TRACE(impl_name(impl));
-    Inputs inputs = pool_inputs({1, 2, 4, 4}, DType::U8, DType::U8, 1);
+    Inputs inputs = qpool_inputs({1, 2, 4, 4}, DType::U8, DType::U8, 1);
     inputs[kQUnaryY.scale] = scalar_of(DType::F32, std::nan(""));
     auto out = run_op(make_op(fb::OpType::QLinearGlobalAveragePool), inputs, impl);
     ASSERT_FALSE(out.ok());
     EXPECT_NE(out.status().message().find("Y_scale"), std::string::npos) << out.status().to_string();
-    inputs = pool_inputs({1, 2, 4, 4}, DType::U8, DType::U8, 1);
+    inputs = qpool_inputs({1, 2, 4, 4}, DType::U8, DType::U8, 1);
     inputs[kQUnaryX.zero] = scalar_of(DType::I8, 0);
     out = run_op(pool_op(fb::OpType::QLinearAveragePool, {{2, 2}}), inputs, impl);
     ASSERT_FALSE(out.ok());

@@ -5,7 +5,7 @@
 // per-tensor and per-channel weights, padding, strides, dilation, groups,
 // depthwise, 1-D, fused activations and residuals; X and the residual are
 // graph inputs, the parameters constants. On lavapipe the shader runs only
-// with MOTE_VK_FORCE_INT8_CONV=1 (CTest's vulkan_qlinear_conv does that).
+// with MOTE_VK_FORCE_INT8=1 (CTest's vulkan_int8_forced does that).
 #include <vector>
 
 #include "tests/ops/fused_activation_util.hpp"
@@ -18,10 +18,6 @@ namespace {
 
 // Every input a constant but X (bit 0) and the residual (bit 9).
 constexpr uint32_t kParamsConstant = ~((1u << 0) | (1u << 9));
-
-#define MOTE_REQUIRE_INT8_CONV_SHADER()                                                      \
-  MOTE_REQUIRE_VULKAN();                                                                     \
-  if (!device_runs_int8_conv()) GTEST_SKIP() << "QLinearConv stays on the CPU on this device"
 
 void expect_vulkan_qlinear_conv(const Shape& x, const Shape& w, const fb::ConvAttrsT& a, const QuantCase& q,
                                 const fb::FusedActivationT* act = nullptr, uint32_t seed = 1) {
@@ -45,7 +41,7 @@ void expect_vulkan_qlinear_conv(const Shape& x, const Shape& w, const fb::ConvAt
 }
 
 TEST(QLinearConvVk, MatchesReference) {
-  MOTE_REQUIRE_INT8_CONV_SHADER();
+  MOTE_REQUIRE_INT8_SHADERS();
   struct Variant {
     Shape x, w;
     fb::ConvAttrsT attrs;
@@ -72,7 +68,7 @@ TEST(QLinearConvVk, MatchesReference) {
 }
 
 TEST(QLinearConvVk, FusedActivationsAndResiduals) {
-  MOTE_REQUIRE_INT8_CONV_SHADER();
+  MOTE_REQUIRE_INT8_SHADERS();
   const fb::FusedActivationT relu = fused_activation(fb::ActivationKind::Relu);
   const fb::FusedActivationT clip = fused_activation(fb::ActivationKind::Clip, 0.0f, -20.0f, 40.0f);
   for (const auto* act : {&relu, &clip}) {
@@ -90,7 +86,7 @@ TEST(QLinearConvVk, FusedActivationsAndResiduals) {
 // Scales computed at run time cannot be folded into the plan: the op runs
 // on the CPU, with the reason.
 TEST(QLinearConvVk, RunTimeScalesRunOnCpu) {
-  MOTE_REQUIRE_INT8_CONV_SHADER();
+  MOTE_REQUIRE_INT8_SHADERS();
   std::optional<QLinearConvCase> c = qlinear_conv_case({1, 3, 6, 6}, {4, 3, 3, 3}, conv_attrs(), QuantCase{});
   ASSERT_TRUE(c);
   auto actual = run_op_vulkan(c->op, c->inputs, GpuPrecision::kF32, kParamsConstant & ~(1u << 1));
@@ -104,7 +100,7 @@ TEST(QLinearConvVk, RunTimeScalesRunOnCpu) {
 // backend, saying why.
 TEST(QLinearConvVk, CpuTypeDeviceKeepsItOnCpu) {
   MOTE_REQUIRE_VULKAN();
-  if (device_runs_int8_conv()) GTEST_SKIP() << "this device runs QLinearConv's shader";
+  if (device_runs_int8_shaders()) GTEST_SKIP() << "this device runs QLinearConv's shader";
   std::optional<QLinearConvCase> c = qlinear_conv_case({1, 3, 6, 6}, {4, 3, 3, 3}, conv_attrs(), QuantCase{});
   ASSERT_TRUE(c);
   auto actual = run_op_vulkan(c->op, c->inputs, GpuPrecision::kF32, kParamsConstant);

@@ -16,9 +16,9 @@ bool device_has_fp16_storage() {
   return device.ok() && device.value()->features().fp16_storage;
 }
 
-bool device_runs_int8_conv() {
+bool device_runs_int8_shaders() {
   auto device = vk::Device::get();
-  return device.ok() && device.value()->features().int8_conv_shader;
+  return device.ok() && device.value()->features().int8_shaders;
 }
 
 bool device_has_half_conversions() {

@@ -26,9 +26,12 @@ std::string vulkan_unavailable_reason();
   } while (0)
 
 bool device_has_fp16_storage();
-// Whether QLinearConv runs on this device's GPU (not on CPU-type devices
-// such as lavapipe unless MOTE_VK_FORCE_INT8_CONV=1: DeviceFeatures).
-bool device_runs_int8_conv();
+// Whether the int8 ops run on this device's GPU (not on CPU-type devices
+// such as lavapipe unless MOTE_VK_FORCE_INT8=1: DeviceFeatures).
+bool device_runs_int8_shaders();
+#define MOTE_REQUIRE_INT8_SHADERS() \
+  MOTE_REQUIRE_VULKAN();            \
+  if (!device_runs_int8_shaders()) GTEST_SKIP() << "the int8 ops stay on the CPU on this device"
 // Whether Cast to and from f16 runs on this device (false under a driver
 // quirk, runtime/vulkan/quirks.cpp: those casts then run on the CPU).
 bool device_has_half_conversions();

@@ -4,12 +4,14 @@
 // are folded at plan time into one table per output channel (bias, weight
 // zero point, x_scale * w_scale). Quantised tensors are bytes, so the f16
 // storage mode does not touch them. Not on CPU-type devices (lavapipe):
-// DeviceFeatures::int8_conv_shader says why.
+// DeviceFeatures::int8_shaders says why (quant_args.hpp).
+#include "runtime/ops/qlinear_conv.hpp"
+
 #include <cstring>
 
-#include "runtime/ops/qlinear_conv.hpp"
 #include "runtime/vulkan/kernels/conv_plan.hpp"
 #include "runtime/vulkan/kernels/known_inputs.hpp"
+#include "runtime/vulkan/kernels/quant_args.hpp"
 #include "runtime/vulkan/kernels/unary_codes.hpp"
 #include "runtime/vulkan/vk_kernel.hpp"
 
@@ -42,9 +44,7 @@ Tensor channel_table(const QLinearConvParams& q, const Tensor* bias, int64_t out
 }
 
 Status plan_qlinear_conv(PlanContext& ctx) {
-  if (!ctx.features.int8_conv_shader) {
-    return ctx.unsupported("int8 convolution runs faster on the CPU than on a CPU-type Vulkan device");
-  }
+  MOTE_RETURN_IF_ERROR(require_int8_shaders(ctx));
   MOTE_ASSIGN_OR_RETURN(ConvGeometry g, plannable_conv_geometry(ctx, /*transposed=*/false,
                                                                 {DType::U8, DType::I8, DType::F32, DType::I32},
                                                                 kQcX, kQcW));

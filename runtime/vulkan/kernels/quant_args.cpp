@@ -1,0 +1,26 @@
+#include "runtime/vulkan/kernels/quant_args.hpp"
+
+#include <cstring>
+
+#include "runtime/vulkan/kernels/known_inputs.hpp"
+
+namespace mote::vk {
+
+Status require_int8_shaders(const PlanContext& ctx) {
+  if (ctx.features.int8_shaders) return {};
+  return ctx.unsupported("int8 ops run faster on the CPU than on a CPU-type Vulkan device");
+}
+
+Result<TensorQuant> known_tensor_quant(const PlanContext& ctx, const QuantOperand& operand,
+                                       const std::string& label) {
+  MOTE_RETURN_IF_ERROR(require_known(ctx, {operand.scale, operand.zero}));
+  return read_tensor_quant(ctx.inputs, operand, label);
+}
+
+Tensor code_table_words(const std::array<uint8_t, 256>& table) {
+  Tensor words = Tensor::zeros(DType::I32, {64});
+  std::memcpy(words.raw(), table.data(), table.size());  // little-endian: byte b is word b / 4's byte b % 4
+  return words;
+}
+
+}  // namespace mote::vk

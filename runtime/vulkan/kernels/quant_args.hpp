@@ -1,0 +1,31 @@
+// Pieces the Vulkan kernels of the int8 ops share: whether they run on this
+// device at all, their per-tensor parameters (which must be known at plan
+// time: a converted model's are constants), and 256-entry code tables as
+// constant buffers.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "runtime/ops/tensor_quant.hpp"
+#include "runtime/vulkan/vk_kernel.hpp"
+
+namespace mote::vk {
+
+// kUnsupported on CPU-type devices (lavapipe) unless forced
+// (DeviceFeatures::int8_shaders): there the CPU's int8 kernels are far
+// faster, and an int8 model should not cross between the backends op by op.
+Status require_int8_shaders(const PlanContext& ctx);
+
+inline bool is_8bit(DType t) { return t == DType::U8 || t == DType::I8; }
+
+// The parameters of `operand` (label as the CPU kernels' errors), which must
+// be known now.
+Result<TensorQuant> known_tensor_quant(const PlanContext& ctx, const QuantOperand& operand,
+                                       const std::string& label = "");
+
+// A code table as 64 words, four bytes each (qlinear_table.comp's layout).
+Tensor code_table_words(const std::array<uint8_t, 256>& table);
+
+}  // namespace mote::vk
