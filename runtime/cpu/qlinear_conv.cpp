@@ -58,7 +58,7 @@ bool is_conv_integer(const KernelContext& ctx) { return ctx.op.type == fb::OpTyp
 
 // W's input: QLinearConv's 3, ConvInteger's 1. (Neither the bias nor the
 // residual exist for ConvInteger, whose inputs end at 3.)
-size_t w_input(const KernelContext& ctx) { return is_conv_integer(ctx) ? kCiW : kQcW; }
+size_t w_input(const KernelContext& ctx) { return is_conv_integer(ctx) ? size_t{kCiW} : size_t{kQcW}; }
 
 // Whether every parameter (all inputs but X and the residual, which are
 // activations, and ConvInteger's x zero point, which may be computed per
@@ -73,7 +73,7 @@ bool constant_inputs(const KernelContext& ctx) {
 
 // x's zero point in this run.
 int32_t run_x_zero(const KernelContext& ctx) {
-  const size_t input = is_conv_integer(ctx) ? kCiXZero : kQcXZero;
+  const size_t input = is_conv_integer(ctx) ? size_t{kCiXZero} : size_t{kQcXZero};
   return ctx.has_input(input) ? int8_element(ctx.in(input), 0) : 0;
 }
 

@@ -69,7 +69,7 @@ bool packable_at_prepare(const KernelContext& ctx) {
 
 // A's zero point in this run.
 int32_t run_a_zero(const KernelContext& ctx) {
-  const size_t input = ctx.op.type == fb::OpType::MatMulInteger ? kMiAZero : kQmAZero;
+  const size_t input = ctx.op.type == fb::OpType::MatMulInteger ? size_t{kMiAZero} : size_t{kQmAZero};
   return ctx.has_input(input) ? int8_element(ctx.in(input), 0) : 0;
 }
 
@@ -183,7 +183,9 @@ Result<std::unique_ptr<QMatMulState>> build_for_op(const KernelContext& ctx, con
   return build_state(ctx, s, *pp, kQmB);
 }
 
-size_t b_input(const KernelContext& ctx) { return ctx.op.type == fb::OpType::MatMulInteger ? kMiB : kQmB; }
+size_t b_input(const KernelContext& ctx) {
+  return ctx.op.type == fb::OpType::MatMulInteger ? size_t{kMiB} : size_t{kQmB};
+}
 
 Status qmatmul_prepare(KernelContext& ctx, std::unique_ptr<KernelState>& state) {
   if (!packable_at_prepare(ctx)) return {};  // B or a parameter computed at run time: built per run

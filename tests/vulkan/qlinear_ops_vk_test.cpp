@@ -4,9 +4,11 @@
 // an output may be one quantum off at a near-tie of the double
 // requantisation, a handful in a thousand at most), the QLinear average
 // pools (exact integer sums, the mean requantised in f32: the same
-// allowance) and MaxPool on 8-bit codes (exact). Data are graph inputs, the
+// allowance), MaxPool on 8-bit codes (exact), QuantizeLinear and
+// DequantizeLinear. Data are graph inputs, the
 // parameters constants. On lavapipe the shaders run only with
 // MOTE_VK_FORCE_INT8=1 (CTest's vulkan_int8_forced does that).
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -169,6 +171,39 @@ TEST(QLinearOpsVk, MaxPoolOfCodesEqualsReference) {
       SCOPED_TRACE(dtype_name(t));
       expect_vulkan_int8(pool_op(fb::OpType::MaxPool, p), {random_codes(t, {1, 4, 11, 10}, seed++)}, {0},
                          Match::kExact);
+    }
+  }
+}
+
+fb::OpT quantize_op(fb::OpType type, int64_t axis) {
+  fb::QuantizeAttrsT a;
+  a.axis = axis;
+  return make_op(type, a);
+}
+
+// Per tensor and per axis (first, middle, last), both types, values past
+// the range and NaNs; the scale and zero point constants. Quantising
+// divides in f32 (one quantum off at near-ties); dequantising is one exact
+// product, within the storage's rounding.
+TEST(QLinearOpsVk, QuantizeAndDequantizeMatchReference) {
+  MOTE_REQUIRE_INT8_SHADERS();
+  const Shape shape = {2, 3, 5, 6};
+  const uint32_t params_constant = 0b110;
+  for (DType t : {DType::U8, DType::I8}) {
+    for (int64_t axis : {-1, 0, 1, 3}) {
+      SCOPED_TRACE(std::string(dtype_name(t)) + (axis < 0 ? ", per tensor" : ", axis " + std::to_string(axis)));
+      const int64_t count = axis < 0 ? 1 : shape[static_cast<size_t>(axis)];
+      const Shape param_shape = axis < 0 ? Shape{} : Shape{count};
+      Tensor scale = random_tensor(DType::F32, param_shape, 5, 0.01, 0.05);
+      Tensor zero = random_tensor(t, param_shape, 6, zero_of(t, 100), zero_of(t, 150));
+      Tensor x = random_tensor(DType::F32, shape, 7, -4.0, 4.0);
+      x.data<float>()[3] = std::numeric_limits<float>::quiet_NaN();
+      x.data<float>()[11] = 1e6f;
+      const int64_t op_axis = axis < 0 ? 1 : axis;
+      expect_vulkan_matches_reference(quantize_op(fb::OpType::QuantizeLinear, op_axis), {x, scale, zero},
+                                      Tolerance{0.0, 1.0, 0.0, 1.0}, params_constant);
+      expect_vulkan_matches_reference(quantize_op(fb::OpType::DequantizeLinear, op_axis),
+                                      {random_codes(t, shape, 8), scale, zero}, Tolerance{}, params_constant);
     }
   }
 }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "runtime/ops/quantize.hpp"  // is_8bit
 #include "runtime/ops/tensor_quant.hpp"
 #include "runtime/vulkan/vk_kernel.hpp"
 
@@ -17,8 +18,6 @@ namespace mote::vk {
 // (DeviceFeatures::int8_shaders): there the CPU's int8 kernels are far
 // faster, and an int8 model should not cross between the backends op by op.
 Status require_int8_shaders(const PlanContext& ctx);
-
-inline bool is_8bit(DType t) { return t == DType::U8 || t == DType::I8; }
 
 // The parameters of `operand` (label as the CPU kernels' errors), which must
 // be known now.

@@ -1,0 +1,33 @@
+// @mote bindings=3 push=12
+// QuantizeLinear of f32 (or f16-stored) X into i8 or u8, per tensor or per
+// axis (the host passes the elements after the axis and the axis' length;
+// per tensor, 1 and 1): round half to even of x / scale plus the zero
+// point, saturated (NaN: code 0), as the CPU kernel. One invocation per word of Y:
+// four outputs, so no two invocations share one.
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+#include "quant.glsl"
+
+layout(constant_id = 3) const bool Y_SIGNED = false;
+TENSOR_RO(0, x)
+WORDS_RO(1, params)  // per parameter k: scale's float bits, zero point
+WORDS_WO(2, y)       // bytes
+layout(push_constant) uniform Push {
+  uint n, inner, count;
+} p;
+
+int code_of(uint i) {
+  uint k = i / p.inner % p.count;
+  float v = LOAD(x, i);
+  if (isnan(v)) return 0;  // code 0, as the reference and CPU kernels
+  return requantize(v, uintBitsToFloat(params[2u * k]), int(params[2u * k + 1u]), Y_SIGNED);
+}
+
+void main() {
+  uint first = linear_id() * 4u;
+  if (first >= p.n) return;
+  uint word = 0u;
+  for (uint k = 0u; k < 4u && first + k < p.n; ++k) word |= (uint(code_of(first + k)) & 0xffu) << (8u * k);
+  y[first >> 2u] = word;
+}
