@@ -1,9 +1,8 @@
 // @mote bindings=3 push=80
-// Resize, nearest or linear (LINEAR), up to rank 6. The coordinate rules
-// (runtime/ops/resize.hpp) run on the host: per axis and output coordinate
-// the table holds (lower index, upper index, upper weight as float bits),
-// from table_off[d]; nearest uses only the lower index. Linear sums the
-// 2^rank corners, skipping those of zero weight.
+// Resize, nearest or linear (LINEAR), up to rank 6, each output's source
+// from the host's coordinate table (resize_coords.glsl); nearest uses only
+// the lower index. Linear sums the 2^rank corners, skipping those of zero
+// weight.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
@@ -22,27 +21,19 @@ layout(push_constant) uniform Push {
   uint table_off[6];
 } p;
 
+#include "resize_coords.glsl"
+
 void main() {
   uint i = linear_id();
   if (i >= p.n) return;
-  uint rest = i;
-  uint lower = 0u;         // offset of the all-lower corner
-  uint step[6];            // offset from an axis' lower to its upper index
-  float weight[6];         // upper weight per axis
-  int axes = int(p.rank);
-  for (int d = 5; d >= 6 - axes; --d) {
-    uint coord = rest % p.dims[d];
-    rest /= p.dims[d];
-    uint entry = p.table_off[d] + 3u * coord;
-    uint lo = table[entry];
-    lower += lo * p.in_strides[d];
-    step[d] = (table[entry + 1u] - lo) * p.in_strides[d];
-    weight[d] = uintBitsToFloat(table[entry + 2u]);
-  }
+  uint step[6];     // offset from an axis' lower to its upper index
+  float weight[6];  // upper weight per axis
+  uint lower = resize_source(i, step, weight);
   if (!LINEAR) {
     STORE(y, i, LOAD(x, lower));
     return;
   }
+  int axes = int(p.rank);
   float sum = 0.0;
   for (uint corner = 0u; corner < (1u << uint(axes)); ++corner) {
     float w = 1.0;

@@ -4,8 +4,8 @@
 // an output may be one quantum off at a near-tie of the double
 // requantisation, a handful in a thousand at most), the QLinear average
 // pools (exact integer sums, the mean requantised in f32: the same
-// allowance), MaxPool on 8-bit codes (exact), QuantizeLinear and
-// DequantizeLinear. Data are graph inputs, the
+// allowance), MaxPool and nearest Resize on 8-bit codes (exact),
+// QuantizeLinear and DequantizeLinear. Data are graph inputs, the
 // parameters constants. On lavapipe the shaders run only with
 // MOTE_VK_FORCE_INT8=1 (CTest's vulkan_int8_forced does that).
 #include <limits>
@@ -79,8 +79,9 @@ TEST(QLinearOpsVk, AddAndMulMatchReference) {
     for (const auto& [a, b] : shapes) {
       for (DType t : {DType::U8, DType::I8}) {
         for (const fb::FusedActivationT* act : {static_cast<const fb::FusedActivationT*>(nullptr), &relu, &clip}) {
-          SCOPED_TRACE(std::string(fb::EnumNameOpType(type)) + " " + shape_to_string(a) + " " + shape_to_string(b) +
-                       " " + dtype_name(t) + (act ? " " + fused_name(*act) : ""));
+          SCOPED_TRACE(testing::Message()
+                       << fb::EnumNameOpType(type) << " " << shape_to_string(a) << " " << shape_to_string(b) << " "
+                       << dtype_name(t) << " " << (act ? fused_name(*act) : ""));
           fb::OpT op = make_op(type);
           if (act) op = with_fused(std::move(op), *act);
           expect_vulkan_int8(op, qbinary_inputs(a, b, t, type == fb::OpType::QLinearMul, seed++),
@@ -98,7 +99,7 @@ TEST(QLinearOpsVk, ConcatEqualsReference) {
   MOTE_REQUIRE_INT8_SHADERS();
   for (auto [axis, base] : {std::pair<int64_t, Shape>{1, {2, 3, 2, 6}}, {-1, {3, 5, 4}}}) {
     for (DType y_type : {DType::U8, DType::I8}) {
-      SCOPED_TRACE("axis " + std::to_string(axis) + ", Y " + dtype_name(y_type));
+      SCOPED_TRACE(testing::Message() << "axis " << axis << ", Y " << dtype_name(y_type));
       fb::AxisAttrsT attrs;
       attrs.axis = axis;
       Inputs inputs = {scalar_of(DType::F32, 0.04), scalar_of(y_type, zero_of(y_type, 128))};
@@ -142,7 +143,7 @@ TEST(QLinearOpsVk, AveragePoolsMatchReference) {
   for (const PoolParams& p : pool_attribute_variants()) {
     for (DType x_type : {DType::U8, DType::I8}) {
       const DType y_type = x_type == DType::U8 ? DType::I8 : DType::U8;
-      SCOPED_TRACE(std::string("count_include_pad ") + (p.count_include_pad ? "1" : "0") + ", " + dtype_name(x_type));
+      SCOPED_TRACE(testing::Message() << "count_include_pad " << p.count_include_pad << ", " << dtype_name(x_type));
       expect_vulkan_int8(pool_op(fb::OpType::QLinearAveragePool, p),
                          qpool_inputs({2, 3, 9, 10}, x_type, y_type, seed++), {0}, Match::kNearTies);
     }
@@ -191,7 +192,7 @@ TEST(QLinearOpsVk, QuantizeAndDequantizeMatchReference) {
   const uint32_t params_constant = 0b110;
   for (DType t : {DType::U8, DType::I8}) {
     for (int64_t axis : {-1, 0, 1, 3}) {
-      SCOPED_TRACE(std::string(dtype_name(t)) + (axis < 0 ? ", per tensor" : ", axis " + std::to_string(axis)));
+      SCOPED_TRACE(testing::Message() << dtype_name(t) << ", axis " << axis);
       const int64_t count = axis < 0 ? 1 : shape[static_cast<size_t>(axis)];
       const Shape param_shape = axis < 0 ? Shape{} : Shape{count};
       Tensor scale = random_tensor(DType::F32, param_shape, 5, 0.01, 0.05);
@@ -204,6 +205,26 @@ TEST(QLinearOpsVk, QuantizeAndDequantizeMatchReference) {
                                       Tolerance{0.0, 1.0, 0.0, 1.0}, params_constant);
       expect_vulkan_matches_reference(quantize_op(fb::OpType::DequantizeLinear, op_axis),
                                       {random_codes(t, shape, 8), scale, zero}, Tolerance{}, params_constant);
+    }
+  }
+}
+
+// Nearest Resize of codes (an int8 model's upsampling), both types, up and
+// down, sizes whose output is not whole words; linear mode on codes is not
+// an op (the shape function refuses it).
+TEST(QLinearOpsVk, NearestResizeOfCodesEqualsReference) {
+  MOTE_REQUIRE_INT8_SHADERS();
+  fb::ResizeAttrsT a;
+  a.mode = fb::ResizeMode::Nearest;
+  a.coordinate_transformation_mode = fb::CoordinateTransform::Asymmetric;
+  a.nearest_mode = fb::NearestMode::Floor;
+  const fb::OpT op = make_op(fb::OpType::Resize, a);
+  uint32_t seed = 1;
+  for (DType t : {DType::U8, DType::I8}) {
+    const Tensor x = random_codes(t, {1, 3, 7, 5}, seed++);
+    for (const std::vector<float>& s : {std::vector<float>{1, 1, 2, 2}, {1, 1, 0.6f, 1.7f}}) {
+      SCOPED_TRACE(testing::Message() << dtype_name(t) << " scales " << s[2] << " x " << s[3]);
+      expect_vulkan_int8(op, {x, std::nullopt, Tensor::from_vector<float>({4}, s)}, {0}, Match::kExact);
     }
   }
 }

@@ -1,10 +1,13 @@
-// Vulkan kernel of Resize (nearest and linear, f32): the per-axis coordinate
+// Vulkan kernel of Resize (nearest and linear, f32; nearest on 8-bit codes,
+// resize_codes.comp, gated with the int8 shaders): the per-axis coordinate
 // rules run on the host into a table the shader reads, so the GPU samples
 // exactly the indices the reference does.
+#include "runtime/ops/resize.hpp"
+
 #include <cstring>
 
-#include "runtime/ops/resize.hpp"
 #include "runtime/vulkan/kernels/known_inputs.hpp"
+#include "runtime/vulkan/kernels/quant_args.hpp"
 #include "runtime/vulkan/kernels/shape_args.hpp"
 
 namespace mote::vk {
@@ -45,9 +48,13 @@ Tensor coordinate_table(const fb::ResizeAttrsT& a, const std::vector<ResizeAxis>
 }
 
 Status plan_resize(PlanContext& ctx) {
-  MOTE_RETURN_IF_ERROR(ctx.require_dtypes({DType::F32, DType::I64}));
-  if (ctx.in(0).dtype() != DType::F32) return ctx.unsupported("data is not f32");
+  MOTE_RETURN_IF_ERROR(ctx.require_dtypes({DType::F32, DType::I64, DType::U8, DType::I8}));
   const auto& a = attrs<fb::ResizeAttrsT>(ctx.op);
+  const bool codes = is_8bit(ctx.in(0).dtype());
+  if (ctx.in(0).dtype() != DType::F32 && !(codes && a.mode == fb::ResizeMode::Nearest)) {
+    return ctx.unsupported("data is not f32 (or 8-bit, in nearest mode)");
+  }
+  if (codes) MOTE_RETURN_IF_ERROR(require_int8_shaders(ctx));
   MOTE_RETURN_IF_ERROR(check_resize_supported(a));
   MOTE_RETURN_IF_ERROR(require_known(ctx, {1, 2, 3}));
   const Shape& in = ctx.in(0).shape();
@@ -62,6 +69,10 @@ Status plan_resize(PlanContext& ctx) {
   Shape strides = row_major_strides(in);
   for (size_t d = 0; d < in.size(); ++d) push.in_strides[kMaxPushRank - in.size() + d] = static_cast<uint32_t>(strides[d]);
   TensorArg table = ctx.add_constant(coordinate_table(a, *axes, push.table_offset));
+  if (codes) {
+    ctx.dispatch_1d(ShaderId::kResizeCodes, {ctx.input(0), table, ctx.output(0)}, push, (ctx.out(0).numel() + 3) / 4);
+    return {};
+  }
   ctx.dispatch_1d(ShaderId::kResize, {ctx.input(0), table, ctx.output(0)}, push, ctx.out(0).numel()).constants = {
       a.mode == fb::ResizeMode::Linear ? 1 : 0};
   return {};
