@@ -297,7 +297,14 @@ void Device::probe_features() {
   auto has_ext = [&](const char* name) {
     return std::any_of(exts.begin(), exts.end(), [&](auto& e) { return std::strcmp(e.extensionName, name) == 0; });
   };
-  features_.int8_dot_product = has_ext("VK_KHR_shader_integer_dot_product");
+  if (has_ext(VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME)) {
+    VkPhysicalDeviceShaderIntegerDotProductFeaturesKHR dot{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES_KHR};
+    VkPhysicalDeviceFeatures2 with_dot{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    with_dot.pNext = &dot;
+    vkGetPhysicalDeviceFeatures2(physical_, &with_dot);
+    features_.int8_dot_product = dot.shaderIntegerDotProduct;
+  }
   features_.cooperative_matrix = has_ext("VK_KHR_cooperative_matrix");
 
   vkGetPhysicalDeviceMemoryProperties(physical_, &memory_);
@@ -324,6 +331,7 @@ void Device::disable_features_from_environment() {
   if (items.find(",subgroup,") != std::string::npos) features_.subgroup_arithmetic = false;
   if (items.find(",fp16,") != std::string::npos) features_.fp16_storage = features_.shader_float16 = false;
   if (items.find(",int64,") != std::string::npos) features_.int64 = false;
+  if (items.find(",dot,") != std::string::npos) features_.int8_dot_product = false;
   quirks_.push_back(std::string("MOTE_VK_DISABLE=") + list);
 }
 
@@ -338,11 +346,22 @@ Status Device::create_logical_device() {
   VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   f2.pNext = &storage16;
   f2.features.shaderInt64 = features_.int64;
+  // The integer dot-product instructions (qlinear_matmul_dot.comp) where the
+  // device has them and they are not switched off.
+  VkPhysicalDeviceShaderIntegerDotProductFeaturesKHR dot{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES_KHR};
+  std::vector<const char*> extensions;
+  if (features_.int8_dot_product) {
+    dot.shaderIntegerDotProduct = VK_TRUE;
+    storage16.pNext = &dot;
+    extensions.push_back(VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
+  }
   VkDeviceCreateInfo ci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   ci.pNext = &f2;
   ci.queueCreateInfoCount = 1;
   ci.pQueueCreateInfos = &qi;
-  std::vector<const char*> extensions;
+  ci.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+  ci.ppEnabledExtensionNames = extensions.data();
   // Vulkan 1.1 core has 16-bit storage; older 1.0-era drivers need the extension name.
   MOTE_VK_CHECK(vkCreateDevice(physical_, &ci, nullptr, &device_), "vkCreateDevice on '" + info_.name + "'");
   volkLoadDevice(device_);

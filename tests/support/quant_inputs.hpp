@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "tests/support/op_test_util.hpp"
+#include "tests/support/qlinear_conv_cases.hpp"  // scalar_of
 
 namespace mote::test {
 

@@ -50,13 +50,7 @@ Status plan_qlinear_conv(PlanContext& ctx) {
                                                                 kQcX, kQcW));
   MOTE_RETURN_IF_ERROR(require_known(ctx, {kQcXScale, kQcXZero, kQcWScale, kQcWZero, kQcYScale, kQcYZero, kQcBias,
                                            kQcResidualScale, kQcResidualZero}));
-  // Relu and Clip only (the CPU kernel also applies HardSwish and SiLU:
-  // such layers run there).
-  const fb::FusedActivationT* fused = ctx.op.fused.get();
-  if (fused && fused->kind != fb::ActivationKind::None && fused->kind != fb::ActivationKind::Relu &&
-      fused->kind != fb::ActivationKind::Clip) {
-    return ctx.unsupported("QLinearConv fuses only Relu and Clip");
-  }
+  MOTE_RETURN_IF_ERROR(require_int8_store_activation(ctx));
   // An int32 sum holds 33,025 products of two 8-bit differences (255^2 each).
   if (g.in_channels_per_group() * g.kernel_volume() > kMaxTaps) return ctx.unsupported("more than 32768 taps");
   MOTE_ASSIGN_OR_RETURN(QLinearConvParams q, read_qlinear_conv_params(ctx.inputs, g.out_channels));

@@ -11,6 +11,21 @@ Status require_int8_shaders(const PlanContext& ctx) {
   return ctx.unsupported("int8 ops run faster on the CPU than on a CPU-type Vulkan device");
 }
 
+Status require_int8_store_activation(const PlanContext& ctx) {
+  const fb::FusedActivationT* fused = ctx.op.fused.get();
+  if (!fused) return {};
+  switch (fused->kind) {
+    case fb::ActivationKind::None:
+    case fb::ActivationKind::Relu:
+    case fb::ActivationKind::Clip:
+    case fb::ActivationKind::HardSwish:
+    case fb::ActivationKind::SiLU:
+      return {};
+    default:
+      return ctx.unsupported(std::string("fused ") + fb::EnumNameActivationKind(fused->kind));
+  }
+}
+
 Result<TensorQuant> known_tensor_quant(const PlanContext& ctx, const QuantOperand& operand,
                                        const std::string& label) {
   MOTE_RETURN_IF_ERROR(require_known(ctx, {operand.scale, operand.zero}));

@@ -24,6 +24,11 @@ Status require_int8_shaders(const PlanContext& ctx);
 Result<TensorQuant> known_tensor_quant(const PlanContext& ctx, const QuantOperand& operand,
                                        const std::string& label = "");
 
+// kUnsupported unless the op's fused activation is one the int8 kernels'
+// requantising store applies (none, Relu, Clip, HardSwish, SiLU: the CPU
+// kernels' set, activation.glsl's formulas).
+Status require_int8_store_activation(const PlanContext& ctx);
+
 // A code table as 64 words, four bytes each (qlinear_table.comp's layout).
 Tensor code_table_words(const std::array<uint8_t, 256>& table);
 

@@ -1,0 +1,88 @@
+// QLinearMatMul (runtime/ops/qlinear_matmul.hpp) with a constant B, the
+// body of qlinear_matmul.comp (portable) and qlinear_matmul_dot.comp
+// (MOTE_INT8_DOT: VK_KHR_shader_integer_dot_product's packed 4 x 8-bit
+// dot products, on devices that have it, for K a multiple of 4). The host
+// packs B transposed, one row of K bytes per column n (rows padded to
+// words), and tabulates per column: the int32 bias, B's zero point,
+// a_scale * b_scale[n] as float bits and the sum of the column's codes.
+// The portable path sums (a - a_zero)(b - b_zero) byte by byte; the dot
+// path sums the raw products four at a time and removes the zero points
+// after: sum (a - za)(b - zb) = sum ab - za sum b - zb sum a + K za zb
+// (int32 arithmetic wraps, and the true sum fits: K <= 32768). Requantised
+// in f32 as the CPU kernel: the real value, the fused activation, division
+// by y_scale, rounding half to even, the zero point, saturation. One
+// invocation per word of Y: four outputs, so no two invocations share one.
+#include "common.glsl"
+#include "activation.glsl"
+#include "quant.glsl"
+
+layout(constant_id = 3) const int ACT = 0;
+layout(constant_id = 4) const bool A_SIGNED = false;
+layout(constant_id = 5) const bool B_SIGNED = true;
+layout(constant_id = 6) const bool Y_SIGNED = false;
+
+WORDS_RO(0, a)       // bytes, [rows, K]
+WORDS_RO(1, b)       // bytes, [N, b_row_words * 4]: B transposed
+WORDS_RO(2, column)  // per column n: bias, b zero point, multiplier bits, sum of codes
+WORDS_WO(3, y)       // bytes, [rows, N]
+layout(push_constant) uniform Push {
+  uint n;  // outputs
+  uint k, columns, b_row_words;
+  int a_zero, y_zero;
+  float y_scale, act_a, act_b;
+} p;
+
+#if MOTE_INT8_DOT
+// OpSDot, OpUDot and OpSUDot (SPV_KHR_integer_dot_product) on 4 x 8-bit
+// packed words (format 0); GLSL has no names for them in this glslang.
+spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4450)
+int sdot4(uint x, uint y, spirv_literal int format);
+spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4451)
+uint udot4(uint x, uint y, spirv_literal int format);
+spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4452)
+int sudot4(uint signed_x, uint unsigned_y, spirv_literal int format);
+
+int dot4(uint aw, uint bw) {
+  if (A_SIGNED && B_SIGNED) return sdot4(aw, bw, 0);
+  if (!A_SIGNED && !B_SIGNED) return int(udot4(aw, bw, 0));
+  return A_SIGNED ? sudot4(aw, bw, 0) : sudot4(bw, aw, 0);
+}
+
+// The sum of a word's four codes.
+int sum4(uint aw) { return A_SIGNED ? sdot4(aw, 0x01010101u, 0) : int(udot4(aw, 0x01010101u, 0)); }
+#endif
+
+int accumulated(uint row, uint n) {
+  int b_zero = int(column[4u * n + 1u]);
+  int acc = int(column[4u * n]);
+#if MOTE_INT8_DOT
+  uint words = p.k >> 2u, a0 = row * words, b0 = n * p.b_row_words;
+  int dot = 0, a_sum = 0;
+  for (uint w = 0u; w < words; ++w) {
+    uint aw = a[a0 + w];
+    dot += dot4(aw, b[b0 + w]);
+    a_sum += sum4(aw);
+  }
+  acc += dot - p.a_zero * int(column[4u * n + 3u]) - b_zero * a_sum + int(p.k) * p.a_zero * b_zero;
+#else
+  uint a0 = row * p.k, b0 = n * p.b_row_words * 4u;
+  for (uint i = 0u; i < p.k; ++i) {
+    acc += (BYTE_AT(a, a0 + i, A_SIGNED) - p.a_zero) * (BYTE_AT(b, b0 + i, B_SIGNED) - b_zero);
+  }
+#endif
+  return acc;
+}
+
+int output_code(uint e) {
+  uint row = e / p.columns, n = e % p.columns;
+  float real = float(accumulated(row, n)) * uintBitsToFloat(column[4u * n + 2u]);
+  return requantize(activation(ACT, real, p.act_a, p.act_b, 0.0), p.y_scale, p.y_zero, Y_SIGNED);
+}
+
+void main() {
+  uint first = linear_id() * 4u;
+  if (first >= p.n) return;
+  uint word = 0u;
+  for (uint k = 0u; k < 4u && first + k < p.n; ++k) word |= (uint(output_code(first + k)) & 0xffu) << (8u * k);
+  y[first >> 2u] = word;
+}
