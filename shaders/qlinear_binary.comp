@@ -43,10 +43,4 @@ int output_code(uint i) {
   return requantize(real, p.c_scale, p.c_zero, IS_SIGNED);
 }
 
-void main() {
-  uint first = linear_id() * 4u;
-  if (first >= p.n) return;
-  uint word = 0u;
-  for (uint k = 0u; k < 4u && first + k < p.n; ++k) word |= (uint(output_code(first + k)) & 0xffu) << (8u * k);
-  c[first >> 2u] = word;
-}
+CODE_WORDS_MAIN(output_code, c, p.n)

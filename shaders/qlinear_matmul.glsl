@@ -15,6 +15,7 @@
 #include "common.glsl"
 #include "activation.glsl"
 #include "quant.glsl"
+#include "dot4.glsl"
 
 layout(constant_id = 3) const int ACT = 0;
 layout(constant_id = 4) const bool A_SIGNED = false;
@@ -32,25 +33,6 @@ layout(push_constant) uniform Push {
   float y_scale, act_a, act_b;
 } p;
 
-#if MOTE_INT8_DOT
-// OpSDot, OpUDot and OpSUDot (SPV_KHR_integer_dot_product) on 4 x 8-bit
-// packed words (format 0); GLSL has no names for them in this glslang.
-spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4450)
-int sdot4(uint x, uint y, spirv_literal int format);
-spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4451)
-uint udot4(uint x, uint y, spirv_literal int format);
-spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4452)
-int sudot4(uint signed_x, uint unsigned_y, spirv_literal int format);
-
-int dot4(uint aw, uint bw) {
-  if (A_SIGNED && B_SIGNED) return sdot4(aw, bw, 0);
-  if (!A_SIGNED && !B_SIGNED) return int(udot4(aw, bw, 0));
-  return A_SIGNED ? sudot4(aw, bw, 0) : sudot4(bw, aw, 0);
-}
-
-// The sum of a word's four codes.
-int sum4(uint aw) { return A_SIGNED ? sdot4(aw, 0x01010101u, 0) : int(udot4(aw, 0x01010101u, 0)); }
-#endif
 
 int accumulated(uint row, uint n) {
   int b_zero = int(column[4u * n + 1u]);
@@ -60,8 +42,8 @@ int accumulated(uint row, uint n) {
   int dot = 0, a_sum = 0;
   for (uint w = 0u; w < words; ++w) {
     uint aw = a[a0 + w];
-    dot += dot4(aw, b[b0 + w]);
-    a_sum += sum4(aw);
+    dot += dot4(aw, b[b0 + w], A_SIGNED, B_SIGNED);
+    a_sum += sum4(aw, A_SIGNED);
   }
   acc += dot - p.a_zero * int(column[4u * n + 3u]) - b_zero * a_sum + int(p.k) * p.a_zero * b_zero;
 #else
@@ -79,10 +61,4 @@ int output_code(uint e) {
   return requantize(activation(ACT, real, p.act_a, p.act_b, 0.0), p.y_scale, p.y_zero, Y_SIGNED);
 }
 
-void main() {
-  uint first = linear_id() * 4u;
-  if (first >= p.n) return;
-  uint word = 0u;
-  for (uint k = 0u; k < 4u && first + k < p.n; ++k) word |= (uint(output_code(first + k)) & 0xffu) << (8u * k);
-  y[first >> 2u] = word;
-}
+CODE_WORDS_MAIN(output_code, y, p.n)

@@ -57,10 +57,4 @@ int output_code(uint i) {
   return requantize(p.x_scale * mean, p.y_scale, p.y_zero, Y_SIGNED);
 }
 
-void main() {
-  uint first = linear_id() * 4u;
-  if (first >= p.n) return;
-  uint word = 0u;
-  for (uint k = 0u; k < 4u && first + k < p.n; ++k) word |= (uint(output_code(first + k)) & 0xffu) << (8u * k);
-  y[first >> 2u] = word;
-}
+CODE_WORDS_MAIN(output_code, y, p.n)

@@ -24,10 +24,4 @@ int code_of(uint i) {
   return requantize(v, uintBitsToFloat(params[2u * k]), int(params[2u * k + 1u]), Y_SIGNED);
 }
 
-void main() {
-  uint first = linear_id() * 4u;
-  if (first >= p.n) return;
-  uint word = 0u;
-  for (uint k = 0u; k < 4u && first + k < p.n; ++k) word |= (uint(code_of(first + k)) & 0xffu) << (8u * k);
-  y[first >> 2u] = word;
-}
+CODE_WORDS_MAIN(code_of, y, p.n)

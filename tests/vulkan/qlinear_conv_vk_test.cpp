@@ -1,4 +1,7 @@
-// QLinearConv on Vulkan (qlinear_conv.comp) against the reference kernel
+// QLinearConv on Vulkan (qlinear_conv_dot.comp on one group where the
+// device has the integer dot product, as lavapipe does; qlinear_conv.comp
+// otherwise, and everywhere under CTest's vulkan_int8_without_dot) against
+// the reference kernel
 // (exact integer sums, requantised in double): the shader requantises in
 // f32, so an output may be one quantum off where the exact value lies
 // within float rounding of a tie, a handful in a thousand at most. Types,
