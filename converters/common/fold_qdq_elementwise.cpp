@@ -11,7 +11,9 @@
 // Reshape, Flatten, Transpose, Squeeze, Unsqueeze) run on the 8-bit tensor
 // itself when the Q after them has the DQ's scale, zero point and type:
 // a max, a copy or a move of codes is the code of the same of the values,
-// so the pair around them is an identity.
+// so the pair around them is an identity. So does a linear Resize: its
+// weights sum to 1, so interpolating codes is interpolating the values at
+// the same scale, rounded once (runtime/ops/resize.hpp).
 //
 // Left float, with the reason in the report: per-axis parameters, A and B
 // of differing types (QLinearAdd's and QLinearMul's kernels take one type),
@@ -23,6 +25,7 @@
 
 #include "converters/common/passes.hpp"
 #include "converters/common/qdq_match.hpp"
+#include "runtime/ops/resize.hpp"
 
 namespace mote::convert {
 namespace {
@@ -163,12 +166,13 @@ double zero_value(const Graph& g, const fb::OpT& q) {
   return z ? z->data->to_doubles()[0] : 0.0;
 }
 
-bool moves_values_only(const fb::OpT& op) {
+// Ops that run on 8-bit codes with X's scale and zero point kept.
+bool runs_on_codes(const fb::OpT& op) {
   switch (op.type) {
     case fb::OpType::MaxPool:
       return op.outputs.size() == 1;  // not with Indices
     case fb::OpType::Resize:
-      return attrs<fb::ResizeAttrsT>(op).mode == fb::ResizeMode::Nearest;
+      return resize_runs_on_codes(attrs<fb::ResizeAttrsT>(op));
     case fb::OpType::Reshape:
     case fb::OpType::Flatten:
     case fb::OpType::Transpose:
@@ -183,7 +187,7 @@ bool moves_values_only(const fb::OpT& op) {
 // DQ -> op -> Q with equal parameters: the op on the 8-bit tensor.
 std::string fold_pass_through(Context& c, size_t i, bool& matched) {
   const fb::OpT& op = *c.graph.ops[i];
-  if (!moves_values_only(op) || op.inputs.empty()) return "";
+  if (!runs_on_codes(op) || op.inputs.empty()) return "";
   const fb::OpT* dq = dequantize_of(c, op.inputs[0]);
   matched = dq != nullptr;
   if (!matched) return "";

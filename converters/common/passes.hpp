@@ -108,7 +108,7 @@ std::optional<float> constant_scalar(const Graph& g, const fb::OpT& op, size_t i
 // folding turns the weights' DequantizeLinear into float.
 Status fold_qdq(Graph& graph, PassLog& log);
 // After fold_qdq: the quantised Adds, Muls, Concats and average pools of a
-// QDQ model become their int8 ops, and MaxPool, nearest Resize and the
+// QDQ model become their int8 ops, and MaxPool, Resize (nearest or linear) and the
 // reshaping ops between equal Q/DQ parameters run on the 8-bit tensor
 // (fold_qdq_elementwise.cpp).
 Status fold_qdq_elementwise(Graph& graph, PassLog& log);

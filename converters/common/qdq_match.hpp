@@ -59,14 +59,6 @@ DType quantized_dtype(const Graph& graph, const fb::OpT& q);
 // The type a DequantizeLinear reads (match_input made sure it is known).
 DType dequantized_dtype(const Graph& graph, const fb::OpT& dq);
 
-// Whether a Resize only copies input values (nearest, and no crop whose
-// outside points take the float extrapolation value): it may then run on
-// 8-bit codes.
-inline bool copies_values(const fb::ResizeAttrsT& a) {
-  return a.mode == fb::ResizeMode::Nearest &&
-         a.coordinate_transformation_mode != fb::CoordinateTransform::TfCropAndResize;
-}
-
 // A 2-D tensor transposed (any element type): a Gemm's [N, K] weights as
 // QLinearMatMul's [K, N].
 Tensor transposed_2d(const Tensor& t);

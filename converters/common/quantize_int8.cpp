@@ -14,6 +14,7 @@
 #include "converters/common/qdq_match.hpp"
 #include "mote/model.hpp"
 #include "mote/session.hpp"
+#include "runtime/ops/resize.hpp"
 
 namespace mote::convert {
 namespace {
@@ -361,7 +362,7 @@ struct Rewrite {
   std::map<int, int> quantized;    // float value -> the uint8 value standing for it
   std::vector<QuantizedConv> convs;
   int64_t residuals = 0;  // of those, with a fused residual
-  int64_t pools = 0;      // MaxPools and nearest Resizes run on uint8
+  int64_t pools = 0;      // MaxPools and Resizes run on uint8
   int64_t reshapes = 0;   // Reshapes and Flattens run on uint8
   int64_t gemms = 0;      // of the quantised ops, Gemms and MatMuls run as QLinearMatMuls
   int64_t matmuls = 0;
@@ -374,17 +375,18 @@ struct Rewrite {
 };
 
 // MaxPool without Indices commutes with quantisation (a max of uint8 codes
-// is the code of the max), and so do a nearest Resize (it copies values)
-// and the ops that only reshape (Reshape,
+// is the code of the max), and so do a nearest Resize (it copies values), a
+// linear one (up to its rounding: runtime/ops/resize.hpp) and the ops that
+// only reshape (Reshape,
 // Flatten: fuse_matmul_bias puts Reshapes around the Gemms of a rank-3
 // linear layer), so they run on their input's uint8 stand-in with the same
 // scale and zero point: no DequantizeLinear before them and no
 // QuantizeLinear after (ResNet-18's stem pool cost ~1 ms of float round trip
 // per run on a Zen 3 core).
 bool passes_uint8_through(const fb::OpT& op) {
-  const bool nearest = op.type == fb::OpType::Resize && qdq::copies_values(attrs<fb::ResizeAttrsT>(op));
+  const bool resize = op.type == fb::OpType::Resize && resize_runs_on_codes(attrs<fb::ResizeAttrsT>(op));
   return (op.type == fb::OpType::MaxPool || op.type == fb::OpType::Reshape || op.type == fb::OpType::Flatten ||
-          nearest) &&
+          resize) &&
          op.outputs.size() == 1;
 }
 
@@ -760,7 +762,7 @@ Result<QuantizeReport> quantize_int8(Graph& graph, const QuantizeOptions& option
   if (rw.gemms > 0) log.count(kPass, "Gemm -> QLinearMatMul", rw.gemms);
   if (rw.matmuls > 0) log.count(kPass, "MatMul -> QLinearMatMul", rw.matmuls);
   if (rw.residuals > 0) log.count(kPass, "residual Add fused into QLinearConv", rw.residuals);
-  if (rw.pools > 0) log.count(kPass, "MaxPool or nearest Resize on uint8", rw.pools);
+  if (rw.pools > 0) log.count(kPass, "MaxPool or Resize on uint8", rw.pools);
   if (rw.reshapes > 0) log.count(kPass, "Reshape or Flatten on uint8", rw.reshapes);
   for (const auto& [what, n] : rw.elementwise) log.count(kPass, what, n);
   for (const auto& [reason, n] : rw.kept_float) report.kept_float[reason] += n;

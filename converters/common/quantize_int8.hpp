@@ -16,7 +16,7 @@
 // QLinearConv with a quantised residual (its inputs 9-11). A MaxPool,
 // Reshape or Flatten whose input is already uint8 runs on it, keeping its
 // scale and zero point (a max of codes is the code of the max; a reshape
-// moves no value), and so does a nearest Resize. An Add, Mul, Concat,
+// moves no value), and so does a nearest or linear Resize. An Add, Mul, Concat,
 // AveragePool or GlobalAveragePool with an input from an int8 op becomes
 // QLinearAdd, QLinearMul, QLinearConcat or a QLinear pool (its float inputs
 // quantised once). Ops without an int8 kernel stay float. Afterwards both

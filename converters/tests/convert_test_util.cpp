@@ -22,6 +22,15 @@ int64_t Converted::counter(const std::string& pass, const std::string& what) con
   return 0;
 }
 
+std::vector<DType> Converted::input_dtypes(fb::OpType type) const {
+  const fb::GraphT& g = model->graph();
+  std::vector<DType> dtypes;
+  for (const auto& op : g.ops) {
+    if (op->type == type) dtypes.push_back(g.tensors[static_cast<size_t>(op->inputs[0])]->dtype);
+  }
+  return dtypes;
+}
+
 std::vector<Tensor> Converted::run(const std::vector<Tensor>& inputs, Backend backend) const {
   auto session = Session::create(model, {.backend = backend, .threads = 1});
   EXPECT_TRUE(session.ok()) << session.status().to_string();

@@ -27,6 +27,9 @@ struct Converted {
   int64_t counter(const std::string& pass, const std::string& what) const;
   // Runs on the reference backend (or another).
   std::vector<Tensor> run(const std::vector<Tensor>& inputs, Backend backend = Backend::kReference) const;
+  // The dtype each op of `type` reads as its first input, in op order
+  // (whether a MaxPool runs on 8-bit codes).
+  std::vector<DType> input_dtypes(fb::OpType type) const;
 };
 
 struct Options {

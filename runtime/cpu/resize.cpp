@@ -2,7 +2,12 @@
 // Linear: separable, one pass per resized axis (linear interpolation over
 // several axes is the product of 1-D ones): an outer axis blends whole
 // contiguous rows, the innermost gathers along each row; both in SIMD.
+// Linear on 8-bit codes (resize_runs_on_codes) widens them to floats for
+// the same passes and rounds the result back.
+#include "runtime/ops/resize.hpp"
+
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "runtime/core/kernel.hpp"
@@ -11,7 +16,7 @@
 #include "runtime/cpu/resize_simd.hpp"
 #include "runtime/cpu/strided_copy.hpp"
 #include "runtime/cpu/thread_pool.hpp"
-#include "runtime/ops/resize.hpp"
+#include "runtime/ops/quantize.hpp"
 #include "runtime/ops/value_inputs.hpp"
 
 namespace mote::cpu {
@@ -68,10 +73,32 @@ void linear_pass(const float* src, float* dst, Shape& shape, size_t axis, const 
   });
 }
 
+// 8-bit codes as floats, for the float passes (exact: every code is).
+std::vector<float> widen_codes(const Tensor& t) {
+  std::vector<float> v(static_cast<size_t>(t.numel()));
+  for (int64_t i = 0; i < t.numel(); ++i) v[static_cast<size_t>(i)] = static_cast<float>(int8_element(t, i));
+  return v;
+}
+
+// Interpolated codes rounded half to even and saturated into `out`'s type
+// (resize_runs_on_codes). The passes' f32 sums may differ from the
+// reference's double ones in the last bits: one code apart at a near-tie.
+void round_to_codes(const std::vector<float>& v, Tensor& out) {
+  const bool is_signed = out.dtype() == DType::I8;
+  const float lo = is_signed ? -128.0f : 0.0f, hi = is_signed ? 127.0f : 255.0f;
+  auto* y = static_cast<uint8_t*>(out.raw());
+  for (size_t i = 0; i < v.size(); ++i) {
+    y[i] = static_cast<uint8_t>(static_cast<int32_t>(std::nearbyint(std::clamp(v[i], lo, hi))));
+  }
+}
+
 Status resize_linear(KernelContext& ctx, const std::vector<ResizeAxis>& axes) {
   const Tensor& in = ctx.in(0);
   Tensor& out = ctx.out(0);
-  if (in.dtype() != DType::F32) return Status(StatusCode::kUnsupported, ctx.fail("linear mode needs f32 data").message());
+  const bool codes = is_8bit(in.dtype());
+  if (in.dtype() != DType::F32 && !codes) {
+    return Status(StatusCode::kUnsupported, ctx.fail("linear mode needs f32 or 8-bit data").message());
+  }
   const auto& a = attrs<fb::ResizeAttrsT>(ctx.op);
   std::vector<size_t> resized;
   std::vector<AxisTaps> taps(axes.size());
@@ -84,12 +111,14 @@ Status resize_linear(KernelContext& ctx, const std::vector<ResizeAxis>& axes) {
     copy_contiguous(in.raw(), out.raw(), in.bytes(), *ctx.pool);
     return {};
   }
-  // Passes alternate between two scratch buffers; the last writes the output.
-  std::vector<float> scratch[2];
-  const float* src = in.data<float>();
+  // Passes alternate between two scratch buffers; the last writes the
+  // output (8-bit codes: a float buffer, rounded into the output after).
+  std::vector<float> scratch[2], widened, interpolated;
+  const float* src = codes ? (widened = widen_codes(in), widened.data()) : in.data<float>();
+  if (codes) interpolated.resize(static_cast<size_t>(out.numel()));
   Shape shape = in.shape();
   for (size_t p = 0; p < resized.size(); ++p) {
-    float* dst = out.data<float>();
+    float* dst = codes ? interpolated.data() : out.data<float>();
     if (p + 1 < resized.size()) {
       Shape next = shape;
       next[resized[p]] = axes[resized[p]].out;
@@ -99,6 +128,7 @@ Status resize_linear(KernelContext& ctx, const std::vector<ResizeAxis>& axes) {
     linear_pass(src, dst, shape, resized[p], taps[resized[p]], *ctx.pool);
     src = dst;
   }
+  if (codes) round_to_codes(interpolated, out);
   return {};
 }
 

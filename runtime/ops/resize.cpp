@@ -40,6 +40,11 @@ Status check_resize_valid(const fb::ResizeAttrsT& a) {
   return check_resize_supported(optimised);
 }
 
+bool resize_runs_on_codes(const fb::ResizeAttrsT& a) {
+  return (a.mode == fb::ResizeMode::Nearest || (a.mode == fb::ResizeMode::Linear && !a.antialias)) &&
+         a.coordinate_transformation_mode != fb::CoordinateTransform::TfCropAndResize;
+}
+
 CubicTaps resize_cubic_taps(double coordinate, double a) {
   // ONNX takes the taps nearest the coordinate, preferring the lower side:
   // at a whole coordinate x they are x-2 .. x+1 with weight 1 on x.
@@ -181,10 +186,12 @@ namespace {
 Status infer_resize(ShapeContext& ctx) {
   const auto& a = attrs<fb::ResizeAttrsT>(ctx.op);
   if (Status s = check_resize_valid(a); !s.ok()) return Status(s.code(), ctx.fail(s.message()).message());
-  if (a.mode != fb::ResizeMode::Nearest && ctx.dtype(0) != DType::F32) {
+  const bool codes = (ctx.dtype(0) == DType::U8 || ctx.dtype(0) == DType::I8) && resize_runs_on_codes(a);
+  if (a.mode != fb::ResizeMode::Nearest && ctx.dtype(0) != DType::F32 && !codes) {
     return Status(StatusCode::kUnsupported,
                   ctx.fail(std::string(a.mode == fb::ResizeMode::Linear ? "linear" : "cubic") +
-                           " mode needs f32 data, not " + dtype_name(ctx.dtype(0)))
+                           " mode needs f32 data (linear: or 8-bit, without antialias or crop), not " +
+                           dtype_name(ctx.dtype(0)))
                       .message());
   }
   if (ctx.rank(0) == 0) return ctx.fail("cannot resize a scalar");

@@ -29,6 +29,14 @@ Status check_resize_supported(const fb::ResizeAttrsT& attrs);
 // tf_crop_and_resize (with the roi input, float data).
 Status check_resize_valid(const fb::ResizeAttrsT& attrs);
 
+// Whether Resize runs on 8-bit codes (an int8 model's resampling between
+// quantised ops, Y keeping X's scale and zero point): nearest copies them;
+// linear without antialias interpolates them, Y = saturate(
+// round_half_even(sum of corner weights * codes)), which is the
+// interpolation of the real values requantised at the same scale. Not with
+// tf_crop_and_resize (its outside points take a float value) or cubic.
+bool resize_runs_on_codes(const fb::ResizeAttrsT& attrs);
+
 // Cubic mode: the four input indices around a coordinate (unclamped: the
 // caller clamps to the edge, or drops outside taps with exclude_outside)
 // and their weights, ONNX's cubic convolution with coefficient `a`.

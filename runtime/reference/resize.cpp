@@ -1,14 +1,18 @@
 // Reference Resize: per output element, the source coordinate on every axis;
 // nearest copies the rounded input element, linear sums the 2^rank corners
-// around the coordinate with products of their weights, cubic the 4^rank
-// taps likewise, in double. tf_crop_and_resize samples inside the roi and
+// around the coordinate with products of their weights (8-bit codes: the
+// sum rounded half to even and saturated, resize_runs_on_codes), cubic the
+// 4^rank taps likewise, in double. tf_crop_and_resize samples inside the roi and
 // writes extrapolation_value where the coordinate leaves the input.
 // antialias widens the linear or cubic filter when downsampling. The CPU
 // backend runs cubic, antialias and tf_crop_and_resize through this kernel.
+#include "runtime/ops/resize.hpp"
+
 #include <algorithm>
+#include <cmath>
 
 #include "runtime/core/kernel.hpp"
-#include "runtime/ops/resize.hpp"
+#include "runtime/ops/quantize.hpp"
 #include "runtime/ops/value_inputs.hpp"
 #include "runtime/reference/element_index.hpp"
 
@@ -84,8 +88,9 @@ Status resize(KernelContext& ctx) {
   Tensor& out = ctx.out(0);
   const auto& a = attrs<fb::ResizeAttrsT>(ctx.op);
   if (Status s = check_resize_valid(a); !s.ok()) return Status(s.code(), ctx.fail(s.message()).message());
-  if (a.mode != fb::ResizeMode::Nearest && in.dtype() != DType::F32) {
-    return Status(StatusCode::kUnsupported, ctx.fail("linear and cubic modes need f32 data").message());
+  const bool codes = is_8bit(in.dtype());
+  if (a.mode != fb::ResizeMode::Nearest && in.dtype() != DType::F32 && !(codes && resize_runs_on_codes(a))) {
+    return Status(StatusCode::kUnsupported, ctx.fail("linear and cubic modes need f32 (or 8-bit) data").message());
   }
   const bool crop = a.coordinate_transformation_mode == fb::CoordinateTransform::TfCropAndResize;
   const float* roi = crop ? ctx.in(1).data<float>() : nullptr;
@@ -132,9 +137,16 @@ Status resize(KernelContext& ctx) {
         index[k] = upper ? tap.upper : tap.lower;
         weight *= upper ? tap.upper_weight : 1 - tap.upper_weight;
       }
-      sum += weight * in.data<float>()[ravel_index(index, in.shape())];
+      const int64_t at = ravel_index(index, in.shape());
+      sum += weight * (codes ? int8_element(in, at) : in.data<float>()[at]);
     }
-    out.data<float>()[i] = static_cast<float>(sum);
+    if (codes) {
+      const bool is_signed = in.dtype() == DType::I8;
+      const double q = std::clamp(std::nearbyint(sum), is_signed ? -128.0 : 0.0, is_signed ? 127.0 : 255.0);
+      static_cast<uint8_t*>(out.raw())[i] = static_cast<uint8_t>(static_cast<int32_t>(q));
+    } else {
+      out.data<float>()[i] = static_cast<float>(sum);
+    }
   }
   return {};
 }

@@ -140,13 +140,16 @@ TEST(ResizeOps, ShapeErrorsAreReported) {
 
 TEST(ResizeOps, InterpolatingIntegersSaysUnsupported) {
   // Cubic and tf_crop_and_resize run (checked against ONNX's outputs by the
-  // conformance suite); interpolating integers does not.
+  // conformance suite); interpolating integers does not, but for linear
+  // on 8-bit codes.
   const fb::OpT cubic = resize_op(fb::ResizeMode::Cubic, fb::CoordinateTransform::HalfPixel);
   const fb::OpT linear = resize_op(fb::ResizeMode::Linear, fb::CoordinateTransform::HalfPixel);
   const Tensor ints = Tensor::zeros(DType::I32, {1, 1, 2, 2});
+  const Tensor codes = Tensor::zeros(DType::U8, {1, 1, 2, 2});
   const std::pair<fb::OpT, Inputs> cases[] = {
       {cubic, {ints, std::nullopt, scales({1, 1, 2, 2})}},
       {linear, {ints, std::nullopt, scales({1, 1, 2, 2})}},
+      {cubic, {codes, std::nullopt, scales({1, 1, 2, 2})}},
   };
   for (const auto& [op, inputs] : cases) {
     for (Impl impl : {Impl::kReference, Impl::kCpu}) {
@@ -154,6 +157,49 @@ TEST(ResizeOps, InterpolatingIntegersSaysUnsupported) {
       ASSERT_FALSE(result.ok());
       EXPECT_EQ(result.status().code(), StatusCode::kUnsupported) << result.status().to_string();
       EXPECT_NE(result.status().message().find("Resize"), std::string::npos) << result.status().to_string();
+    }
+  }
+}
+
+// Linear on 8-bit codes (resize_runs_on_codes): worked by hand, asymmetric
+// coordinates and a scale of 2 along W put outputs 1 and 3 between inputs
+// (weights 1/2): u8 {10, 15} -> {10, 12.5, 15, 15} rounds half to even to
+// {10, 12, 15, 15}; i8 {-3, 2} -> {-3, -0.5, 2, 2} -> {-3, 0, 2, 2}; u8
+// {250, 255, 255} at 4/3 (coordinates 0, 0.75, 1.5, 2.25) -> {250, 253.75,
+// 255, 255} -> {250, 254, 255, 255}.
+TEST(ResizeOps, LinearOnCodesReferenceMatchesWorkedExample) {
+  const fb::OpT op = resize_op(fb::ResizeMode::Linear, fb::CoordinateTransform::Asymmetric);
+  const std::pair<Inputs, Tensor> cases[] = {
+      {{Tensor::from_vector<uint8_t>({1, 1, 1, 2}, {10, 15}), std::nullopt, scales({1, 1, 1, 2})},
+       Tensor::from_vector<uint8_t>({1, 1, 1, 4}, {10, 12, 15, 15})},
+      {{Tensor::from_vector<int8_t>({1, 1, 1, 2}, {-3, 2}), std::nullopt, scales({1, 1, 1, 2})},
+       Tensor::from_vector<int8_t>({1, 1, 1, 4}, {-3, 0, 2, 2})},
+      {{Tensor::from_vector<uint8_t>({1, 3}, {250, 255, 255}), std::nullopt, std::nullopt, i64s({1, 4})},
+       Tensor::from_vector<uint8_t>({1, 4}, {250, 254, 255, 255})},
+  };
+  for (const auto& [inputs, want] : cases) {
+    for (Impl impl : {Impl::kReference, Impl::kCpu}) {
+      auto y = run_op(op, inputs, impl);
+      ASSERT_TRUE(y.ok()) << y.status().to_string();
+      expect_tensors_near((*y)[0], want, 0.0, 0.0, impl_name(impl));
+    }
+  }
+}
+
+// The CPU's float passes against the reference's double sums: one code
+// apart at most, at near-ties (a tie itself is exact in both: its weights
+// are sums of powers of two).
+TEST(ResizeOps, LinearOnCodesCpuMatchesReference) {
+  uint32_t seed = 1;
+  for (fb::CoordinateTransform transform : kTransforms) {
+    const fb::OpT op = resize_op(fb::ResizeMode::Linear, transform);
+    for (DType t : {DType::U8, DType::I8}) {
+      const Tensor x = random_tensor(t, {1, 3, 9, 13}, seed++, t == DType::I8 ? -128 : 0, t == DType::I8 ? 128 : 256);
+      for (const Inputs& inputs :
+           {Inputs{x, std::nullopt, scales({1, 1, 2, 2})}, Inputs{x, std::nullopt, scales({1, 1, 0.6f, 1.7f})},
+            Inputs{x, std::nullopt, std::nullopt, i64s({1, 3, 4, 27})}}) {
+        expect_cpu_matches_reference(op, inputs, 0.0, 1.0);
+      }
     }
   }
 }

@@ -4,8 +4,9 @@
 // an output may be one quantum off at a near-tie of the double
 // requantisation, a handful in a thousand at most), the QLinear average
 // pools (exact integer sums, the mean requantised in f32: the same
-// allowance), MaxPool and nearest Resize on 8-bit codes (exact),
-// QuantizeLinear and DequantizeLinear. Data are graph inputs, the
+// allowance), MaxPool and nearest Resize on 8-bit codes (exact), linear
+// Resize on codes (the same allowance), QuantizeLinear and
+// DequantizeLinear. Data are graph inputs, the
 // parameters constants. On lavapipe the shaders run only with
 // MOTE_VK_FORCE_INT8=1 (CTest's vulkan_int8_forced does that).
 #include <limits>
@@ -211,69 +212,28 @@ TEST(QLinearOpsVk, QuantizeAndDequantizeMatchReference) {
   }
 }
 
-// Nearest Resize of codes (an int8 model's upsampling), both types, up and
-// down, sizes whose output is not whole words; linear mode on codes is not
-// an op (the shape function refuses it).
-TEST(QLinearOpsVk, NearestResizeOfCodesEqualsReference) {
+// Resize of codes (an int8 model's resampling): nearest (exact) and linear
+// (f32 sums: one code apart at a near-tie), both types, up and down, sizes
+// whose output is not whole words.
+TEST(QLinearOpsVk, ResizeOfCodesMatchesReference) {
   MOTE_REQUIRE_INT8_SHADERS();
-  fb::ResizeAttrsT a;
-  a.mode = fb::ResizeMode::Nearest;
-  a.coordinate_transformation_mode = fb::CoordinateTransform::Asymmetric;
-  a.nearest_mode = fb::NearestMode::Floor;
-  const fb::OpT op = make_op(fb::OpType::Resize, a);
   uint32_t seed = 1;
-  for (DType t : {DType::U8, DType::I8}) {
-    const Tensor x = random_codes(t, {1, 3, 7, 5}, seed++);
-    for (const std::vector<float>& s : {std::vector<float>{1, 1, 2, 2}, {1, 1, 0.6f, 1.7f}}) {
-      SCOPED_TRACE(testing::Message() << dtype_name(t) << " scales " << s[2] << " x " << s[3]);
-      expect_vulkan_int8(op, {x, std::nullopt, Tensor::from_vector<float>({4}, s)}, {0}, Match::kExact);
+  for (fb::ResizeMode mode : {fb::ResizeMode::Nearest, fb::ResizeMode::Linear}) {
+    fb::ResizeAttrsT a;
+    a.mode = mode;
+    a.coordinate_transformation_mode =
+        mode == fb::ResizeMode::Nearest ? fb::CoordinateTransform::Asymmetric : fb::CoordinateTransform::HalfPixel;
+    a.nearest_mode = fb::NearestMode::Floor;
+    const fb::OpT op = make_op(fb::OpType::Resize, a);
+    for (DType t : {DType::U8, DType::I8}) {
+      const Tensor x = random_codes(t, {1, 3, 7, 5}, seed++);
+      for (const std::vector<float>& s : {std::vector<float>{1, 1, 2, 2}, {1, 1, 0.6f, 1.7f}}) {
+        SCOPED_TRACE(testing::Message() << fb::EnumNameResizeMode(mode) << " " << dtype_name(t) << " scales " << s[2]
+                                        << " x " << s[3]);
+        expect_vulkan_int8(op, {x, std::nullopt, Tensor::from_vector<float>({4}, s)}, {0},
+                           mode == fb::ResizeMode::Nearest ? Match::kExact : Match::kNearTies);
+      }
     }
-  }
-}
-
-// QLinearMatMul with a constant B: the four type pairs, per-tensor and
-// per-column B, bias, batches of A, fused Relu, Clip, HardSwish and SiLU;
-// depths that are multiples of 4 (the dot-product shader where the device
-// has it) and others (the portable one). CTest also runs this with the
-// dot product switched off (MOTE_VK_DISABLE=dot).
-TEST(QLinearOpsVk, MatMulWithConstantBMatchesReference) {
-  MOTE_REQUIRE_INT8_SHADERS();
-  std::vector<MatMulCase> cases;
-  for (DType a_type : {DType::U8, DType::I8}) {
-    for (DType b_type : {DType::U8, DType::I8}) {
-      MatMulCase c;
-      c.a = {6, 32};
-      c.b = {32, 10};
-      c.a_type = a_type;
-      c.b_type = b_type;
-      c.y_type = a_type == DType::U8 ? DType::I8 : DType::U8;
-      cases.push_back(c);
-      c.a = {2, 3, 27};  // a depth of 27: not whole words
-      c.b = {27, 9};
-      c.per_column = false;
-      c.bias = true;
-      cases.push_back(c);
-    }
-  }
-  MatMulCase deep;
-  deep.a = {3, 1, 520};
-  deep.b = {520, 33};
-  deep.bias = true;
-  cases.push_back(deep);
-  uint32_t seed = 1;
-  for (const MatMulCase& c : cases) {
-    SCOPED_TRACE(label(c));
-    expect_vulkan_int8(make_op(fb::OpType::QLinearMatMul), matmul_inputs(c, seed++), {kQmA}, Match::kNearTies);
-  }
-  MatMulCase c = cases.front();
-  c.a = {16, 32};
-  c.b = {32, 24};
-  for (const fb::FusedActivationT& act :
-       {fused_activation(fb::ActivationKind::Relu), fused_activation(fb::ActivationKind::Clip, 0.0f, -4.0f, 5.0f),
-        fused_activation(fb::ActivationKind::HardSwish), fused_activation(fb::ActivationKind::SiLU)}) {
-    SCOPED_TRACE(fused_name(act));
-    expect_vulkan_int8(with_fused(make_op(fb::OpType::QLinearMatMul), act), matmul_inputs(c, seed++), {kQmA},
-                       Match::kNearTies);
   }
 }
 

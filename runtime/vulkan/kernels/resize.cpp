@@ -1,4 +1,4 @@
-// Vulkan kernel of Resize (nearest and linear, f32; nearest on 8-bit codes,
+// Vulkan kernel of Resize (nearest and linear, f32; on 8-bit codes,
 // resize_codes.comp, gated with the int8 shaders): the per-axis coordinate
 // rules run on the host into a table the shader reads, so the GPU samples
 // exactly the indices the reference does.
@@ -51,8 +51,8 @@ Status plan_resize(PlanContext& ctx) {
   MOTE_RETURN_IF_ERROR(ctx.require_dtypes({DType::F32, DType::I64, DType::U8, DType::I8}));
   const auto& a = attrs<fb::ResizeAttrsT>(ctx.op);
   const bool codes = is_8bit(ctx.in(0).dtype());
-  if (ctx.in(0).dtype() != DType::F32 && !(codes && a.mode == fb::ResizeMode::Nearest)) {
-    return ctx.unsupported("data is not f32 (or 8-bit, in nearest mode)");
+  if (ctx.in(0).dtype() != DType::F32 && !(codes && resize_runs_on_codes(a))) {
+    return ctx.unsupported("data is not f32 (or 8-bit codes)");
   }
   if (codes) MOTE_RETURN_IF_ERROR(require_int8_shaders(ctx));
   MOTE_RETURN_IF_ERROR(check_resize_supported(a));
@@ -70,7 +70,8 @@ Status plan_resize(PlanContext& ctx) {
   for (size_t d = 0; d < in.size(); ++d) push.in_strides[kMaxPushRank - in.size() + d] = static_cast<uint32_t>(strides[d]);
   TensorArg table = ctx.add_constant(coordinate_table(a, *axes, push.table_offset));
   if (codes) {
-    ctx.dispatch_1d(ShaderId::kResizeCodes, {ctx.input(0), table, ctx.output(0)}, push, (ctx.out(0).numel() + 3) / 4);
+    ctx.dispatch_1d(ShaderId::kResizeCodes, {ctx.input(0), table, ctx.output(0)}, push, (ctx.out(0).numel() + 3) / 4)
+        .constants = {a.mode == fb::ResizeMode::Linear ? 1 : 0, ctx.in(0).dtype() == DType::I8 ? 1 : 0};
     return {};
   }
   ctx.dispatch_1d(ShaderId::kResize, {ctx.input(0), table, ctx.output(0)}, push, ctx.out(0).numel()).constants = {
