@@ -13,7 +13,8 @@
 // a max, a copy or a move of codes is the code of the same of the values,
 // so the pair around them is an identity. So does a linear Resize: its
 // weights sum to 1, so interpolating codes is interpolating the values at
-// the same scale, rounded once (runtime/ops/resize.hpp).
+// the same scale, rounded once (one code apart from the chain at an exact
+// tie when the zero point is odd: runtime/ops/resize.hpp).
 //
 // Left float, with the reason in the report: per-axis parameters, A and B
 // of differing types (QLinearAdd's and QLinearMul's kernels take one type),

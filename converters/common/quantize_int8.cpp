@@ -376,7 +376,8 @@ struct Rewrite {
 
 // MaxPool without Indices commutes with quantisation (a max of uint8 codes
 // is the code of the max), and so do a nearest Resize (it copies values), a
-// linear one (up to its rounding: runtime/ops/resize.hpp) and the ops that
+// linear one (up to its rounding, one code at a tie: runtime/ops/resize.hpp)
+// and the ops that
 // only reshape (Reshape,
 // Flatten: fuse_matmul_bias puts Reshapes around the Gemms of a rank-3
 // linear layer), so they run on their input's uint8 stand-in with the same

@@ -186,6 +186,12 @@ namespace {
 Status infer_resize(ShapeContext& ctx) {
   const auto& a = attrs<fb::ResizeAttrsT>(ctx.op);
   if (Status s = check_resize_valid(a); !s.ok()) return Status(s.code(), ctx.fail(s.message()).message());
+  // tf_crop_and_resize writes extrapolation_value, a float, outside the roi.
+  if (a.coordinate_transformation_mode == fb::CoordinateTransform::TfCropAndResize && ctx.dtype(0) != DType::F32) {
+    return Status(
+        StatusCode::kUnsupported,
+        ctx.fail(std::string("tf_crop_and_resize needs f32 data, not ") + dtype_name(ctx.dtype(0))).message());
+  }
   const bool codes = (ctx.dtype(0) == DType::U8 || ctx.dtype(0) == DType::I8) && resize_runs_on_codes(a);
   if (a.mode != fb::ResizeMode::Nearest && ctx.dtype(0) != DType::F32 && !codes) {
     return Status(StatusCode::kUnsupported,

@@ -32,9 +32,12 @@ Status check_resize_valid(const fb::ResizeAttrsT& attrs);
 // Whether Resize runs on 8-bit codes (an int8 model's resampling between
 // quantised ops, Y keeping X's scale and zero point): nearest copies them;
 // linear without antialias interpolates them, Y = saturate(
-// round_half_even(sum of corner weights * codes)), which is the
-// interpolation of the real values requantised at the same scale. Not with
-// tf_crop_and_resize (its outside points take a float value) or cubic.
+// round_half_even(sum of corner weights * codes)). The weights sum to 1, so
+// that is the interpolation of the real values requantised at the same
+// scale, but for exact ties when the zero point z is odd: requantising
+// rounds the sum less z, so e.g. a midpoint 1.5 of codes {1, 2} with z = 1
+// gives 1 there and 2 here (one code). Not with tf_crop_and_resize (its
+// outside points take a float value) or cubic.
 bool resize_runs_on_codes(const fb::ResizeAttrsT& attrs);
 
 // Cubic mode: the four input indices around a coordinate (unclamped: the

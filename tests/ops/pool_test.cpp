@@ -248,6 +248,15 @@ TEST(PoolOps, ThreeByThreeStrideTwoRowsReadDirectlyMatchReference) {
         SCOPED_TRACE("width " + std::to_string(w));
         expect_cpu_matches_reference(pool_op(fb::OpType::MaxPool, {{3, 3}, {2, 2}}), {x});
         expect_cpu_matches_reference(pool_op(fb::OpType::MaxPool, ceil), {x});
+        // One NaN per plane, in the last column the windows read (in the
+        // last vector's loads only, for wide rows): the rows that load no
+        // NaN keep the fast path.
+        Tensor sparse = random_tensor(DType::F32, {2, 3, 7, w}, static_cast<uint32_t>(w) + 100);
+        auto* p = static_cast<float*>(sparse.raw());
+        for (int64_t plane = 0; plane < 6; ++plane) {
+          p[(plane * 7 + 1 + plane % 5) * w + 2 * out_w] = std::numeric_limits<float>::quiet_NaN();
+        }
+        expect_cpu_matches_reference(pool_op(fb::OpType::MaxPool, {{3, 3}, {2, 2}}), {sparse});
       }
     }
   });

@@ -237,5 +237,51 @@ TEST(QLinearOpsVk, ResizeOfCodesMatchesReference) {
   }
 }
 
+// QLinearMatMul with a constant B: the four type pairs, per-tensor and
+// per-column B, bias, batches of A, fused Relu, Clip, HardSwish and SiLU;
+// depths that are multiples of 4 (the dot-product shader where the device
+// has it) and others (the portable one). CTest also runs this with the
+// dot product switched off (MOTE_VK_DISABLE=dot).
+TEST(QLinearOpsVk, MatMulWithConstantBMatchesReference) {
+  MOTE_REQUIRE_INT8_SHADERS();
+  std::vector<MatMulCase> cases;
+  for (DType a_type : {DType::U8, DType::I8}) {
+    for (DType b_type : {DType::U8, DType::I8}) {
+      MatMulCase c;
+      c.a = {6, 32};
+      c.b = {32, 10};
+      c.a_type = a_type;
+      c.b_type = b_type;
+      c.y_type = a_type == DType::U8 ? DType::I8 : DType::U8;
+      cases.push_back(c);
+      c.a = {2, 3, 27};  // a depth of 27: not whole words
+      c.b = {27, 9};
+      c.per_column = false;
+      c.bias = true;
+      cases.push_back(c);
+    }
+  }
+  MatMulCase deep;
+  deep.a = {3, 1, 520};
+  deep.b = {520, 33};
+  deep.bias = true;
+  cases.push_back(deep);
+  uint32_t seed = 1;
+  for (const MatMulCase& c : cases) {
+    SCOPED_TRACE(label(c));
+    expect_vulkan_int8(make_op(fb::OpType::QLinearMatMul), matmul_inputs(c, seed++), {kQmA}, Match::kNearTies);
+  }
+  MatMulCase c = cases.front();
+  c.a = {16, 32};
+  c.b = {32, 24};
+  for (const fb::FusedActivationT& act :
+       {fused_activation(fb::ActivationKind::Relu), fused_activation(fb::ActivationKind::Clip, 0.0f, -4.0f, 5.0f),
+        fused_activation(fb::ActivationKind::HardSwish), fused_activation(fb::ActivationKind::SiLU)}) {
+    SCOPED_TRACE(fused_name(act));
+    expect_vulkan_int8(with_fused(make_op(fb::OpType::QLinearMatMul), act), matmul_inputs(c, seed++), {kQmA},
+                       Match::kNearTies);
+  }
+}
+
 }  // namespace
 }  // namespace mote::test
