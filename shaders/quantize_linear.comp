@@ -19,9 +19,12 @@ layout(push_constant) uniform Push {
 
 int code_of(uint i) {
   uint k = i / p.inner % p.count;
-  float v = LOAD(x, i);
-  if (isnan(v)) return 0;  // code 0, as the reference and CPU kernels
-  return requantize(v, uintBitsToFloat(params[2u * k]), int(params[2u * k + 1u]), Y_SIGNED);
+  // A NaN (X's, or 0 / 0 of a zero scale) gives code 0, as the reference
+  // and CPU kernels.
+  float v = LOAD(x, i) / uintBitsToFloat(params[2u * k]);
+  if (isnan(v)) return 0;
+  float q = roundEven(clamp(v, -512.0, 512.0)) + float(int(params[2u * k + 1u]));
+  return int(clamp(q, Y_SIGNED ? -128.0 : 0.0, Y_SIGNED ? 127.0 : 255.0));
 }
 
 CODE_WORDS_MAIN(code_of, y, p.n)

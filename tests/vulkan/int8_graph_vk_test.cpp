@@ -69,31 +69,34 @@ std::shared_ptr<const Model> int8_network() {
   // 6 x 11 x 11 = 726 bytes, not whole words.
   const int c1 = g.conv(q, 0.02f, {6, 5, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}), 0.04f, 20, 1, &relu);
   const int pool = g.add(pool_op(fb::OpType::MaxPool, {{3, 3}, {2, 2}}), {c1});  // 6 x 5 x 5
-  const int c2 = g.conv(pool, 0.04f, {6, 6, 1, 1}, conv_attrs(), 0.04f, 128, 4);
-  const int sum = g.add(make_op(fb::OpType::QLinearAdd), {pool, g.scale(0.04f), g.zero(20), c2, g.scale(0.04f),
-                                                          g.zero(128), g.scale(0.05f), g.zero(100)});
+  // Two 1x1 branches of 8 channels (200-byte planes: Concat's rows must
+  // fill whole words), their sum, and the Concat of the sum and a branch.
+  const int c2 = g.conv(pool, 0.04f, {8, 6, 1, 1}, conv_attrs(), 0.04f, 128, 4);
+  const int c3 = g.conv(pool, 0.04f, {8, 6, 1, 1}, conv_attrs(), 0.04f, 100, 7);
+  const int sum = g.add(make_op(fb::OpType::QLinearAdd), {c2, g.scale(0.04f), g.zero(128), c3, g.scale(0.04f),
+                                                          g.zero(100), g.scale(0.05f), g.zero(100)});
   fb::AxisAttrsT channels;
   channels.axis = 1;
   const int joined = g.add(make_op(fb::OpType::QLinearConcat, channels),
-                           {g.scale(0.05f), g.zero(100), sum, g.scale(0.05f), g.zero(100), pool, g.scale(0.04f),
-                            g.zero(20)});  // 12 x 5 x 5: 300 bytes
+                           {g.scale(0.05f), g.zero(100), sum, g.scale(0.05f), g.zero(100), c2, g.scale(0.04f),
+                            g.zero(128)});  // 16 x 5 x 5
   const int act =
       g.add(with_fused(make_op(fb::OpType::QLinearActivation), fused_activation(fb::ActivationKind::SiLU)),
             {joined, g.scale(0.05f), g.zero(100), g.scale(0.03f), g.zero(30)});
   fb::ResizeAttrsT nearest;
   nearest.mode = fb::ResizeMode::Nearest;
   const int up = g.add(make_op(fb::OpType::Resize, nearest),
-                       {act, -1, g.constant(Tensor::from_vector<float>({4}, {1, 1, 2, 2}))});  // 12 x 10 x 10
+                       {act, -1, g.constant(Tensor::from_vector<float>({4}, {1, 1, 2, 2}))});  // 16 x 10 x 10
   const int gap = g.add(make_op(fb::OpType::QLinearGlobalAveragePool),
                         {up, g.scale(0.03f), g.zero(30), g.scale(0.01f), g.zero(10)});
   fb::AxisAttrsT flatten;
   flatten.axis = 1;
-  const int flat = g.add(make_op(fb::OpType::Flatten, flatten), {gap});  // 1 x 12
+  const int flat = g.add(make_op(fb::OpType::Flatten, flatten), {gap});  // 1 x 16
   const int logits_q =
       g.add(make_op(fb::OpType::QLinearMatMul),
-            {flat, g.scale(0.01f), g.zero(10), g.constant(random_codes(DType::I8, {12, 7}, 9)),
-             g.constant(random_tensor(DType::F32, {7}, 10, 0.01, 0.03)), g.constant(Tensor::zeros(DType::I8, {7})),
-             g.scale(kLogitScale), g.zero(128), g.constant(random_tensor(DType::I32, {7}, 11, -9000, 9000))});
+            {flat, g.scale(0.01f), g.zero(10), g.constant(random_codes(DType::I8, {16, 7}, 9)),
+             g.constant(random_tensor(DType::F32, {7}, 10, 0.001, 0.003)), g.constant(Tensor::zeros(DType::I8, {7})),
+             g.scale(kLogitScale), g.zero(128), g.constant(random_tensor(DType::I32, {7}, 11, -2000, 2000))});
   return g.model(
       g.add(make_op(fb::OpType::DequantizeLinear, per_tensor), {logits_q, g.scale(kLogitScale), g.zero(128)}));
 }
@@ -117,12 +120,15 @@ TEST(Int8GraphVk, RunsWholeOnGpuAndMatchesCpu) {
     vk.min_gpu_island_elements = 0;
     auto session = Session::create(model, vk);
     ASSERT_TRUE(session.ok()) << session.status().to_string();
-    for (const OpPlacement& p : (*session)->placement()) EXPECT_EQ(p.device, "vulkan") << p.op << ": " << p.reason;
     auto actual = (*session)->run(std::vector<Tensor>{x});
     ASSERT_TRUE(actual.ok()) << actual.status().to_string();
+    // (The placement exists once a run has planned.)
+    const std::vector<OpPlacement> placement = (*session)->placement();
+    EXPECT_EQ(placement.size(), 13u);
+    for (const OpPlacement& p : placement) EXPECT_EQ(p.device, "vulkan") << p.op << ": " << p.reason;
     // The logits must spread (a broken chain tends to constants).
     std::set<float> values(want.data<float>(), want.data<float>() + want.numel());
-    EXPECT_GE(values.size(), 5u);
+    EXPECT_GE(values.size(), 5u) << testing::PrintToString(std::vector<float>(values.begin(), values.end()));
     expect_tensors_near((*actual)[0], want, 0.0, 2.01 * kLogitScale, "logits");
   }
 }

@@ -60,8 +60,9 @@ Tensor packed_weights(const Tensor& w, const QLinearConvParams& q, const ConvGeo
 
 // Per output channel m: bias, weight zero point, x_scale * w_scale[m] as
 // float bits, and the sum of m's weight codes over `padded_channels`
-// channels (those past W's at the zero point: the dot path's padding).
-Tensor channel_table(const QLinearConvParams& q, const Tensor* bias, const Tensor& w, const ConvGeometry& g,
+// channels (those past W's at the zero point: the dot path's padding; 0
+// without W, which the portable path may read at run time).
+Tensor channel_table(const QLinearConvParams& q, const Tensor* bias, const Tensor* w, const ConvGeometry& g,
                      int64_t padded_channels) {
   const int64_t taps = g.in_channels_per_group() * g.kernel_volume();
   Tensor table = Tensor::zeros(DType::I32, {4 * g.out_channels});
@@ -69,9 +70,11 @@ Tensor channel_table(const QLinearConvParams& q, const Tensor* bias, const Tenso
   for (int64_t m = 0; m < g.out_channels; ++m) {
     const auto c = static_cast<size_t>(m);
     const float multiplier = q.x_scale * q.w_scale[c];
-    int32_t sum =
-        static_cast<int32_t>((padded_channels - g.in_channels_per_group()) * g.kernel_volume()) * q.w_zero[c];
-    for (int64_t i = 0; i < taps; ++i) sum += int8_element(w, m * taps + i);
+    int32_t sum = 0;
+    if (w) {
+      sum = static_cast<int32_t>((padded_channels - g.in_channels_per_group()) * g.kernel_volume()) * q.w_zero[c];
+      for (int64_t i = 0; i < taps; ++i) sum += int8_element(*w, m * taps + i);
+    }
     t[4 * m] = bias ? bias->data<int32_t>()[m] : 0;
     t[4 * m + 1] = q.w_zero[c];
     std::memcpy(&t[4 * m + 2], &multiplier, sizeof(float));
@@ -133,14 +136,14 @@ Status plan_qlinear_conv(PlanContext& ctx) {
     const TensorArg packed_x = ctx.add_scratch(DType::I32, words);
     ctx.dispatch_1d(ShaderId::kPackChannels4, {ctx.input(kQcX), packed_x}, pack, words);
     push.in_channels = push.channels_per_group = static_cast<uint32_t>(channel_words);
-    const TensorArg table = ctx.add_constant(channel_table(q, bias, w, g, channel_words * 4));
+    const TensorArg table = ctx.add_constant(channel_table(q, bias, &w, g, channel_words * 4));
     const TensorArg packed_w = ctx.add_constant(packed_weights(w, q, g, channel_words));
     ctx.dispatch_1d(ShaderId::kQlinearConvDot, {packed_x, packed_w, table, ctx.output(0), residual}, push,
                     (ctx.out(0).numel() + 3) / 4)
         .constants = constants;
     return {};
   }
-  const TensorArg table = ctx.add_constant(channel_table(q, bias, w, g, g.in_channels_per_group()));
+  const TensorArg table = ctx.add_constant(channel_table(q, bias, nullptr, g, g.in_channels_per_group()));
   ctx.dispatch_1d(ShaderId::kQlinearConv, {ctx.input(kQcX), ctx.input(kQcW), table, ctx.output(0), residual}, push,
                   (ctx.out(0).numel() + 3) / 4)
       .constants = constants;

@@ -1,6 +1,9 @@
 // Vulkan kernels of the int8 average pools (runtime/ops/qlinear_pool.hpp)
 // through qlinear_pool.comp, which also serves MaxPool on 8-bit codes
-// (pool.cpp); the window geometry both pool shaders share.
+// (pool.cpp); the window geometry both pool shaders share. The mean is
+// requantised in f32 where the CPU kernel uses double: at an exact tie
+// (common in 2x2 windows when X's and Y's scales are equal) the f32
+// product may land a hair off it and round one code the other way.
 #include "runtime/ops/qlinear_pool.hpp"
 
 #include "runtime/core/shape_util.hpp"
@@ -41,6 +44,10 @@ Result<PoolPush> pool_push(const PlanContext& ctx, const PoolGeometry& g, int64_
                   u32x3(g.pad_end)};
 }
 
+// Windows up to 2^16 taps: the int32 sum of codes stays exact as a float
+// (|sum| < 2^24) for the mean.
+constexpr int64_t kMaxQuantizedTaps = int64_t{1} << 16;
+
 void dispatch_quantized_pool(PlanContext& ctx, const PoolPush& window, bool is_max, bool count_pad,
                              const QUnaryParams& q) {
   const QPoolPush push{window, q.x.scale, q.y.scale, q.x.zero, q.y.zero};
@@ -63,10 +70,18 @@ Result<QUnaryParams> plannable_qpool(PlanContext& ctx) {
   return q;
 }
 
+Status check_taps(const PlanContext& ctx, const PoolGeometry& g) {
+  if (g.kernel[0] * g.kernel[1] * g.kernel[2] > kMaxQuantizedTaps) {
+    return ctx.unsupported("a window of more than 65536 taps");
+  }
+  return {};
+}
+
 Status plan_qlinear_average_pool(PlanContext& ctx) {
   MOTE_ASSIGN_OR_RETURN(QUnaryParams q, plannable_qpool(ctx));
   const auto& a = attrs<fb::PoolAttrsT>(ctx.op);
   MOTE_ASSIGN_OR_RETURN(PoolGeometry g, pool_geometry(a, ctx.in(kQUnaryX.data).shape()));
+  MOTE_RETURN_IF_ERROR(check_taps(ctx, g.as_3d()));
   MOTE_ASSIGN_OR_RETURN(PoolPush window, pool_push(ctx, g.as_3d(), ctx.out(0).numel()));
   dispatch_quantized_pool(ctx, window, /*is_max=*/false, a.count_include_pad, q);
   return {};
@@ -80,6 +95,7 @@ Status plan_qlinear_global_average_pool(PlanContext& ctx) {
   g.in = g.kernel = {1, 1, s.inner};
   g.out = g.stride = g.dilation = {1, 1, 1};
   g.pad_begin = g.pad_end = {0, 0, 0};
+  MOTE_RETURN_IF_ERROR(check_taps(ctx, g));
   MOTE_ASSIGN_OR_RETURN(PoolPush window, pool_push(ctx, g, s.outer * s.axis));
   dispatch_quantized_pool(ctx, window, /*is_max=*/false, false, q);
   return {};
