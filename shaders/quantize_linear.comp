@@ -2,8 +2,8 @@
 // QuantizeLinear of f32 (or f16-stored) X into i8 or u8, per tensor or per
 // axis (the host passes the elements after the axis and the axis' length;
 // per tensor, 1 and 1): round half to even of x / scale plus the zero
-// point, saturated (NaN: code 0), as the CPU kernel. One invocation per word of Y:
-// four outputs, so no two invocations share one.
+// point, saturated (NaN: code 0), as the CPU kernel. One invocation per
+// word of Y: four outputs, so no two invocations share one.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"

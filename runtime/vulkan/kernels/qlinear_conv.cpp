@@ -5,9 +5,10 @@
 // pack_channels4.comp per run, W once here), qlinear_conv.comp otherwise.
 // The scales and zero points must be constants (a converted model's are):
 // they are folded at plan time into one table per output channel (bias,
-// weight zero point, x_scale * w_scale, the sum of the weight codes). Quantised tensors are bytes, so the f16
-// storage mode does not touch them. Not on CPU-type devices (lavapipe):
-// DeviceFeatures::int8_shaders says why (quant_args.hpp).
+// weight zero point, x_scale * w_scale, the sum of the weight codes).
+// Quantised tensors are bytes, so the f16 storage mode does not touch them.
+// Not on CPU-type devices (lavapipe): DeviceFeatures::int8_shaders says why
+// (quant_args.hpp).
 #include "runtime/ops/qlinear_conv.hpp"
 
 #include <cstring>
