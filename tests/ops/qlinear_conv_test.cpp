@@ -356,6 +356,20 @@ TEST(QLinearConvOps, LastPanelColumnsCpuMatchReference) {
   for_each_simd_target(check_all);
 }
 
+// A 1x1 layer of few output channels (24: three row panels) on 2,304
+// pixels, whose patches fit one tile: at 2 threads it runs in narrower
+// tiles, two for each thread (qlinear_conv.cpp's kMinSplitColumns), one
+// image and two, with a residual and without.
+TEST(QLinearConvOps, FewChannelsOverManyPixelsSplitIntoTiles) {
+  const QuantCase plain{DType::U8, DType::I8, DType::U8, false, true};
+  const QuantCase residual{DType::U8, DType::I8, DType::U8, true, true, DType::U8};
+  for (const Shape& x : {Shape{1, 144, 48, 48}, Shape{2, 96, 40, 30}}) {
+    for (const QuantCase& q : {plain, residual}) {
+      EXPECT_TRUE(check_qlinear_conv(x, {24, x[1], 1, 1}, conv_attrs(), q));
+    }
+  }
+}
+
 // Strided layers whose patch matrix has 64 rows or more read their patches
 // in place from the input split into stride phases (qconv_patches.hpp):
 // ResNet's 3x3 stride-2 layers and 7x7 stem, strides that differ by axis,
