@@ -190,9 +190,10 @@ TEST(ResizeOps, LinearOnCodesReferenceMatchesWorkedExample) {
 // The CPU's float passes against the reference's double sums: one code
 // apart at most, at near-ties, and those few (2 + n / 40: a rounding or
 // index error would be off at a third or more). Near-ties are not rare
-// here: a coordinate rule's arithmetic leaves a weight a hair off 1/2 in
-// double that is 1/2 as the CPU's float (half_pixel_symmetric on arm64
-// put 5 of 324 outputs one code apart).
+// here: with these scales' rational weights a weighted sum of integer codes
+// can land exactly on a half, which the double and the float arithmetic
+// miss by a hair to either side (up to 3 of 324 outputs one code apart on
+// x86, 5 on arm64).
 TEST(ResizeOps, LinearOnCodesCpuMatchesReference) {
   uint32_t seed = 1;
   for (fb::CoordinateTransform transform : kTransforms) {
