@@ -33,6 +33,6 @@ inline constexpr QuantOperand kQConcatY{1, 0, 1, "Y"};
 inline QuantOperand qconcat_input(size_t k) { return {2 + 3 * k, 3 + 3 * k, 4 + 3 * k, "X"}; }
 inline size_t qconcat_count(size_t inputs) { return (inputs - 2) / 3; }
 // What errors call it: "X0", "X1"...
-inline std::string qconcat_label(size_t k) { return "X" + std::to_string(k); }
+inline std::string qconcat_label(size_t k) { return std::string("X").append(std::to_string(k)); }
 
 }  // namespace mote

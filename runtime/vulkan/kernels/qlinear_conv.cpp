@@ -11,7 +11,6 @@
 // (quant_args.hpp).
 #include "runtime/ops/qlinear_conv.hpp"
 
-#include <cstring>
 #include <vector>
 
 #include "runtime/vulkan/kernels/conv_plan.hpp"
@@ -66,22 +65,20 @@ Tensor packed_weights(const Tensor& w, const QLinearConvParams& q, const ConvGeo
 Tensor channel_table(const QLinearConvParams& q, const Tensor* bias, const Tensor* w, const ConvGeometry& g,
                      int64_t padded_channels) {
   const int64_t taps = g.in_channels_per_group() * g.kernel_volume();
-  Tensor table = Tensor::zeros(DType::I32, {4 * g.out_channels});
-  int32_t* t = table.data<int32_t>();
+  std::vector<RequantRow> rows(static_cast<size_t>(g.out_channels));
   for (int64_t m = 0; m < g.out_channels; ++m) {
     const auto c = static_cast<size_t>(m);
-    const float multiplier = q.x_scale * q.w_scale[c];
-    int32_t sum = 0;
+    RequantRow& row = rows[c];
+    row.bias = bias ? bias->data<int32_t>()[m] : 0;
+    row.weight_zero = q.w_zero[c];
+    row.multiplier = q.x_scale * q.w_scale[c];
     if (w) {
-      sum = static_cast<int32_t>((padded_channels - g.in_channels_per_group()) * g.kernel_volume()) * q.w_zero[c];
-      for (int64_t i = 0; i < taps; ++i) sum += int8_element(*w, m * taps + i);
+      row.weight_sum =
+          static_cast<int32_t>((padded_channels - g.in_channels_per_group()) * g.kernel_volume()) * q.w_zero[c];
+      for (int64_t i = 0; i < taps; ++i) row.weight_sum += int8_element(*w, m * taps + i);
     }
-    t[4 * m] = bias ? bias->data<int32_t>()[m] : 0;
-    t[4 * m + 1] = q.w_zero[c];
-    std::memcpy(&t[4 * m + 2], &multiplier, sizeof(float));
-    t[4 * m + 3] = sum;
   }
-  return table;
+  return requant_row_words(rows);
 }
 
 Status plan_qlinear_conv(PlanContext& ctx) {

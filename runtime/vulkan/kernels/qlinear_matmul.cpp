@@ -7,7 +7,7 @@
 // multiplier, sum of codes). A run-time B stays on the CPU.
 #include "runtime/ops/qlinear_matmul.hpp"
 
-#include <cstring>
+#include <vector>
 
 #include "runtime/vulkan/kernels/known_inputs.hpp"
 #include "runtime/vulkan/kernels/quant_args.hpp"
@@ -44,19 +44,16 @@ Tensor packed_columns(const Tensor& b, int64_t row_words) {
 // and the sum of the column's codes.
 Tensor column_table(const QLinearMatMulParams& q, const Tensor& b, const Tensor* bias) {
   const int64_t depth = b.dim(0), columns = b.dim(1);
-  Tensor table = Tensor::zeros(DType::I32, {std::max<int64_t>(1, 4 * columns)});
-  int32_t* t = table.data<int32_t>();
+  std::vector<RequantRow> rows(static_cast<size_t>(columns));
   for (int64_t n = 0; n < columns; ++n) {
     const auto c = static_cast<size_t>(n);
-    const float multiplier = q.a_scale * q.b_scale[c];
-    int32_t sum = 0;
-    for (int64_t k = 0; k < depth; ++k) sum += int8_element(b, k * columns + n);
-    t[4 * n] = bias ? bias->data<int32_t>()[n] : 0;
-    t[4 * n + 1] = q.b_zero[c];
-    std::memcpy(&t[4 * n + 2], &multiplier, sizeof(float));
-    t[4 * n + 3] = sum;
+    RequantRow& row = rows[c];
+    row.bias = bias ? bias->data<int32_t>()[n] : 0;
+    row.weight_zero = q.b_zero[c];
+    row.multiplier = q.a_scale * q.b_scale[c];
+    for (int64_t k = 0; k < depth; ++k) row.weight_sum += int8_element(b, k * columns + n);
   }
-  return table;
+  return requant_row_words(rows);
 }
 
 Status plan_qlinear_matmul(PlanContext& ctx) {

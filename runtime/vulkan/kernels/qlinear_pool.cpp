@@ -44,10 +44,6 @@ Result<PoolPush> pool_push(const PlanContext& ctx, const PoolGeometry& g, int64_
                   u32x3(g.pad_end)};
 }
 
-// Windows up to 2^16 taps: the int32 sum of codes stays exact as a float
-// (|sum| < 2^24) for the mean.
-constexpr int64_t kMaxQuantizedTaps = int64_t{1} << 16;
-
 void dispatch_quantized_pool(PlanContext& ctx, const PoolPush& window, bool is_max, bool count_pad,
                              const QUnaryParams& q) {
   const QPoolPush push{window, q.x.scale, q.y.scale, q.x.zero, q.y.zero};
@@ -56,6 +52,10 @@ void dispatch_quantized_pool(PlanContext& ctx, const PoolPush& window, bool is_m
 }
 
 namespace {
+
+// Windows up to 2^16 taps: the int32 sum of codes stays exact as a float
+// (|sum| < 2^24) for the mean.
+constexpr int64_t kMaxQuantizedTaps = int64_t{1} << 16;
 
 Result<QUnaryParams> plannable_qpool(PlanContext& ctx) {
   MOTE_RETURN_IF_ERROR(require_int8_shaders(ctx));

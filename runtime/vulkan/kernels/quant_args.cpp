@@ -1,5 +1,6 @@
 #include "runtime/vulkan/kernels/quant_args.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "runtime/vulkan/kernels/known_inputs.hpp"
@@ -30,6 +31,19 @@ Result<TensorQuant> known_tensor_quant(const PlanContext& ctx, const QuantOperan
                                        const std::string& label) {
   MOTE_RETURN_IF_ERROR(require_known(ctx, {operand.scale, operand.zero}));
   return read_tensor_quant(ctx.inputs, operand, label);
+}
+
+Tensor requant_row_words(const std::vector<RequantRow>& rows) {
+  Tensor words = Tensor::zeros(DType::I32, {std::max<int64_t>(1, 4 * static_cast<int64_t>(rows.size()))});
+  int32_t* w = words.data<int32_t>();
+  for (const RequantRow& row : rows) {
+    w[0] = row.bias;
+    w[1] = row.weight_zero;
+    std::memcpy(&w[2], &row.multiplier, sizeof(float));
+    w[3] = row.weight_sum;
+    w += 4;
+  }
+  return words;
 }
 
 Tensor code_table_words(const std::array<uint8_t, 256>& table) {

@@ -29,6 +29,17 @@ Result<TensorQuant> known_tensor_quant(const PlanContext& ctx, const QuantOperan
 // kernels' set, activation.glsl's formulas).
 Status require_int8_store_activation(const PlanContext& ctx);
 
+// One output channel's (or column's) requantisation row as the int8 GEMM
+// and convolution shaders read it: four words each (qlinear_matmul.glsl's
+// `column`, qlinear_conv.glsl's `channel`).
+struct RequantRow {
+  int32_t bias = 0;
+  int32_t weight_zero = 0;
+  float multiplier = 0;    // input scale * weight scale
+  int32_t weight_sum = 0;  // the sum of the channel's weight codes
+};
+Tensor requant_row_words(const std::vector<RequantRow>& rows);
+
 // A code table as 64 words, four bytes each (qlinear_table.comp's layout).
 Tensor code_table_words(const std::array<uint8_t, 256>& table);
 
