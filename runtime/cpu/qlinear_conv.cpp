@@ -34,6 +34,9 @@ constexpr int64_t kTileBytes = 512 * 1024;
 // 28x28 projections were no faster in tiles of 208 columns (their weights'
 // panels read again for few columns), its 56x56 ones faster in 784.
 constexpr int64_t kMinSplitColumns = 512;
+// The narrowest tile a thread takes alone when a layer has fewer tiles than
+// threads: ResNet-18's 14x14 layers (196 pixels) split as 112 + 84.
+constexpr int64_t kMinOwnColumns = 64;
 
 struct QConvState : KernelState {
   QgemmFormat format = QgemmFormat::kPairs;
@@ -252,23 +255,47 @@ class QConvRun {
       const int64_t narrow = ((pixels_ + per_image - 1) / per_image + step_ - 1) / step_ * step_;
       if (narrow >= kMinSplitColumns) width_ = std::min(width_, narrow);
     }
+    // Fewer tiles than threads (14x14 images, or 28x28 ones whose deep
+    // patches fill a tile with 448 pixels): one tile per thread where each
+    // keeps kMinOwnColumns, rather than tiles that all threads gather and
+    // multiply together (two fork-joins per tile, and B read across the
+    // cores).
+    const int64_t half_panel = std::max<int64_t>(1, step_ / 2);
     tiles_ = (pixels_ + width_ - 1) / width_;
-    // Tiles of one width, in a count the threads share evenly, where each
-    // task takes whole tiles: ResNet-18's 56x56 layers had 3 tiles of 896
-    // pixels and one of 448, so at 2 threads one thread computed 1,792
-    // columns and the other 1,344.
-    if (threads > 1 && images * tiles_ >= wanted) {
-      const int64_t even = (tiles_ + threads - 1) / threads * threads;
-      width_ = ((pixels_ + even - 1) / even + step_ - 1) / step_ * step_;
+    if (threads > 1 && images * tiles_ < threads) {
+      const int64_t per_image = (threads + images - 1) / images;
+      const int64_t narrow = ((pixels_ + per_image - 1) / per_image + half_panel - 1) / half_panel * half_panel;
+      if (narrow >= kMinOwnColumns) width_ = std::min(width_, narrow);
       tiles_ = (pixels_ + width_ - 1) / width_;
     }
+    // Tiles of one width, in a count the threads share evenly, each task
+    // taking whole tiles: ResNet-18's 56x56 layers had 3 tiles of 896
+    // pixels and one of 448, so at 2 threads one thread computed 1,792
+    // columns and the other 1,344. Widths are whole half panels (the
+    // GEMM's one-vector tile), not whole panels: its 28x28 layers split
+    // 784 pixels as 400 + 384, where panels gave 416 + 368 (13 against 11.5
+    // panels' work). One such tile per thread, rather than a shared one,
+    // took those layers from 0.339 to 0.295 ms at 2 threads (0.55 at 1),
+    // the int8 ResNet-18 5.39 -> 5.21 ms (mote-bench, eight alternating
+    // rounds, medians).
+    if (threads > 1 && images * tiles_ >= threads) {
+      const int64_t even = (tiles_ + threads - 1) / threads * threads;
+      width_ = ((pixels_ + even - 1) / even + half_panel - 1) / half_panel * half_panel;
+      tiles_ = (pixels_ + width_ - 1) / width_;
+    }
+    own_tiles_ = threads == 1 || images * tiles_ >= threads;
   }
 
   int64_t tiles() const { return tiles_; }
   int64_t panels() const { return (mg_ + kQgemmPanelRows - 1) / kQgemmPanelRows; }
-  // Floats of B for one tile, then of the rows being interleaved.
-  size_t b_floats() const { return static_cast<size_t>(groups_ * width_); }
-  size_t rows_floats() const { return static_cast<size_t>(width_); }
+  // Whether each task takes whole tiles of its own (else all threads share
+  // each tile, run_gemm).
+  bool own_tiles() const { return own_tiles_; }
+  // Floats of B for one tile, then of the rows being interleaved (whole
+  // panels: a tile may end in half of one).
+  size_t b_floats() const { return static_cast<size_t>(groups_ * padded_width()); }
+  size_t rows_floats() const { return static_cast<size_t>(padded_width()); }
+  int64_t padded_width() const { return (width_ + step_ - 1) / step_ * step_; }
 
   // Depth groups [k0, k1) of tile `tile` of image n, group grp, into b;
   // `rows` is rows_floats() of scratch.
@@ -304,6 +331,7 @@ class QConvRun {
   QRequantize requantize_;  // the state's, with this run's residual
   size_t y_size_;
   int64_t mg_, cg_, groups_, pixels_, step_, width_ = 0, tiles_ = 0;
+  bool own_tiles_ = true;
 };
 
 void run_gemm(KernelContext& ctx, const ConvGeometry& g, const QConvState& s) {
@@ -337,7 +365,7 @@ void run_gemm(KernelContext& ctx, const ConvGeometry& g, const QConvState& s) {
   }
   const QConvRun run(ctx, g, s, patches, values, source, bias);
   const int64_t threads = ctx.pool->size(), images = g.batch * g.group, tiles = run.tiles();
-  if (threads == 1 || images * tiles >= 2 * threads) {
+  if (run.own_tiles()) {
     // Enough tiles for the threads: each task gathers its tile and
     // multiplies all of the group's rows.
     ctx.pool->parallel_for(images * tiles, 1, [&](int64_t begin, int64_t end) {

@@ -370,6 +370,22 @@ TEST(QLinearConvOps, FewChannelsOverManyPixelsSplitIntoTiles) {
   }
 }
 
+// Layers with fewer tiles than threads, or as many, where at 2 threads
+// each thread takes one tile of its own, the widths whole half panels (so a
+// tile may end in half a panel and the next start inside one): deep 3x3
+// patches (128 channels: 448 pixels fill a tile) over 600 pixels, split
+// 304 + 296, with a residual; one tile of 144 pixels split 80 + 64, of 100
+// split 64 + 36; two images of 50 pixels, a tile each.
+TEST(QLinearConvOps, OneTilePerThreadEndsInHalfPanels) {
+  const QuantCase plain{DType::U8, DType::I8, DType::U8, false, true};
+  const QuantCase residual{DType::U8, DType::I8, DType::U8, true, true, DType::U8};
+  const auto same = conv_attrs({1, 1}, {1, 1, 1, 1});
+  EXPECT_TRUE(check_qlinear_conv({1, 128, 20, 30}, {48, 128, 3, 3}, same, residual));
+  EXPECT_TRUE(check_qlinear_conv({1, 16, 12, 12}, {40, 16, 3, 3}, same, plain));
+  EXPECT_TRUE(check_qlinear_conv({1, 16, 10, 10}, {40, 16, 3, 3}, same, residual));
+  EXPECT_TRUE(check_qlinear_conv({2, 16, 5, 10}, {40, 16, 3, 3}, same, plain));
+}
+
 // Strided layers whose patch matrix has 64 rows or more read their patches
 // in place from the input split into stride phases (qconv_patches.hpp):
 // ResNet's 3x3 stride-2 layers and 7x7 stem, strides that differ by axis,
