@@ -5,7 +5,8 @@
 //   Add | Mul(DQ(a), DQ(b)) -> [Relu | Clip] -> Q   QLinearAdd | QLinearMul
 //   Concat(DQ(x0), DQ(x1)...) -> Q                   QLinearConcat
 //   AveragePool | GlobalAveragePool(DQ(x)) -> Q      QLinearAveragePool | QLinearGlobalAveragePool
-//   Relu | Clip | HardSwish | Sigmoid | LeakyRelu(DQ(x)) -> Q   QLinearActivation
+//   Relu | Clip | HardSwish | Sigmoid | LeakyRelu | HardSigmoid(DQ(x)) -> Q
+//                                                    QLinearActivation
 //
 // and the ops that only move or pick values (MaxPool, nearest Resize,
 // Reshape, Flatten, Transpose, Squeeze, Unsqueeze) run on the 8-bit tensor
@@ -142,7 +143,7 @@ std::string fold_average_pool(Context& c, size_t i, bool& matched) {
 }
 
 // An activation (Relu, Clip with constant bounds, HardSwish, Sigmoid,
-// LeakyRelu) -> QLinearActivation, the activation fused.
+// LeakyRelu, HardSigmoid) -> QLinearActivation, the activation fused.
 std::string fold_activation(Context& c, size_t i, bool& matched) {
   const fb::OpT& op = *c.graph.ops[i];
   const fb::OpT* dq = dequantize_of(c, op.inputs[0]);
@@ -225,6 +226,7 @@ const char* folded_name(fb::OpType type) {
     case fb::OpType::HardSwish:
     case fb::OpType::Sigmoid:
     case fb::OpType::LeakyRelu:
+    case fb::OpType::HardSigmoid:
       return "activation -> QLinearActivation";
     default:
       return nullptr;  // a pass-through op
@@ -260,6 +262,7 @@ Status fold_qdq_elementwise(Graph& graph, PassLog& log) {
       case fb::OpType::HardSwish:
       case fb::OpType::Sigmoid:
       case fb::OpType::LeakyRelu:
+      case fb::OpType::HardSigmoid:
         why = fold_activation(c, i, matched);
         break;
       default:

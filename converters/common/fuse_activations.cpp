@@ -1,13 +1,15 @@
 // Activation fusion: an activation reading only the output of a Conv,
 // ConvTranspose, Gemm or MatMul becomes that op's Op.fused, applied as the
 // result is stored (one pass over memory instead of two). Patterns:
-//   Relu, Sigmoid, HardSwish, LeakyRelu(alpha), Clip(constant min/max)
+//   Relu, Sigmoid, HardSwish, LeakyRelu(alpha), HardSigmoid(alpha, beta),
+//   Clip(constant min/max)
 //   y * Sigmoid(y) in either operand order -> SiLU
 // The producer's output must have no other reader and not be a graph output,
 // since after fusion the un-activated value no longer exists.
 #include <cfloat>
 
 #include "converters/common/passes.hpp"
+#include "runtime/ops/unary.hpp"
 
 namespace mote::convert {
 namespace {
@@ -37,6 +39,13 @@ std::optional<fb::FusedActivationT> as_fused(const Graph& g, const fb::OpT& act)
       f.kind = fb::ActivationKind::LeakyRelu;
       f.alpha = has_attrs<fb::ActivationAttrsT>(act) ? attrs<fb::ActivationAttrsT>(act).alpha : 0.01f;
       return f;
+    case fb::OpType::HardSigmoid: {
+      const ActivationParams p = activation_params(act);  // ONNX's defaults where absent
+      f.kind = fb::ActivationKind::HardSigmoid;
+      f.alpha = p.alpha;
+      f.beta = p.beta;
+      return f;
+    }
     case fb::OpType::Clip: {
       f.kind = fb::ActivationKind::Clip;
       f.min = -FLT_MAX;

@@ -204,6 +204,7 @@ fb::OpType elementwise_int8_type(const fb::OpT& op) {
     case fb::OpType::HardSwish:
     case fb::OpType::Sigmoid:
     case fb::OpType::LeakyRelu:
+    case fb::OpType::HardSigmoid:
       return fb::OpType::QLinearActivation;
     default:
       return fb::OpType::Invalid;
@@ -227,7 +228,7 @@ bool elementwise_inputs_fit(const Graph& graph, const fb::OpT& op) {
 }
 
 // The activations the int8 kernels' store cannot apply (Sigmoid,
-// LeakyRelu) come off the Convs, Gemms and MatMuls that would otherwise be
+// LeakyRelu, HardSigmoid: MobileNetV3's gates) come off the Convs, Gemms and MatMuls that would otherwise be
 // quantised, as ops of their own, so those run in int8 and the activation
 // as a QLinearActivation on their uint8 output; calibration then sees the
 // value before the activation too. Returns, per such value, the lowest
@@ -239,7 +240,10 @@ std::map<int, float> split_off_activations(Graph& graph) {
     fb::OpT* op = graph.ops[i].get();
     if (!op || !op->fused || fused_activation_quantizes(*op) || op->outputs.size() != 1) continue;
     const fb::FusedActivationT act = *op->fused;
-    if (act.kind != fb::ActivationKind::Sigmoid && act.kind != fb::ActivationKind::LeakyRelu) continue;
+    if (act.kind != fb::ActivationKind::Sigmoid && act.kind != fb::ActivationKind::LeakyRelu &&
+        act.kind != fb::ActivationKind::HardSigmoid) {
+      continue;
+    }
     fb::OpT bare(*op);
     bare.fused.reset();
     if (!float_reason(graph, bare).empty()) continue;  // stays float anyway
@@ -257,6 +261,14 @@ std::map<int, float> split_off_activations(Graph& graph) {
       a.alpha = act.alpha;
       set_attrs(graph.insert_op(i + 1, fb::OpType::LeakyRelu, name + "_activation", {pre}, {y}), a);
       split[pre] = -std::numeric_limits<float>::infinity();
+    } else if (act.kind == fb::ActivationKind::HardSigmoid) {
+      fb::ActivationAttrsT a;
+      a.alpha = act.alpha;
+      a.beta = act.beta;
+      set_attrs(graph.insert_op(i + 1, fb::OpType::HardSigmoid, name + "_activation", {pre}, {y}), a);
+      // 0 from -beta / alpha down (for alpha > 0; other slopes keep the
+      // whole range).
+      split[pre] = act.alpha > 0 ? -act.beta / act.alpha : -std::numeric_limits<float>::infinity();
     } else {
       graph.insert_op(i + 1, fb::OpType::Sigmoid, name + "_activation", {pre}, {y});
       split[pre] = -8.0f;  // sigmoid(-8) = 0.0003

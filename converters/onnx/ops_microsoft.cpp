@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "converters/onnx/mapper_util.hpp"
+#include "runtime/ops/qlinear_elementwise.hpp"
 #include "runtime/ops/quantize.hpp"
 
 namespace mote::convert {
@@ -99,7 +100,7 @@ Status map_qlinear_concat(NodeContext& ctx) {
     return ctx.status();
   }
   std::vector<int> reals;
-  for (size_t k = 2; k < n; k += 3) reals.push_back(dequantized(ctx, k, "X" + std::to_string((k - 2) / 3) + "_real"));
+  for (size_t k = 2; k < n; k += 3) reals.push_back(dequantized(ctx, k, qconcat_label((k - 2) / 3).append("_real")));
   const int joined = ctx.temp("Y_real");
   ctx.emit(fb::OpType::Concat, reals, {joined}, a);
   return quantize_output(ctx, joined, 0, 2);

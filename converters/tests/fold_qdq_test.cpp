@@ -223,7 +223,8 @@ TEST(FoldQdq, MatMulWeightsAlongRowsStayFloat) {
 OnnxBuilder qdq_elementwise(float pool_scale = 0.02f) {
   OnnxBuilder b(13);
   b.input("a", DType::F32, {1, 4, 6, 6}).input("b", DType::F32, {1, 4, 6, 6});
-  for (const char* y : {"sum", "product", "joined", "smooth", "gap", "pooled", "swished", "upsampled"}) b.output(y);
+  for (const char* y : {"sum", "product", "joined", "smooth", "gap", "pooled", "swished", "gated", "upsampled"})
+    b.output(y);
   const auto scalar_f32 = [](float v) { return Tensor::from_vector<float>({}, {v}); };
   const auto scalar_u8 = [](uint8_t v) { return Tensor::from_vector<uint8_t>({}, {v}); };
   b.initializer("a_scale", scalar_f32(0.02f)).initializer("a_zero", scalar_u8(128));
@@ -257,6 +258,8 @@ OnnxBuilder qdq_elementwise(float pool_scale = 0.02f) {
   quantized_output("pooled_f", "pooled", "pool_scale", "a_zero");
   b.node("HardSwish", {"b_dq"}, {"swished_f"});
   quantized_output("swished_f", "swished", "y_scale", "y_zero");
+  set_attr(b.node("HardSigmoid", {"a_dq"}, {"gated_f"}), "alpha", 1.0f / 6.0f);
+  quantized_output("gated_f", "gated", "p_scale", "p_zero");
   b.initializer("up_scales", Tensor::from_vector<float>({4}, {1, 1, 2, 2}));
   set_attr(b.node("Resize", {"b_dq", "", "up_scales"}, {"upsampled_f"}), "mode", std::string("linear"));
   quantized_output("upsampled_f", "upsampled", "b_scale", "b_zero");
@@ -264,24 +267,25 @@ OnnxBuilder qdq_elementwise(float pool_scale = 0.02f) {
 }
 
 // fold_qdq_elementwise turns each into its int8 op (the MaxPool and the
-// Resize into the same ops on the codes, the HardSwish into a
-// QLinearActivation), and the outputs stay within one output quantum of the
+// Resize into the same ops on the codes, the HardSwish and the HardSigmoid
+// into QLinearActivations), and the outputs stay within one output quantum of the
 // float chains' (the unoptimised model; the largest quantum is 0.03) on the
 // reference and CPU backends.
 TEST(FoldQdq, ElementwiseOpsFoldIntoInt8Ops) {
   OnnxBuilder b = qdq_elementwise();
   Converted c = convert(b);
   ASSERT_TRUE(c.model);
-  for (const char* what : {"Add -> QLinearAdd", "Mul -> QLinearMul", "Concat -> QLinearConcat",
-                           "AveragePool -> QLinearAveragePool", "GlobalAveragePool -> QLinearGlobalAveragePool",
-                           "MaxPool on 8-bit codes", "Resize on 8-bit codes", "activation -> QLinearActivation"}) {
+  for (const char* what :
+       {"Add -> QLinearAdd", "Mul -> QLinearMul", "Concat -> QLinearConcat", "AveragePool -> QLinearAveragePool",
+        "GlobalAveragePool -> QLinearGlobalAveragePool", "MaxPool on 8-bit codes", "Resize on 8-bit codes"}) {
     EXPECT_EQ(c.counter("fold_qdq", what), 1) << what;
   }
+  EXPECT_EQ(c.counter("fold_qdq", "activation -> QLinearActivation"), 2);
   for (fb::OpType float_op : {fb::OpType::Add, fb::OpType::Mul, fb::OpType::Concat, fb::OpType::AveragePool,
-                              fb::OpType::GlobalAveragePool, fb::OpType::HardSwish}) {
+                              fb::OpType::GlobalAveragePool, fb::OpType::HardSwish, fb::OpType::HardSigmoid}) {
     EXPECT_EQ(c.count(float_op), 0) << fb::EnumNameOpType(float_op);
   }
-  EXPECT_EQ(c.count(fb::OpType::QLinearActivation), 1);
+  EXPECT_EQ(c.count(fb::OpType::QLinearActivation), 2);
   EXPECT_EQ(c.input_dtypes(fb::OpType::MaxPool), std::vector<DType>{DType::U8});
   EXPECT_EQ(c.input_dtypes(fb::OpType::Resize), std::vector<DType>{DType::U8});
   for (Backend backend : {Backend::kReference, Backend::kCpu}) {

@@ -166,6 +166,30 @@ TEST(FuseActivations, LeakyReluKeepsItsAlpha) {
   expect_same_outputs(b, {random_f32({2, 4}, 2)});
 }
 
+// HardSigmoid fuses with its alpha and beta, or ONNX's 0.2 and 0.5 when the
+// node has none (MobileNetV3's gates: Conv -> HardSigmoid).
+TEST(FuseActivations, HardSigmoidKeepsItsParameters) {
+  OnnxBuilder b(13);
+  b.input("x", DType::F32, {1, 4, 5, 5}).output("y").output("z");
+  b.initializer("w", random_f32({3, 4, 1, 1}, 1)).initializer("v", random_f32({3, 4, 1, 1}, 3));
+  b.node("Conv", {"x", "w"}, {"c"});
+  onnx::NodeProto& gate = b.node("HardSigmoid", {"c"}, {"y"});
+  set_attr(gate, "alpha", 1.0f / 6.0f);
+  set_attr(gate, "beta", 0.25f);
+  b.node("Conv", {"x", "v"}, {"d"});
+  b.node("HardSigmoid", {"d"}, {"z"});
+  Converted c = convert(b);
+  ASSERT_TRUE(c.model);
+  const auto& ops = c.model->graph().ops;
+  ASSERT_EQ(ops.size(), 2u);
+  for (const auto& op : ops) ASSERT_TRUE(op->fused && op->fused->kind == fb::ActivationKind::HardSigmoid);
+  EXPECT_FLOAT_EQ(ops[0]->fused->alpha, 1.0f / 6.0f);
+  EXPECT_FLOAT_EQ(ops[0]->fused->beta, 0.25f);
+  EXPECT_FLOAT_EQ(ops[1]->fused->alpha, 0.2f);
+  EXPECT_FLOAT_EQ(ops[1]->fused->beta, 0.5f);
+  expect_same_outputs(b, {random_f32({1, 4, 5, 5}, 2, -8.0f, 8.0f)});
+}
+
 TEST(FuseActivations, NotWhenTheUnactivatedValueIsAGraphOutput) {
   OnnxBuilder b(13);
   b.input("x", DType::F32, {2, 4}).output("m").output("y");

@@ -484,6 +484,44 @@ TEST(QuantizeInt8, ConvActivationsRunInInt8) {
   expect_close_to_float(b, c, 0.05);
 }
 
+// MobileNetV3's squeeze-excitation gate, x * HardSigmoid(Conv(Relu(Conv(
+// GlobalAveragePool(x))))), runs in int8 whole: the HardSigmoid (fused
+// into the Conv first) comes off as a QLinearActivation, the gate's Mul is
+// a QLinearMul (before, DequantizeLinear -> HardSigmoid -> QuantizeLinear
+// stayed float in each of the model's nine gates).
+TEST(QuantizeInt8, HardSigmoidGateRunsInInt8) {
+  OnnxBuilder b(14);
+  b.input("x", DType::F32, {1, 3, 12, 12}).output("y");
+  b.initializer("w0", random_f32({8, 3, 3, 3}, 1)).initializer("w1", random_f32({4, 8, 1, 1}, 2));
+  b.initializer("w2", random_f32({8, 4, 1, 1}, 3));
+  set_attr(b.node("Conv", {"x", "w0"}, {"c0"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
+  b.node("Relu", {"c0"}, {"f"});
+  b.node("GlobalAveragePool", {"f"}, {"p"});
+  b.node("Conv", {"p", "w1"}, {"c1"});
+  b.node("Relu", {"c1"}, {"r"});
+  b.node("Conv", {"r", "w2"}, {"c2"});
+  onnx::NodeProto& gate = b.node("HardSigmoid", {"c2"}, {"g"});
+  set_attr(gate, "alpha", 1.0f / 6.0f);
+  set_attr(gate, "beta", 0.5f);
+  b.node("Mul", {"f", "g"}, {"y"});
+  Converted c = convert(b, quantized());
+  ASSERT_TRUE(c.model);
+  EXPECT_EQ(c.counter("quantize_int8", "activation split off a quantisable op"), 1);
+  EXPECT_EQ(c.count(fb::OpType::QLinearConv), 3);
+  EXPECT_EQ(c.count(fb::OpType::QLinearActivation), 1);
+  EXPECT_EQ(c.count(fb::OpType::QLinearMul), 1);
+  EXPECT_EQ(c.count(fb::OpType::HardSigmoid), 0);
+  EXPECT_EQ(c.count(fb::OpType::QuantizeLinear), 1);
+  EXPECT_EQ(c.count(fb::OpType::DequantizeLinear), 1);
+  for (const auto& op : c.model->graph().ops) {
+    if (op->type != fb::OpType::QLinearActivation) continue;
+    ASSERT_TRUE(op->fused && op->fused->kind == fb::ActivationKind::HardSigmoid);
+    EXPECT_FLOAT_EQ(op->fused->alpha, 1.0f / 6.0f);
+    EXPECT_FLOAT_EQ(op->fused->beta, 0.5f);
+  }
+  expect_close_to_float(b, c, 0.05);
+}
+
 // A SiLU written out after an op that is no Conv (here an Add of two int8
 // Convs' outputs) runs as one QLinearActivation table, not a Sigmoid table
 // and a QLinearMul.

@@ -19,6 +19,10 @@ void apply_fused_activation(const fb::FusedActivationT* act, float* data, int64_
       p.alpha = act->alpha;
       return unary_f32(UnaryFn::kLeakyRelu, p, data, data, n);
     case fb::ActivationKind::SiLU: return unary_f32(UnaryFn::kSiLU, p, data, data, n);
+    case fb::ActivationKind::HardSigmoid:
+      p.alpha = act->alpha;
+      p.beta = act->beta;
+      return unary_f32(UnaryFn::kHardSigmoid, p, data, data, n);
     case fb::ActivationKind::None: return;
   }
 }

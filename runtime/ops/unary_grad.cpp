@@ -91,6 +91,20 @@ Status hard_swish_grad(GradContext& c) {
   return {};
 }
 
+// hardsigmoid(x) = clip(alpha x + beta, 0, 1); its derivative is alpha
+// where the clip passes the ramp, 0 where it clamps.
+Status hard_sigmoid_grad(GradContext& c) {
+  TrainGraph& g = c.g;
+  const ActivationParams p = activation_params(c.op);
+  const int ramp = g.add(g.scale(c.in(0), p.alpha), g.scalar(p.beta));
+  const int inside =
+      g.op1(fb::OpType::Where, {g.op1(fb::OpType::Less, {ramp, g.scalar(1.0f)}), g.scalar(p.alpha), g.scalar(0.0f)});
+  const int slope =
+      g.op1(fb::OpType::Where, {g.op1(fb::OpType::Greater, {ramp, g.scalar(0.0f)}), inside, g.scalar(0.0f)});
+  c.set(0, g.mul(c.dy(), slope));
+  return {};
+}
+
 // Exact: gelu(x) = x Phi(x), gelu' = Phi(x) + x phi(x), with
 //   Phi(x) = 0.5 (1 + erf(x / sqrt 2)), phi(x) = exp(-x^2 / 2) / sqrt(2 pi).
 // Tanh approximation: gelu(x) = 0.5 x (1 + t), t = tanh(k (x + 0.044715 x^3)),
@@ -121,6 +135,7 @@ Status gelu_grad(GradContext& c) {
 }  // namespace mote
 
 MOTE_GRAD(HardSwish, mote::hard_swish_grad);
+MOTE_GRAD(HardSigmoid, mote::hard_sigmoid_grad);
 MOTE_GRAD(Gelu, mote::gelu_grad);
 MOTE_GRAD(Relu, mote::relu_grad);
 MOTE_GRAD(LeakyRelu, mote::leaky_relu_grad);

@@ -29,6 +29,8 @@ inline double apply_fused_activation(const fb::FusedActivationT* act, double x) 
     case fb::ActivationKind::Sigmoid: return 1.0 / (1.0 + std::exp(-x));
     case fb::ActivationKind::LeakyRelu: return x >= 0.0 ? x : double{act->alpha} * x;
     case fb::ActivationKind::SiLU: return x / (1.0 + std::exp(-x));
+    case fb::ActivationKind::HardSigmoid:
+      return std::min(std::max(double{act->alpha} * x + double{act->beta}, 0.0), 1.0);
   }
   return x;
 }

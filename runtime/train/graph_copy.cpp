@@ -29,6 +29,12 @@ int activation_op(TrainGraph& g, const fb::FusedActivationT& act, int x, const s
     }
     case fb::ActivationKind::Clip: return g.op1(fb::OpType::Clip, {x, g.scalar(act.min), g.scalar(act.max)});
     case fb::ActivationKind::SiLU: return g.mul(x, g.op1(fb::OpType::Sigmoid, {x}));
+    case fb::ActivationKind::HardSigmoid: {
+      fb::ActivationAttrsT a;
+      a.alpha = act.alpha;
+      a.beta = act.beta;
+      return g.op1(fb::OpType::HardSigmoid, {x}, a);
+    }
   }
   return g.fail(unsupported(op_name + ": fused activation kind " + std::to_string(static_cast<int>(act.kind)) +
                             " cannot be split for training"));

@@ -1,6 +1,6 @@
 // Fused activations for the tests of the ops that carry one (Conv,
 // ConvTranspose, Gemm, MatMul): every kind, with parameters that make Clip
-// and LeakyRelu differ from Relu.
+// and LeakyRelu differ from Relu and HardSigmoid from ONNX's default.
 #pragma once
 
 #include <memory>
@@ -21,6 +21,12 @@ inline fb::FusedActivationT fused_activation(fb::ActivationKind kind, float alph
   return act;
 }
 
+inline fb::FusedActivationT fused_hard_sigmoid(float alpha, float beta) {
+  fb::FusedActivationT act = fused_activation(fb::ActivationKind::HardSigmoid, alpha);
+  act.beta = beta;
+  return act;
+}
+
 inline std::vector<fb::FusedActivationT> all_fused_activations() {
   return {fused_activation(fb::ActivationKind::None),
           fused_activation(fb::ActivationKind::Relu),
@@ -28,7 +34,8 @@ inline std::vector<fb::FusedActivationT> all_fused_activations() {
           fused_activation(fb::ActivationKind::HardSwish),
           fused_activation(fb::ActivationKind::Sigmoid),
           fused_activation(fb::ActivationKind::LeakyRelu, 0.1f),
-          fused_activation(fb::ActivationKind::SiLU)};
+          fused_activation(fb::ActivationKind::SiLU),
+          fused_hard_sigmoid(0.25f, 0.4f)};
 }
 
 inline fb::OpT with_fused(fb::OpT op, const fb::FusedActivationT& act) {

@@ -60,7 +60,7 @@ TEST(QLinearActivationOps, EveryKindMatchesReference) {
       ++checked;
     }
   }
-  EXPECT_EQ(checked, 14);
+  EXPECT_EQ(checked, 16);
 }
 
 TEST(QLinearActivationOps, RejectsBadParameters) {

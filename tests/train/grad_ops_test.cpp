@@ -78,6 +78,20 @@ TEST(GradUnary, HardSwish) {
   }
 }
 
+TEST(GradUnary, HardSigmoid) {
+  // ONNX's default (kinks at -2.5 and 2.5) and MobileNetV3's alpha 1/6
+  // (at -3 and 3); inputs cover all three pieces.
+  fb::ActivationAttrsT mobilenet;
+  mobilenet.alpha = 1.0f / 6.0f;
+  mobilenet.beta = 0.5f;
+  Tensor x = rnd({4, 6}, 28, -5, 5);
+  away_from_kinks(x, 2.5f);
+  check_gradients(one_op(fb::OpType::HardSigmoid, {{"x", x}}), "HardSigmoid default");
+  Tensor y = rnd({2, 3, 5}, 29, -5, 5);
+  away_from_kinks(y, 3.0f);
+  check_gradients(one_op(fb::OpType::HardSigmoid, {{"x", y}}, mobilenet), "HardSigmoid 1/6");
+}
+
 TEST(GradUnary, GeluExactAndTanh) {
   fb::ActivationAttrsT tanh_form;
   tanh_form.approximate_tanh = true;

@@ -19,6 +19,8 @@ FusedCode fused_code(const fb::FusedActivationT* fused) {
     case fb::ActivationKind::Sigmoid: return {kActSigmoid};
     case fb::ActivationKind::LeakyRelu: return {kActLeakyRelu, fused->alpha};
     case fb::ActivationKind::SiLU: return {kActSilu};
+    case fb::ActivationKind::HardSigmoid:
+      return {kActHardSigmoid, fused->alpha, fused->beta};
   }
   return {};
 }
