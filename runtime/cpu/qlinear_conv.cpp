@@ -279,7 +279,11 @@ class QConvRun {
     // the int8 ResNet-18 5.39 -> 5.21 ms (mote-bench, eight alternating
     // rounds, medians).
     if (threads > 1 && images * tiles_ >= threads) {
-      const int64_t even = (tiles_ + threads - 1) / threads * threads;
+      // The fewest tiles per image from tiles_ on whose count over all
+      // images the threads share evenly (images alone may do: 2 images of
+      // one tile each at 2 threads stay whole).
+      int64_t even = tiles_;
+      while (images * even % threads != 0) ++even;
       width_ = ((pixels_ + even - 1) / even + half_panel - 1) / half_panel * half_panel;
       tiles_ = (pixels_ + width_ - 1) / width_;
     }
@@ -335,6 +339,7 @@ class QConvRun {
 };
 
 void run_gemm(KernelContext& ctx, const ConvGeometry& g, const QConvState& s) {
+  if (ctx.out(0).numel() == 0) return;  // an empty batch: no tiles to split
   // The plan from prepare, unless the input's size changed since.
   PatchPlan local;
   const bool prepared = plan_serves(s.patches, g, qgemm_column_step());

@@ -49,9 +49,12 @@ struct Chain {
   bool planar_reader;  // a Relu (no blocked kernel) also reads the middle tensor
   int blocked;         // tensors the plan should keep blocked
   bool pooled_head = false;  // a GlobalAveragePool (reads blocks) instead of the 1x1 head
+  // The depthwise layers' activation: HardSwish in the tiles' registers, or
+  // Sigmoid, a pass over each written block.
+  fb::ActivationKind depthwise_activation = fb::ActivationKind::HardSwish;
 };
 
-// x -> [expand 1x1 + Relu6, depthwise 3x3 + HardSwish, project 1x1] -> y1
+// x -> [expand 1x1 + Relu6, depthwise 3x3 + HardSwish (or Sigmoid), project 1x1] -> y1
 //   -> [expand, depthwise, project + residual y1] -> 1x1 head -> out.
 // Channel counts that are not multiples of the block leave padding lanes.
 std::shared_ptr<const Model> chain_model(const Chain& c) {
@@ -67,7 +70,7 @@ std::shared_ptr<const Model> chain_model(const Chain& c) {
     fuse(b, fb::ActivationKind::Clip, 0.0f, 6.0f);
     int d = b.add_op(fb::OpType::Conv, {e, weight(p + "wd", {c.expanded, 1, 3, 3}), weight(p + "bd", {c.expanded})},
                      conv(stride, 1, c.expanded))[0];
-    fuse(b, fb::ActivationKind::HardSwish);
+    fuse(b, c.depthwise_activation);
     std::vector<int> inputs = {d, weight(p + "wp", {c.channels, c.expanded, 1, 1}), weight(p + "bp", {c.channels})};
     if (residual >= 0) inputs.push_back(residual);
     return b.add_op(fb::OpType::Conv, inputs, conv(1, 0, 1))[0];
@@ -138,6 +141,9 @@ TEST(BlockedLayout, ChainsMatchTheReference) {
       {1, 64, 96, 28, 1, false, 6, true},
       {2, 68, 100, 54, 2, false, 6, true},
       {1, 36, 40, 50, 1, false, 6, true},
+      // Sigmoid after the depthwise layers: a pass over each block.
+      {1, 72, 136, 7, 1, false, 6, false, fb::ActivationKind::Sigmoid},
+      {1, 36, 40, 50, 1, false, 6, true, fb::ActivationKind::Sigmoid},
       {1, 64, 96, 28, 1, false, 2},
   };
   for (const Chain& c : chains) {

@@ -34,6 +34,12 @@ Tensor reference_activation(const fb::FusedActivationT& act, const Tensor& x) {
       for (int64_t i = 0; i < y.numel(); ++i) y.data<float>()[i] *= x.data<float>()[i];
       return y;
     }
+    case fb::ActivationKind::HardSigmoid: {
+      fb::ActivationAttrsT ab;
+      ab.alpha = act.alpha;
+      ab.beta = act.beta;
+      return run(make_op(fb::OpType::HardSigmoid, ab), {x});
+    }
     case fb::ActivationKind::None: return x.clone();
   }
   return x.clone();
@@ -43,7 +49,7 @@ TEST(FusedActivation, MatchesStandaloneOpsInPlace) {
   const std::vector<fb::ActivationKind> kinds = {fb::ActivationKind::None,    fb::ActivationKind::Relu,
                                                  fb::ActivationKind::Clip,    fb::ActivationKind::HardSwish,
                                                  fb::ActivationKind::Sigmoid, fb::ActivationKind::LeakyRelu,
-                                                 fb::ActivationKind::SiLU};
+                                                 fb::ActivationKind::SiLU,    fb::ActivationKind::HardSigmoid};
   for (fb::ActivationKind kind : kinds) {
     SCOPED_TRACE(fb::EnumNameActivationKind(kind));
     fb::FusedActivationT act;
@@ -51,6 +57,7 @@ TEST(FusedActivation, MatchesStandaloneOpsInPlace) {
     act.alpha = 0.2f;
     act.min = -0.5f;
     act.max = 6.0f;
+    act.beta = 0.3f;  // HardSigmoid's: 0 below -1.5, 1 above 3.5
     for (int64_t n : {int64_t{1}, int64_t{13}, int64_t{127}, int64_t{1000}}) {
       Tensor x = random_tensor(DType::F32, {n}, 11, -10.0, 10.0);
       Tensor data = x.clone();

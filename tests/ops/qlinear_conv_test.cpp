@@ -375,7 +375,7 @@ TEST(QLinearConvOps, FewChannelsOverManyPixelsSplitIntoTiles) {
 // tile may end in half a panel and the next start inside one): deep 3x3
 // patches (128 channels: 448 pixels fill a tile) over 600 pixels, split
 // 304 + 296, with a residual; one tile of 144 pixels split 80 + 64, of 100
-// split 64 + 36; two images of 50 pixels, a tile each.
+// split 64 + 36; two images of 50 pixels, a tile each; and an empty batch.
 TEST(QLinearConvOps, OneTilePerThreadEndsInHalfPanels) {
   const QuantCase plain{DType::U8, DType::I8, DType::U8, false, true};
   const QuantCase residual{DType::U8, DType::I8, DType::U8, true, true, DType::U8};
@@ -384,6 +384,7 @@ TEST(QLinearConvOps, OneTilePerThreadEndsInHalfPanels) {
   EXPECT_TRUE(check_qlinear_conv({1, 16, 12, 12}, {40, 16, 3, 3}, same, plain));
   EXPECT_TRUE(check_qlinear_conv({1, 16, 10, 10}, {40, 16, 3, 3}, same, residual));
   EXPECT_TRUE(check_qlinear_conv({2, 16, 5, 10}, {40, 16, 3, 3}, same, plain));
+  EXPECT_TRUE(check_qlinear_conv({0, 16, 5, 10}, {40, 16, 3, 3}, same, plain));  // no images: no tiles
 }
 
 // Strided layers whose patch matrix has 64 rows or more read their patches
