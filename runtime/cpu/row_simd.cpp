@@ -274,6 +274,15 @@ void CopyEverySecondByte(const uint8_t* HWY_RESTRICT src, int64_t src_stride, in
   }
 }
 
+void AddToBytes(const uint8_t* HWY_RESTRICT src, int64_t n, uint8_t add, uint8_t* HWY_RESTRICT dst) {
+  const hn::ScalableTag<uint8_t> d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  const auto offset = hn::Set(d, add);
+  int64_t i = 0;
+  for (; i + N <= n; i += N) hn::StoreU(hn::Add(hn::LoadU(d, src + i), offset), d, dst + i);
+  for (; i < n; ++i) dst[i] = static_cast<uint8_t>(src[i] + add);
+}
+
 // Where in x the extreme value `target` sits: the first (or last) equal
 // element, or NaN when target is NaN.
 int64_t FindValue(const float* HWY_RESTRICT x, size_t n, float target, bool last) {
@@ -382,6 +391,7 @@ HWY_EXPORT(MultiplyRow);
 HWY_EXPORT(ColumnSums);
 HWY_EXPORT(CopyEverySecond);
 HWY_EXPORT(CopyEverySecondByte);
+HWY_EXPORT(AddToBytes);
 HWY_EXPORT(ArgExtremeRow);
 HWY_EXPORT(ArgExtremeAccumulate);
 
@@ -430,6 +440,10 @@ void copy_every_second(const float* src, int64_t n, float* dst) {
 void copy_every_second_byte(const uint8_t* src, int64_t src_stride, int64_t n, int64_t rows, uint8_t add,
                             uint8_t* dst, int64_t dst_stride) {
   if (n > 0 && rows > 0) HWY_DYNAMIC_DISPATCH(CopyEverySecondByte)(src, src_stride, n, rows, add, dst, dst_stride);
+}
+
+void add_to_bytes(const uint8_t* src, int64_t n, uint8_t add, uint8_t* dst) {
+  if (n > 0) HWY_DYNAMIC_DISPATCH(AddToBytes)(src, n, add, dst);
 }
 
 int64_t arg_extreme_row(const float* x, int64_t n, bool is_max, bool last) {

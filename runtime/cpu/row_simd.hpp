@@ -53,6 +53,10 @@ void copy_every_second(const float* src, int64_t n, float* dst);
 void copy_every_second_byte(const uint8_t* src, int64_t src_stride, int64_t n, int64_t rows, uint8_t add,
                             uint8_t* dst, int64_t dst_stride);
 
+// dst[i] = src[i] + add (modulo 256) for i < n: int8 bytes read as uint8
+// (add 128) by the int8 convolution's shifted planes (qconv_patches.cpp).
+void add_to_bytes(const uint8_t* src, int64_t n, uint8_t add, uint8_t* dst);
+
 // ArgMax/ArgMin rules: the index of the largest (is_max) or smallest element
 // of x[0, n), n >= 1; ties go to the first index, or the last when `last`; a
 // NaN counts as more extreme than any number (numpy's argmax/argmin).
