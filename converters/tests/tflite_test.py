@@ -317,7 +317,7 @@ def depthwise_int8(g, rng):
     return int8_case(build, feeds, g, 6)
 
 
-@case(kind="int8", steps=3, report=r"fold_qdq +1 Add -> QLinearAdd, 3 Conv -> QLinearConv")
+@case(kind="int8", steps=3, report=r"fold_qdq +1 Add -> QLinearAdd, 3 Conv -> QLinearConv, 1 Gemm -> QLinearMatMul")
 def mobile_net_int8(g, rng):
     feeds = {"image": rand(rng, 1, 16, 16, 3)}
     return int8_case(mobile_block, feeds, g, 7)

@@ -95,7 +95,12 @@ Status map_fully_connected(TfliteOpContext& ctx) {
   }
   fb::GemmAttrsT g;
   g.trans_b = true;
-  std::vector<int> inputs = {a, ctx.input(1)};
+  // Constant int8 weights stay int8 behind a DequantizeLinear (as a
+  // Conv's), which fold_qdq makes a QLinearMatMul with the quantised input
+  // and output; dequantised here, the classifier of an int8 MobileNetV2
+  // stayed a float Gemm (0.23 of its 3.3 ms).
+  const int weights = ctx.input_is_constant(1) ? ctx.permuted_input(1, {0, 1}) : ctx.input(1);
+  std::vector<int> inputs = {a, weights};
   if (ctx.has_input(2)) inputs.push_back(ctx.input(2));
   const bool restore = o->keep_num_dims() && x.size() != 2;
   int y = restore ? ctx.temp("gemm") : ctx.output_before(o->fused_activation_function(), 0);
