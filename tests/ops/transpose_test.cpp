@@ -60,6 +60,21 @@ TEST(TransposeOps, LargeTiledTransposesMatchReference) {
   expect_cpu_matches_reference_exactly(transpose_op({1, 0, 2, 3}), {nchw});
 }
 
+// NHWC images of 2 to 4 channels to NCHW (TFLite models' inputs): few
+// rows, moved element by element in tasks of columns (strided_copy.cpp's
+// kFewRows); 5 images of 11,100 pixels, two tasks each, a thread's run of
+// tasks crossing from one image to the next.
+TEST(TransposeOps, FewChannelImagesToPlanesMatchReference) {
+  uint32_t seed = 300;
+  for (DType dtype : copy_dtypes()) {
+    for (int64_t channels : {2, 3, 4}) {
+      const Tensor nhwc = distinct_tensor(dtype, {5, 37, 300, channels}, seed++);
+      expect_cpu_matches_reference_exactly(transpose_op({0, 3, 1, 2}), {nhwc});
+    }
+  }
+  expect_cpu_matches_reference_exactly(transpose_op({0, 3, 1, 2}), {distinct_tensor(DType::I8, {1, 5, 7, 3}, 9)});
+}
+
 TEST(TransposeOps, ScalarsAndEmptyTensors) {
   expect_cpu_matches_reference_exactly(make_op(fb::OpType::Transpose), {Tensor::from_vector<float>({}, {2.5f})});
   expect_cpu_matches_reference_exactly(transpose_op({1, 0}), {Tensor::zeros(DType::F32, {0, 4})});
