@@ -115,6 +115,15 @@ def fully_connected_from_image(g, rng):
     return [y], {"input0": rand(rng, 1, 4, 4, 3)}
 
 
+@case(report=r"weights: .* in 1 tensors")
+def fully_connected_shared_weights(g, rng):
+    # One weight tensor read by two FULLY_CONNECTED ops: written once.
+    w = g.const(rand(rng, 4, 6))
+    ys = [g.op(OP.FULLY_CONNECTED, [g.input([2, 6]), w, -1], [g.out([2, 4])], OPT.FullyConnectedOptions,
+               tm.options(tfl.FullyConnectedOptionsT)) for _ in range(2)]
+    return ys, {"input0": rand(rng, 2, 6), "input1": rand(rng, 2, 6)}
+
+
 @case()
 def fully_connected_keep_num_dims(g, rng):
     x = g.input([2, 3, 6])

@@ -146,17 +146,21 @@ int TfliteOpContext::permuted_input(int i, const std::vector<int64_t>& perm) {
     return -1;
   }
   std::string error;
+  if (auto it = state_.permuted.find({t, perm}); it != state_.permuted.end()) return it->second;
   if (auto data = constant_data(state_, t, error)) {
     const tfl::Tensor& tensor = state_.tensor(t);
     int v = constant(permute(*data, perm), "weights");
-    if (!is_quantized(tensor)) return v;
-    QuantParams q = quant_params(tensor);
-    int64_t axis = q.axis;
-    for (size_t k = 0; k < perm.size(); ++k) {
-      if (perm[k] == q.axis) axis = static_cast<int64_t>(k);
+    if (is_quantized(tensor)) {
+      QuantParams q = quant_params(tensor);
+      int64_t axis = q.axis;
+      for (size_t k = 0; k < perm.size(); ++k) {
+        if (perm[k] == q.axis) axis = static_cast<int64_t>(k);
+      }
+      v = dequantize(state_.graph, v, q, axis, tensor_dtype(tensor), state_.tensor_name(t), name_,
+                     /*fold_constant=*/false);
     }
-    return dequantize(state_.graph, v, q, axis, tensor_dtype(tensor), state_.tensor_name(t), name_,
-                      /*fold_constant=*/false);
+    state_.permuted[{t, perm}] = v;
+    return v;
   }
   if (!error.empty()) {
     fail(invalid(error));

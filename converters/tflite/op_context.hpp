@@ -51,6 +51,9 @@ struct TfliteImportState {
   std::string file;  // for messages
   // (tensor index, layout, dequantised) -> the Mote value holding it so.
   std::map<std::tuple<int, Layout, bool>, int> held;
+  // (constant tensor index, permutation) -> its permuted value (behind a
+  // DequantizeLinear where quantised): one copy however many ops read it.
+  std::map<std::pair<int, std::vector<int64_t>>, int> permuted;
   std::vector<bool> is_graph_output;
 
   const tfl::Tensor& tensor(int index) const { return *subgraph->tensors()->Get(static_cast<uint32_t>(index)); }

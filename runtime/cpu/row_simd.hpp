@@ -55,6 +55,7 @@ void copy_every_second_byte(const uint8_t* src, int64_t src_stride, int64_t n, i
 
 // dst[i] = src[i] + add (modulo 256) for i < n: int8 bytes read as uint8
 // (add 128) by the int8 convolution's shifted planes (qconv_patches.cpp).
+// src and dst must not overlap.
 void add_to_bytes(const uint8_t* src, int64_t n, uint8_t add, uint8_t* dst);
 
 // ArgMax/ArgMin rules: the index of the largest (is_max) or smallest element

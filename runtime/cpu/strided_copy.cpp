@@ -140,8 +140,9 @@ void transpose_strip(const unsigned char* src, unsigned char* dst, int64_t i0, i
   }
 }
 
-// Transposes of at most this many rows move element by element, in tasks
-// of this many columns.
+// Transposes of at most this many rows, whose columns lie at most this many
+// elements apart in the source, move element by element, in tasks of
+// kFewRowsColumns columns.
 constexpr int64_t kFewRows = 4;
 constexpr int64_t kFewRowsColumns = 8192;
 
@@ -158,15 +159,18 @@ void copy_transposed(const unsigned char* src, unsigned char* dst, const std::ve
     if (k != rows_at) outer.push_back(dims[k]);
   }
   constexpr int64_t kN = static_cast<int64_t>(N);
-  if (rows.size <= kFewRows) {
-    // Few rows (an NHWC image of 3 channels to NCHW): a tile would hold 3
-    // of its 32 rows and move each element with two copies of a few bytes
-    // (a TFLite int8 MobileNetV2's input, 150,528 bytes: 0.23 ms on one
-    // thread). Each element moves directly instead, a row at a time so the
-    // writes run along the destination, the columns split between the
+  if (rows.size <= kFewRows && cols.src <= kFewRows) {
+    // Few rows close together in the source (an NHWC image of 3 channels
+    // to NCHW): a tile would hold 3 of its 32 rows and move each element
+    // with two copies of a few bytes (a TFLite int8 MobileNetV2's input,
+    // 150,528 bytes: 0.23 ms on one thread). Each element moves directly
+    // instead, a row at a time so the writes run along the destination
+    // (the rows' reads share cache lines), the columns split between the
     // threads.
     const int64_t chunks = (cols.size + kFewRowsColumns - 1) / kFewRowsColumns;
-    pool.parallel_for(product(outer) * chunks, 1, [&](int64_t begin, int64_t end) {
+    const int64_t chunk_bytes = rows.size * std::min(cols.size, kFewRowsColumns) * kN;
+    const int64_t grain = std::max<int64_t>(1, kMinBytesPerTask / chunk_bytes);
+    pool.parallel_for(product(outer) * chunks, grain, [&](int64_t begin, int64_t end) {
       Walker at(outer, begin / chunks);
       for (int64_t task = begin; task < end; ++task) {
         const int64_t chunk = task % chunks;

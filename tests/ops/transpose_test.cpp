@@ -63,7 +63,8 @@ TEST(TransposeOps, LargeTiledTransposesMatchReference) {
 // NHWC images of 2 to 4 channels to NCHW (TFLite models' inputs): few
 // rows, moved element by element in tasks of columns (strided_copy.cpp's
 // kFewRows); 5 images of 11,100 pixels, two tasks each, a thread's run of
-// tasks crossing from one image to the next.
+// tasks crossing from one image to the next, and 3 of 18,000, three tasks
+// each (at 2 threads a run starts inside an image).
 TEST(TransposeOps, FewChannelImagesToPlanesMatchReference) {
   uint32_t seed = 300;
   for (DType dtype : copy_dtypes()) {
@@ -72,6 +73,7 @@ TEST(TransposeOps, FewChannelImagesToPlanesMatchReference) {
       expect_cpu_matches_reference_exactly(transpose_op({0, 3, 1, 2}), {nhwc});
     }
   }
+  expect_cpu_matches_reference_exactly(transpose_op({0, 3, 1, 2}), {distinct_tensor(DType::U8, {3, 60, 300, 3}, 8)});
   expect_cpu_matches_reference_exactly(transpose_op({0, 3, 1, 2}), {distinct_tensor(DType::I8, {1, 5, 7, 3}, 9)});
 }
 
