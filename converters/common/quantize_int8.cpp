@@ -12,6 +12,7 @@
 
 #include "converters/common/mote_writer.hpp"
 #include "converters/common/qdq_match.hpp"
+#include "converters/common/quantize_weights.hpp"
 #include "mote/model.hpp"
 #include "mote/session.hpp"
 #include "runtime/ops/resize.hpp"
@@ -232,17 +233,30 @@ bool elementwise_inputs_fit(const Graph& graph, const fb::OpT& op) {
 // quantised, as ops of their own, so those run in int8 and the activation
 // as a QLinearActivation on their uint8 output; calibration then sees the
 // value before the activation too. Returns, per such value, the lowest
-// value that still matters to the activation (a Sigmoid is next to 0 below
-// -8), which narrows that value's range.
+// value that still matters to the activation, which narrows that value's
+// range.
 std::map<int, float> split_off_activations(Graph& graph) {
   std::map<int, float> split;
   for (size_t i = graph.ops.size(); i-- > 0;) {
     fb::OpT* op = graph.ops[i].get();
     if (!op || !op->fused || fused_activation_quantizes(*op) || op->outputs.size() != 1) continue;
     const fb::FusedActivationT act = *op->fused;
-    if (act.kind != fb::ActivationKind::Sigmoid && act.kind != fb::ActivationKind::LeakyRelu &&
-        act.kind != fb::ActivationKind::HardSigmoid) {
-      continue;
+    fb::OpType type = fb::OpType::Invalid;
+    float lowest = -std::numeric_limits<float>::infinity();
+    switch (act.kind) {
+      case fb::ActivationKind::Sigmoid:
+        type = fb::OpType::Sigmoid;
+        lowest = -8.0f;  // sigmoid(-8) = 0.0003
+        break;
+      case fb::ActivationKind::LeakyRelu:
+        type = fb::OpType::LeakyRelu;
+        break;
+      case fb::ActivationKind::HardSigmoid:
+        type = fb::OpType::HardSigmoid;
+        if (act.alpha > 0) lowest = -act.beta / act.alpha;  // 0 from there down
+        break;
+      default:
+        continue;
     }
     fb::OpT bare(*op);
     bare.fused.reset();
@@ -255,24 +269,14 @@ std::map<int, float> split_off_activations(Graph& graph) {
     graph.values[static_cast<size_t>(pre)].dtype_known = true;
     op->outputs[0] = pre;
     op->fused.reset();
-    const std::string name = op->name;
-    if (act.kind == fb::ActivationKind::LeakyRelu) {
-      fb::ActivationAttrsT a;
-      a.alpha = act.alpha;
-      set_attrs(graph.insert_op(i + 1, fb::OpType::LeakyRelu, name + "_activation", {pre}, {y}), a);
-      split[pre] = -std::numeric_limits<float>::infinity();
-    } else if (act.kind == fb::ActivationKind::HardSigmoid) {
+    fb::OpT& inserted = graph.insert_op(i + 1, type, op->name + "_activation", {pre}, {y});
+    if (type != fb::OpType::Sigmoid) {
       fb::ActivationAttrsT a;
       a.alpha = act.alpha;
       a.beta = act.beta;
-      set_attrs(graph.insert_op(i + 1, fb::OpType::HardSigmoid, name + "_activation", {pre}, {y}), a);
-      // 0 from -beta / alpha down (for alpha > 0; other slopes keep the
-      // whole range).
-      split[pre] = act.alpha > 0 ? -act.beta / act.alpha : -std::numeric_limits<float>::infinity();
-    } else {
-      graph.insert_op(i + 1, fb::OpType::Sigmoid, name + "_activation", {pre}, {y});
-      split[pre] = -8.0f;  // sigmoid(-8) = 0.0003
+      set_attrs(inserted, a);
     }
+    split[pre] = lowest;
   }
   return split;
 }
@@ -286,80 +290,6 @@ void take_last_op(Graph& graph, std::vector<std::unique_ptr<fb::OpT>>& ops) {
 
 Tensor scalar_f32(float v) { return Tensor::from_vector<float>({1}, {v}); }
 Tensor scalar_u8(uint8_t v) { return Tensor::from_vector<uint8_t>({1}, {v}); }
-
-// A QLinearConv's or QLinearMatMul's weight inputs (3-5) and bias (8).
-struct QuantizedWeights {
-  int w, w_scale, w_zero, bias = -1;
-};
-
-// Rows [M, ...] of f32 weights (one per output) as symmetric int8 of `bits`
-// bits (+-127 or +-63), one scale per row.
-struct RowsInt8 {
-  Tensor q;
-  std::vector<float> scales;
-};
-
-RowsInt8 quantize_rows(const Tensor& w, int bits) {
-  const float peak_q = static_cast<float>((1 << (bits - 1)) - 1);
-  const int64_t m = w.dim(0), per = w.numel() / m;
-  RowsInt8 out{Tensor::zeros(DType::I8, w.shape()), std::vector<float>(static_cast<size_t>(m))};
-  for (int64_t r = 0; r < m; ++r) {
-    const float* row = w.data<float>() + r * per;
-    float peak = 0;
-    for (int64_t k = 0; k < per; ++k) peak = std::max(peak, std::fabs(row[k]));
-    const float s = peak > 0 ? peak / peak_q : 1.0f;
-    out.scales[static_cast<size_t>(r)] = s;
-    for (int64_t k = 0; k < per; ++k) {
-      out.q.data<int8_t>()[r * per + k] =
-          static_cast<int8_t>(std::clamp(std::nearbyint(row[k] / s), -peak_q, peak_q));
-    }
-  }
-  return out;
-}
-
-// The weight constants for `q` (laid out as `w_int8`: the rows, or for a
-// QLinearMatMul their transpose) and, when the op has one (value `bias`,
-// one f32 per row), the bias as int32 in units of x_scale * scale[row].
-QuantizedWeights add_weights(Graph& graph, const std::string& base, Tensor w_int8, const std::vector<float>& scales,
-                             int bias, float x_scale) {
-  const auto m = static_cast<int64_t>(scales.size());
-  QuantizedWeights q;
-  q.w = graph.add_derived_constant(base + "_int8", std::move(w_int8));
-  q.w_scale = graph.add_derived_constant(base + "_scale", Tensor::from_vector<float>({m}, scales));
-  q.w_zero = graph.add_derived_constant(base + "_zero_point", Tensor::from_vector<int8_t>({1}, {0}));
-  if (bias >= 0) {
-    const Value& bv = graph.values[static_cast<size_t>(bias)];
-    std::vector<int32_t> b(static_cast<size_t>(m));
-    for (int64_t r = 0; r < m; ++r) {
-      const double v = bv.data->data<float>()[r] / (double{x_scale} * scales[static_cast<size_t>(r)]);
-      b[static_cast<size_t>(r)] = static_cast<int32_t>(std::clamp(std::nearbyint(v), -2147483647.0, 2147483647.0));
-    }
-    const std::string name = bv.name + "_int32";  // a copy: the constant below may move every Value
-    q.bias = graph.add_derived_constant(name, Tensor::from_vector<int32_t>({m}, b));
-  }
-  return q;
-}
-
-int bias_input(const fb::OpT& op) { return op.inputs.size() > 2 && op.inputs[2] >= 0 ? op.inputs[2] : -1; }
-
-// A Conv's QLinearConv weights: per output channel (W's first axis).
-QuantizedWeights quantize_conv_weights(Graph& graph, const fb::OpT& conv, float x_scale, int bits) {
-  const Value& wv = graph.values[static_cast<size_t>(conv.inputs[1])];
-  RowsInt8 rows = quantize_rows(*wv.data, bits);
-  const std::string base = wv.name;  // a copy: add_weights may move every Value
-  return add_weights(graph, base, std::move(rows.q), rows.scales, bias_input(conv), x_scale);
-}
-
-// A Gemm's or MatMul's QLinearMatMul weights [K, N]: per column (output),
-// from W stored [N, K] (a Gemm's x W^T) or [K, N].
-QuantizedWeights quantize_linear_weights(Graph& graph, const fb::OpT& op, float x_scale, int bits) {
-  const Value& wv = graph.values[static_cast<size_t>(op.inputs[1])];
-  const bool rows_stored = op.type == fb::OpType::Gemm && attrs<fb::GemmAttrsT>(op).trans_b;
-  const Tensor rows_f32 = rows_stored ? *wv.data : qdq::transposed_2d(*wv.data);
-  RowsInt8 rows = quantize_rows(rows_f32, bits);
-  const std::string base = wv.name;  // a copy: add_weights may move every Value
-  return add_weights(graph, base, qdq::transposed_2d(rows.q), rows.scales, bias_input(op), x_scale);
-}
 
 // What the rewrite did, by value name: compact() renumbers values.
 struct QuantizedConv {

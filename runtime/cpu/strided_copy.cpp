@@ -140,6 +140,21 @@ void transpose_strip(const unsigned char* src, unsigned char* dst, int64_t i0, i
   }
 }
 
+// fn(src offset, dst offset, part) for each of `parts` parts of every index
+// of `outer` (offsets in elements), the tasks spread over the pool in runs
+// of at least `grain`, each run walking `outer` from where it starts.
+template <class Fn>
+void for_each_outer_part(const std::vector<Dim>& outer, int64_t parts, int64_t grain, ThreadPool& pool, Fn fn) {
+  pool.parallel_for(product(outer) * parts, grain, [&](int64_t begin, int64_t end) {
+    Walker at(outer, begin / parts);
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t part = task % parts;
+      if (task != begin && part == 0) at.next();
+      fn(at.src(), at.dst(), part);
+    }
+  });
+}
+
 // Transposes of at most this many rows, whose columns lie at most this many
 // elements apart in the source, move element by element, in tasks of
 // kFewRowsColumns columns.
@@ -170,19 +185,12 @@ void copy_transposed(const unsigned char* src, unsigned char* dst, const std::ve
     const int64_t chunks = (cols.size + kFewRowsColumns - 1) / kFewRowsColumns;
     const int64_t chunk_bytes = rows.size * std::min(cols.size, kFewRowsColumns) * kN;
     const int64_t grain = std::max<int64_t>(1, kMinBytesPerTask / chunk_bytes);
-    pool.parallel_for(product(outer) * chunks, grain, [&](int64_t begin, int64_t end) {
-      Walker at(outer, begin / chunks);
-      for (int64_t task = begin; task < end; ++task) {
-        const int64_t chunk = task % chunks;
-        if (task != begin && chunk == 0) at.next();
-        const int64_t j0 = chunk * kFewRowsColumns, j1 = std::min(cols.size, j0 + kFewRowsColumns);
-        const unsigned char* s0 = src + at.src() * kN;
-        unsigned char* d0 = dst + at.dst() * kN;
-        for (int64_t i = 0; i < rows.size; ++i) {
-          const unsigned char* from = s0 + i * kN;
-          unsigned char* to = d0 + i * rows.dst * kN;
-          for (int64_t j = j0; j < j1; ++j) std::memcpy(to + j * kN, from + j * cols.src * kN, N);
-        }
+    for_each_outer_part(outer, chunks, grain, pool, [&](int64_t src_at, int64_t dst_at, int64_t chunk) {
+      const int64_t j0 = chunk * kFewRowsColumns, j1 = std::min(cols.size, j0 + kFewRowsColumns);
+      for (int64_t i = 0; i < rows.size; ++i) {
+        const unsigned char* from = src + (src_at + i) * kN;
+        unsigned char* to = dst + (dst_at + i * rows.dst) * kN;
+        for (int64_t j = j0; j < j1; ++j) std::memcpy(to + j * kN, from + j * cols.src * kN, N);
       }
     });
     return;
@@ -190,16 +198,10 @@ void copy_transposed(const unsigned char* src, unsigned char* dst, const std::ve
   const int64_t strips = (rows.size + kTile<N> - 1) / kTile<N>;
   const int64_t strip_bytes = kTile<N> * cols.size * static_cast<int64_t>(N);
   const int64_t grain = std::max<int64_t>(1, kMinBytesPerTask / strip_bytes);
-  pool.parallel_for(product(outer) * strips, grain, [&](int64_t begin, int64_t end) {
-    Walker at(outer, begin / strips);
-    for (int64_t task = begin; task < end; ++task) {
-      const int64_t strip = task % strips;
-      if (task != begin && strip == 0) at.next();
-      const int64_t i0 = strip * kTile<N>;
-      const int64_t i1 = std::min(rows.size, i0 + kTile<N>);
-      transpose_strip<N>(src + at.src() * static_cast<int64_t>(N), dst + at.dst() * static_cast<int64_t>(N), i0, i1,
-                         rows, cols);
-    }
+  for_each_outer_part(outer, strips, grain, pool, [&](int64_t src_at, int64_t dst_at, int64_t strip) {
+    const int64_t i0 = strip * kTile<N>;
+    const int64_t i1 = std::min(rows.size, i0 + kTile<N>);
+    transpose_strip<N>(src + src_at * kN, dst + dst_at * kN, i0, i1, rows, cols);
   });
 }
 
