@@ -396,12 +396,16 @@ void ComputeTile(const TileJob& job) {
         // over ten layers, the prefetches then issued in a burst before the
         // tile; spread over its loop since, a line every other k: ResNet-50
         // 37.3 -> 36.5 ms). Not for an A this call packed (still in cache: the 1024^3
-        // product was 2-3 % slower with them), nor where a panel meets one B
-        // panel (Winograd's 16-tile products), where the prefetches would be
-        // a sizeable share of its work. A's packed panels are contiguous
-        // across K blocks: a next one exists unless this is the last panel of
-        // the last block.
-        const bool prefetch = job.pa_prepacked && n1 - n0 >= 2 * NR && (i0 + kMR < rows || blk + 1 < blocks.count);
+        // product was 2-3 % slower with them). Also where a panel meets a
+        // single B panel (Winograd's 16-tile products on 7x7 and 14x14
+        // images, whose 36 or 16 transformed weight matrices stream from
+        // DRAM): ResNet-18 at 1 thread 22.8 -> 21.4 ms, at 2 11.5 -> 10.8
+        // (mote-bench, six alternating rounds, medians), its 7x7 layers 1.97
+        // -> 1.58 ms each (1.48 alone, weights in cache); MobileNetV2 and
+        // SqueezeNet within 1 % either way. Two panels ahead was slower
+        // (21.9 ms). A's packed panels are contiguous across K blocks: a next
+        // one exists unless this is the last panel of the last block.
+        const bool prefetch = job.pa_prepacked && (i0 + kMR < rows || blk + 1 < blocks.count);
         const char* next_panel = prefetch ? reinterpret_cast<const char*>(a_panel + h * kc) : nullptr;
         sp.row_bias = job.row_bias ? job.row_bias + i0 : nullptr;
         for (size_t j0 = n0; j0 < n1; j0 += NR) {
