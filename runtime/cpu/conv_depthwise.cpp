@@ -352,6 +352,21 @@ HWY_INLINE void BlockedTile(D d, const PlaneConvShape& s, const float* HWY_RESTR
 #undef MOTE_DEPTHWISE_STORE
 }
 
+// Where a row tile reads its input: input row r (r = oh * kStride + kh - top)
+// starts at rows + r * row_floats, its column c (c = ow * kStride + kw -
+// left) is `lanes` floats further per column. Rows outside [0, height) read
+// `zero_row`; columns outside [0, width) are zeros, not loaded (checked
+// tiles only: a tile is checked where any of its columns falls outside).
+// A padded copy is the source with top = left = 0 and nothing outside; a
+// blocked input is read in place with the layer's padding as top and left.
+struct RowSource {
+  const float* rows;
+  int64_t row_floats;
+  int64_t height, width;
+  int64_t top, left;
+  const float* zero_row;  // width * lanes zeros, or null where no row falls outside
+};
+
 // kK x kK kernels, undilated, equal strides kStride: kCount outputs of one
 // output row from column ow on. Each input vector a tile row needs is
 // loaded once for all the taps that read it ((kCount - 1) * kStride + kK
@@ -372,18 +387,21 @@ constexpr int kRowTileOutputs = 8;
 constexpr bool kRowTilesOfSeven = true;
 #endif
 
-template <int kStride, int kK, int kCount>
-HWY_INLINE void BlockedRowTile(D d, const float* HWY_RESTRICT padded, int64_t padded_w,
+template <int kStride, int kK, int kCount, bool kChecked>
+HWY_INLINE void BlockedRowTile(D d, const float* const* rows, int64_t first_column, int64_t width,
                                const float* HWY_RESTRICT weights, V bias, V lo, V hi, TileActivation activation,
-                               int64_t oh, int64_t ow, float* HWY_RESTRICT out) {
+                               float* HWY_RESTRICT out) {
   constexpr int kInputs = (kCount - 1) * kStride + kK;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   V acc[kCount];
   for (V& a : acc) a = bias;
   Unroll<kK>([&](auto kh) HWY_ATTR {
-    const float* row = padded + ((oh * kStride + kh()) * padded_w + ow * kStride) * lanes;
+    const float* row = rows[kh()] + first_column * lanes;
     V x[kInputs];
-    Unroll<kInputs>([&](auto j) HWY_ATTR { x[j()] = hn::LoadU(d, row + j() * lanes); });
+    Unroll<kInputs>([&](auto j) HWY_ATTR {
+      const int64_t column = first_column + j();
+      x[j()] = !kChecked || (column >= 0 && column < width) ? hn::LoadU(d, row + j() * lanes) : hn::Zero(d);
+    });
     Unroll<kK>([&](auto kw) HWY_ATTR {
       const V w = hn::LoadU(d, weights + (kh() * kK + kw()) * lanes);
       Unroll<kCount>([&](auto i) HWY_ATTR { acc[i()] = hn::MulAdd(x[i() * kStride + kw()], w, acc[i()]); });
@@ -397,36 +415,59 @@ HWY_INLINE void BlockedRowTile(D d, const float* HWY_RESTRICT padded, int64_t pa
   Unroll<kCount>([&](auto i) HWY_ATTR { hn::StoreU(acc[i()], d, out + i() * lanes); });
 }
 
-// The output rows in BlockedRowTiles of kCount outputs, each row's last few
-// outputs (fewer than a tile) by BlockedTiles of 4, 2 and 1.
+// kCount outputs from column ow on, checked where they read outside the
+// source's columns.
 template <int kStride, int kK, int kCount>
-HWY_FLATTEN void BlockedRows(D d, const PlaneConvShape& s, const float* padded, int64_t padded_w,
-                             const float* weights, const float* biases, float* blocked_out) {
+HWY_INLINE void BlockedRowRun(D d, const RowSource& src, const float* const* rows, int64_t ow,
+                              const float* HWY_RESTRICT weights, V bias, V lo, V hi, TileActivation activation,
+                              float* HWY_RESTRICT out) {
+  const int64_t first = ow * kStride - src.left, last = first + (kCount - 1) * kStride + kK - 1;
+  if (first >= 0 && last < src.width) {
+    BlockedRowTile<kStride, kK, kCount, false>(d, rows, first, src.width, weights, bias, lo, hi, activation, out);
+  } else {
+    BlockedRowTile<kStride, kK, kCount, true>(d, rows, first, src.width, weights, bias, lo, hi, activation, out);
+  }
+}
+
+// Output rows [0, s.out_h) in BlockedRowTiles of kCount outputs, each row's
+// last few outputs (fewer than a tile) in tiles of 4, 2 and 1.
+template <int kStride, int kK, int kCount>
+HWY_FLATTEN void BlockedRows(D d, const PlaneConvShape& s, const RowSource& src, const float* weights,
+                             const float* biases, float* blocked_out) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const V bias = hn::LoadU(d, biases);
   const V lo = hn::Set(d, s.clamp_min), hi = hn::Set(d, s.clamp_max);
   for (int64_t oh = 0; oh < s.out_h; ++oh) {
+    const float* rows[kK];
+    for (int64_t kh = 0; kh < kK; ++kh) {
+      const int64_t r = oh * kStride + kh - src.top;
+      rows[kh] = r >= 0 && r < src.height ? src.rows + r * src.row_floats : src.zero_row;
+    }
+    float* out = blocked_out + oh * s.out_w * lanes;
     int64_t ow = 0;
     for (; ow + kCount <= s.out_w; ow += kCount) {
-      BlockedRowTile<kStride, kK, kCount>(d, padded, padded_w, weights, bias, lo, hi, s.activation, oh, ow,
-                                          blocked_out + (oh * s.out_w + ow) * lanes);
+      BlockedRowRun<kStride, kK, kCount>(d, src, rows, ow, weights, bias, lo, hi, s.activation, out + ow * lanes);
     }
-    for (; ow + 4 <= s.out_w; ow += 4)
-      BlockedTile<4>(d, s, padded, padded_w, weights, biases, oh * s.out_w + ow, blocked_out);
-    for (; ow + 2 <= s.out_w; ow += 2)
-      BlockedTile<2>(d, s, padded, padded_w, weights, biases, oh * s.out_w + ow, blocked_out);
-    for (; ow < s.out_w; ++ow)
-      BlockedTile<1>(d, s, padded, padded_w, weights, biases, oh * s.out_w + ow, blocked_out);
+    for (; ow + 4 <= s.out_w; ow += 4) {
+      BlockedRowRun<kStride, kK, 4>(d, src, rows, ow, weights, bias, lo, hi, s.activation, out + ow * lanes);
+    }
+    for (; ow + 2 <= s.out_w; ow += 2) {
+      BlockedRowRun<kStride, kK, 2>(d, src, rows, ow, weights, bias, lo, hi, s.activation, out + ow * lanes);
+    }
+    for (; ow < s.out_w; ++ow) {
+      BlockedRowRun<kStride, kK, 1>(d, src, rows, ow, weights, bias, lo, hi, s.activation, out + ow * lanes);
+    }
   }
 }
 
-// Where the padded copy of a whole plane block would outgrow this, the row
-// tiles run over bands of output rows, each band's input rows copied in turn
-// (a few rows copied twice): a 112x112 block of 16 channels is 0.8 MB, and
-// its copy, read back by the tiles, went through L3. MobileNetV2 at 1
-// thread (AVX-512, best of 4 runs): its first depthwise layer (112x112,
-// reading blocks) 0.135 -> 0.089 ms, 112x112 stride 2 0.160 -> 0.127,
-// 56x56 0.119 -> 0.078. Bands of 48 KiB measured the same.
+// Where the padded copy of a whole plane block (an NCHW input's, transposed;
+// blocked inputs are read in place) would outgrow this, the row tiles run
+// over bands of output rows, each band's input rows copied in turn (a few
+// rows copied twice): a 112x112 block of 16 channels is 0.8 MB, and its
+// copy, read back by the tiles, went through L3. MobileNetV2 at 1 thread
+// (AVX-512, best of 4 runs), when blocked inputs were copied too: its first
+// depthwise layer (112x112) 0.135 -> 0.089 ms, 112x112 stride 2 0.160 ->
+// 0.127, 56x56 0.119 -> 0.078. Bands of 48 KiB measured the same.
 constexpr int64_t kBandBytes = 128 * 1024;
 
 void DepthwiseChannelBlock(const PlaneConvShape& s, const float* x, bool x_blocked, int64_t in_plane,
@@ -452,19 +493,28 @@ void DepthwiseChannelBlock(const PlaneConvShape& s, const float* x, bool x_block
   const bool square = s.kernel_h == s.kernel_w && s.stride_h == s.stride_w && s.dilation_h == 1 &&
                       s.dilation_w == 1 && (s.out_w >= 3 * kRowTileOutputs || sevens);
   const bool row_tiles = square && (s.kernel_h == 3 || s.kernel_h == 5) && (s.stride_h == 1 || s.stride_h == 2);
+  // A blocked input is read in place by the row tiles (RowSource), its
+  // padding by checked tiles at the row ends and a zero row: its padded
+  // copy (a memcpy per row and the margins' zeros) cost about a third of
+  // these layers. mote-bench, eight alternating rounds, medians, 1 / 2
+  // threads: MobileNetV2 7.21 -> 6.93 / 3.97 -> 3.82 ms, MobileNetV3-Small
+  // 1.745 -> 1.619 / 0.991 -> 0.939, EfficientNet-B0 11.82 -> 11.39 / 6.57
+  // -> 6.35 (four rounds).
+  const bool in_place = row_tiles && x_blocked;
   // Output rows per band, and the padded rows a band reads.
   int64_t band = s.out_h;
-  if (row_tiles && padded_h * row_floats * static_cast<int64_t>(sizeof(float)) > kBandBytes) {
+  if (row_tiles && !in_place && padded_h * row_floats * static_cast<int64_t>(sizeof(float)) > kBandBytes) {
     const int64_t rows_fitting = kBandBytes / (row_floats * static_cast<int64_t>(sizeof(float)));
     band = std::clamp<int64_t>((rows_fitting - s.kernel_h) / s.stride_h + 1, 1, s.out_h);
   }
   const int64_t band_rows = band == s.out_h ? padded_h : (band - 1) * s.stride_h + s.kernel_h;
+  // In place, the buffer's first row is the zero row (an input row's floats).
+  const int64_t buffer_rows_floats = in_place ? s.in_w * lanes : band_rows * row_floats;
 
   scratch.zeroed_for = {};  // its layout is not the row path's
-  scratch.buffer.resize(
-      static_cast<size_t>(band_rows * row_floats + (taps + 1 + (y_blocked ? 0 : out_pixels)) * lanes));
+  scratch.buffer.resize(static_cast<size_t>(buffer_rows_floats + (taps + 1 + (y_blocked ? 0 : out_pixels)) * lanes));
   float* HWY_RESTRICT padded = scratch.buffer.data();
-  float* HWY_RESTRICT weights = padded + band_rows * row_floats;
+  float* HWY_RESTRICT weights = padded + buffer_rows_floats;
   float* HWY_RESTRICT biases = weights + taps * lanes;
   float* HWY_RESTRICT blocked_out = y_blocked ? y : biases + lanes;
   std::fill(weights, biases + lanes, 0.0f);
@@ -506,11 +556,18 @@ void DepthwiseChannelBlock(const PlaneConvShape& s, const float* x, bool x_block
          {BlockedRows<2, 5, kRowTileOutputs>, BlockedRows<2, 5, 7>}},
     };
     const Rows rows = kRows[s.stride_h == 2][s.kernel_h == 5][sevens];
-    for (int64_t oh0 = 0; oh0 < s.out_h; oh0 += band) {
+    if (in_place) {
+      std::fill(padded, padded + buffer_rows_floats, 0.0f);
+      const RowSource source{x, s.in_w * lanes, s.in_h, s.in_w, s.pad_top, s.pad_left, padded};
+      rows(d, s, source, weights, biases, blocked_out);
+    }
+    for (int64_t oh0 = 0; oh0 < s.out_h && !in_place; oh0 += band) {
       PlaneConvShape part = s;
       part.out_h = std::min(band, s.out_h - oh0);
-      fill_rows(oh0 * s.stride_h, band == s.out_h ? padded_h : (part.out_h - 1) * s.stride_h + s.kernel_h);
-      rows(d, part, padded, padded_w, weights, biases, blocked_out + oh0 * s.out_w * lanes);
+      const int64_t count = band == s.out_h ? padded_h : (part.out_h - 1) * s.stride_h + s.kernel_h;
+      fill_rows(oh0 * s.stride_h, count);
+      const RowSource source{padded, row_floats, count, padded_w, 0, 0, nullptr};
+      rows(d, part, source, weights, biases, blocked_out + oh0 * s.out_w * lanes);
     }
     if (!y_blocked) simd::transpose_4byte(blocked_out, lanes, out_pixels, channels, y, out_plane);
     return;

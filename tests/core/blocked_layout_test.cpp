@@ -390,5 +390,62 @@ TEST(BlockedLayout, DepthwiseBandsIntoPlanarOutputsMatchTheReference) {
   }
 }
 
+// Depthwise layers reading blocks in place (conv_depthwise.cpp, RowSource):
+// their padding is zero rows above and below and checked tiles at the row
+// ends, so every padding matters: none, only after (TensorFlow's SAME at
+// stride 2), only before, wider than the kernel's half, uneven; rows whose
+// tiles leave 4, 2 and 1 outputs, rows of tiles of 7. Written both as
+// blocks (read in place by a second depthwise layer) and into the NCHW graph
+// output.
+TEST(BlockedLayout, DepthwiseReadingBlocksInPlaceMatchesTheReferenceAtEveryPadding) {
+  if (channel_block() <= 1) GTEST_SKIP() << "the GEMM and depthwise kernels use different vector widths here";
+  struct Case {
+    int64_t size, kernel, stride;
+    std::vector<int64_t> pads;  // top, left, bottom, right
+  };
+  const Case cases[] = {
+      {31, 3, 1, {0, 0, 0, 0}}, {32, 3, 2, {0, 0, 1, 1}}, {29, 3, 1, {1, 1, 0, 0}}, {27, 3, 1, {2, 2, 2, 2}},
+      {30, 5, 2, {1, 2, 2, 1}}, {28, 5, 1, {2, 2, 2, 2}}, {14, 3, 2, {0, 0, 1, 1}}, {25, 5, 1, {0, 3, 4, 1}},
+  };
+  for (const Case& c : cases) {
+    for (bool blocked_output : {false, true}) {
+      SCOPED_TRACE("size " + std::to_string(c.size) + " kernel " + std::to_string(c.kernel) + " stride " +
+                   std::to_string(c.stride) + " pads " + std::to_string(c.pads[0]) + "," + std::to_string(c.pads[1]) +
+                   "," + std::to_string(c.pads[2]) + "," + std::to_string(c.pads[3]) +
+                   (blocked_output ? ", blocked output" : ", NCHW output"));
+      GraphBuilder b;
+      uint32_t seed = 140;
+      const auto weight = [&](const std::string& name, Shape shape) {
+        return b.add_constant(name, random_tensor(std::move(shape), seed++));
+      };
+      int x = b.add_input("x", DType::F32, {1, 24, c.size, c.size});
+      int e = b.add_op(fb::OpType::Conv, {x, weight("we", {40, 24, 1, 1})}, conv(1, 0, 1))[0];
+      fuse(b, fb::ActivationKind::Relu);
+      fb::ConvAttrsT depthwise = conv(c.stride, 0, 40);
+      depthwise.pads = c.pads;
+      int d = b.add_op(fb::OpType::Conv, {e, weight("wd", {40, 1, c.kernel, c.kernel}), weight("bd", {40})},
+                       depthwise)[0];
+      fuse(b, fb::ActivationKind::HardSwish, 0.0f, 6.0f);
+      if (blocked_output) {  // read by a second depthwise layer, which writes NCHW
+        d = b.add_op(fb::OpType::Conv, {d, weight("wh", {40, 1, 3, 3})}, conv(1, 1, 40))[0];
+      }
+      b.mark_output(d, "out");
+      auto model = test::load_built(b);
+      ASSERT_NE(model, nullptr);
+      const Tensor input = random_tensor({1, 24, c.size, c.size}, 17);
+      const std::vector<Tensor> expected = run(model, input, {.backend = Backend::kReference});
+      test::for_each_simd_target([&] {
+        for (int threads : {1, 2}) {
+          PlanStats stats;
+          const std::vector<Tensor> actual = run(model, input, {.threads = threads}, &stats);
+          EXPECT_EQ(stats.blocked_tensors, channel_block() > 1 ? (blocked_output ? 2 : 1) : 0);
+          expect_near(actual, expected);
+        }
+      });
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace mote
