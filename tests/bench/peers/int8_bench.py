@@ -92,7 +92,7 @@ def main():
                 }
                 ms = {k: statistics.median(v) for k, v in
                       time_interleaved(sessions, x, args.rounds, args.runs, warmup=3,
-                                       settle_ms=DEFAULT_SETTLE_MS).items()}
+                                       settle_ms=DEFAULT_SETTLE_MS)[0].items()}
                 print(f"| {name} | {threads} | {ms['mote_f32']:.2f} | {ms['mote_i8']:.2f} | "
                       f"{ms['mote_f32'] / ms['mote_i8']:.2f}x | {ms['mote_i8w7']:.2f} | "
                       f"{ms['mote_f32'] / ms['mote_i8w7']:.2f}x | {ms['ort_f32']:.2f} | {ms['ort_i8']:.2f} | "

@@ -13,7 +13,9 @@ steps:
   4. time them interleaved: in each round every runtime (in a rotating order)
      does --runs timed runs, so drifts in machine load hit them all alike;
      medians and the 10th-90th percentile spread over all rounds, at each
-     thread count;
+     thread count; before each runtime's runs, the host's cross-core round
+     trip is probed (--probe), so that runs in a VM's slow spells can be told
+     apart (the report gives the medians of the runs outside them too);
   5. print the table (and with --docs, write it into docs/benchmarks.md
      between the peer-bench markers, and a bar chart as PNG).
 
@@ -139,8 +141,24 @@ def relative_error(out, ref):
 DEFAULT_SETTLE_MS = 100
 
 
-def time_interleaved(sessions, x, rounds, runs, warmup, settle_ms):
-    """Per-runtime lists of run times in ms, interleaved round by round.
+def cross_core_round_trip(probe):
+    """The host's cross-core round trip in ns (mote_microbench's
+    BM_CrossCoreRoundTrip), or None without a probe. On the 2-vCPU VMs this
+    project is measured on it is 90-170 ns most of the time and 300-2,000 ns
+    in spells of seconds, when 2-thread runs of every runtime lose much of
+    their speed-up (Mote's the most: SqueezeNet 3.2 -> 6.5 ms, onnxruntime's
+    3.5 -> 5.3, while 1-thread runs keep their speed)."""
+    if not probe:
+        return None
+    out = subprocess.run([probe, "--benchmark_filter=CrossCoreRoundTrip", "--benchmark_format=json"],
+                         capture_output=True, text=True, check=True).stdout
+    return float(json.loads(out)["benchmarks"][0]["ns_per_round_trip"])
+
+
+def time_interleaved(sessions, x, rounds, runs, warmup, settle_ms, probe=None):
+    """Per-runtime lists of run times in ms, interleaved round by round, and
+    per-runtime lists of the cross-core round trip (ns) probed before each
+    run's round (empty without a probe).
 
     Before each runtime's timed runs in a round it runs untimed for
     settle_ms (at least once): a runtime's idle workers keep spinning on the
@@ -162,11 +180,15 @@ def time_interleaved(sessions, x, rounds, runs, warmup, settle_ms):
         for _ in range(warmup):
             s.run(x)
     samples = {name: [] for name in sessions}
+    round_trips = {name: [] for name in sessions}
     order = list(sessions)
     for r in range(rounds):
         rotated = order[r % len(order):] + order[:r % len(order)]
         for name in rotated:
             s = sessions[name]
+            ns = cross_core_round_trip(probe)
+            if ns is not None:
+                round_trips[name] += [ns] * runs
             settle_end = time.perf_counter() + settle_ms / 1e3
             s.run(x)
             while time.perf_counter() < settle_end:
@@ -175,7 +197,7 @@ def time_interleaved(sessions, x, rounds, runs, warmup, settle_ms):
                 t = time.perf_counter()
                 s.run(x)
                 samples[name].append((time.perf_counter() - t) * 1e3)
-    return samples
+    return samples, round_trips
 
 
 def bench_model(name, info, args, work, libmote):
@@ -205,8 +227,9 @@ def bench_model(name, info, args, work, libmote):
                     sessions.pop(which).close()
                     continue
                 record["errors"][which] = max(err, record["errors"].get(which, 0.0))
-        samples = time_interleaved(sessions, x, args.rounds, args.runs, args.warmup, args.settle_ms)
-        record["threads"][threads] = {which: summarize(ms) for which, ms in samples.items()}
+        samples, round_trips = time_interleaved(sessions, x, args.rounds, args.runs, args.warmup, args.settle_ms,
+                                                args.probe)
+        record["threads"][threads] = {which: summarize(ms, round_trips[which]) for which, ms in samples.items()}
         for s in sessions.values():
             s.close()
         row = "  ".join(f"{which} {v['median']:.2f}" for which, v in record["threads"][threads].items())
@@ -216,10 +239,21 @@ def bench_model(name, info, args, work, libmote):
     return record
 
 
-def summarize(ms):
+# A probed round trip above this marks a run as taken in one of the host's
+# slow spells (cross_core_round_trip).
+SLOW_ROUND_TRIP_NS = 250
+
+
+def summarize(ms, round_trips=()):
     ms = np.asarray(ms)
-    return {"median": float(np.median(ms)), "p10": float(np.percentile(ms, 10)),
-            "p90": float(np.percentile(ms, 90)), "count": int(ms.size)}
+    stats = {"median": float(np.median(ms)), "p10": float(np.percentile(ms, 10)),
+             "p90": float(np.percentile(ms, 90)), "count": int(ms.size)}
+    if len(round_trips) == ms.size:
+        trips = np.asarray(round_trips)
+        fast = ms[trips <= SLOW_ROUND_TRIP_NS]
+        stats["round_trip_ns"] = float(np.median(trips))
+        stats["fast"] = {"median": float(np.median(fast)) if fast.size else None, "count": int(fast.size)}
+    return stats
 
 
 def versions(libmote):
@@ -260,6 +294,9 @@ def main():
     parser.add_argument("--settle-ms", type=float, default=DEFAULT_SETTLE_MS,
                         help="untimed runs, for at least this long, before each runtime's timed runs in a round, "
                              "so that the runtime before it has no workers left spinning")
+    parser.add_argument("--probe", help="mote_microbench, run before each runtime's timed runs to record the "
+                                        "host's cross-core round trip (default: BUILD/tests/mote_microbench if "
+                                        "built; 'none' for no probe)")
     parser.add_argument("--work", help="folder for exported and converted models (default: a temporary one)")
     parser.add_argument("--torch-python", default="/usr/bin/python3", help="a Python with torch and torchvision")
     parser.add_argument("--json", help="also write the results here")
@@ -280,6 +317,11 @@ def main():
         sys.exit(f"peer_bench.py: {libmote} not found: configure the build with -DMOTE_SHARED=ON")
     if not os.path.exists(args.mote_convert):
         sys.exit(f"peer_bench.py: {args.mote_convert} not found: build the mote-convert target")
+    if args.probe is None:
+        default_probe = os.path.join(args.build, "tests", "mote_microbench")
+        args.probe = default_probe if os.path.exists(default_probe) else None
+    elif args.probe == "none":
+        args.probe = None
 
     work = args.work or tempfile.mkdtemp(prefix="mote_peer_bench_")
     os.makedirs(work, exist_ok=True)
@@ -298,7 +340,7 @@ def main():
 
     meta = {"date": time.strftime("%Y-%m-%d"), "machine": machine(), "versions": versions(libmote),
             "torch": next(iter(manifest.values()))["torch"], "rounds": args.rounds, "runs": args.runs,
-            "settle_ms": args.settle_ms,
+            "settle_ms": args.settle_ms, "slow_round_trip_ns": SLOW_ROUND_TRIP_NS if args.probe else None,
             "threads": args.threads, "agreement": AGREEMENT}
     table = report.markdown(results, meta)
     print()

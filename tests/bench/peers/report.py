@@ -42,6 +42,37 @@ def _timing_table(results, threads):
     return lines
 
 
+def _spells_table(results, threads, limit):
+    """Medians of the runs taken while the host's cross-core round trip was
+    at most `limit` ns, beside the share of runs above it; None when the
+    runs were not probed."""
+    rows = []
+    for r in results:
+        timing = r["threads"].get(threads, {})
+        mote = timing.get("Mote")
+        if not mote or "fast" not in mote:
+            return None
+        trips = [s["round_trip_ns"] for s in timing.values()]
+        total = sum(s["count"] for s in timing.values())
+        slow = total - sum(s["fast"]["count"] for s in timing.values())
+        peers = [(s["fast"]["median"], w) for w, s in timing.items()
+                 if w != "Mote" and s["fast"]["median"] is not None]
+        verdict = "-"
+        if mote["fast"]["median"] is not None and peers:
+            best, who = min(peers)
+            ratio = best / mote["fast"]["median"]
+            verdict = (f"{ratio:.2f}x faster" if ratio >= 1 else f"{1 / ratio:.2f}x slower") + f" ({who})"
+        cells = [f"{timing[w]['fast']['median']:.2f}" if w in timing and timing[w]["fast"]["median"] is not None
+                 else "-" for w in RUNTIMES]
+        rows.append(f"| {r['model']} | {sorted(trips)[len(trips) // 2]:.0f} | {100 * slow / max(total, 1):.0f} % | "
+                    + " | ".join(cells) + f" | {verdict} |")
+    return [f"**{threads} thread{'s' if threads > 1 else ''}, runs outside the host's slow spells** "
+            f"(cross-core round trip at most {limit} ns, probed before each runtime's runs in a round), median ms", "",
+            "| model | round trip, ns (median) | runs in slow spells | " + " | ".join(RUNTIMES)
+            + " | Mote vs fastest peer |",
+            "|---|---:|---:|" + "---:|" * (len(RUNTIMES) + 1)] + rows
+
+
 def markdown(results, meta):
     v = meta["versions"]
     peers = ", ".join(f"{name} {v[name]}" for name in RUNTIMES[1:] if v.get(name))
@@ -52,6 +83,12 @@ def markdown(results, meta):
                 else "."), ""]
     for threads in meta["threads"]:
         lines += _timing_table(results, threads) + [""]
+    limit = meta.get("slow_round_trip_ns")
+    # 1-thread runs keep their speed in the spells: no table for them.
+    for threads in [t for t in meta["threads"] if t > 1] if limit else []:
+        spells = _spells_table(results, threads, limit)
+        if spells:
+            lines += spells + [""]
     lines += ["Agreement with onnxruntime on the same input, max|diff| / max|onnxruntime| "
               f"(goal: within {meta['agreement']:g}):", "",
               "| model | " + " | ".join(w for w in RUNTIMES if w != "onnxruntime") + " |",

@@ -95,7 +95,7 @@ def main():
                 sessions[("mote", name)] = runtimes.Mote(libmote, motes[name], threads)
                 sessions[("litert", name)] = runtimes.LiteRt(paths[name], threads)
             ms = {k: statistics.median(v) for k, v in time_interleaved(sessions, x, args.rounds, args.runs,
-                                                                          warmup=3, settle_ms=DEFAULT_SETTLE_MS).items()}
+                                                                          warmup=3, settle_ms=DEFAULT_SETTLE_MS)[0].items()}
             for name in paths:
                 m, l = ms[("mote", name)], ms[("litert", name)]
                 print(f"| MobileNetV2 {name} | {threads} | {m:.2f} | {l:.2f} | {l / m:.2f} |", flush=True)
