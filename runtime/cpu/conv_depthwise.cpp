@@ -305,9 +305,11 @@ void DepthwisePlane8(const PlaneConvShape& s, const void* x, bool is_signed, int
 
 // Channel-blocked path: `lanes` channels side by side, one vector holding
 // the same pixel of each, so every lane does useful work however narrow the
-// plane. Per block the input planes are transposed into a zero-padded
-// [padded_h][padded_w][lanes] buffer and the weights into [taps][lanes]; the
-// outputs are computed eight pixels at a time and transposed back. The
+// plane. Per block the weights are laid out as [taps][lanes]; a blocked
+// input is read in place by the row tiles (RowSource), while NCHW input
+// planes (and any input of the flat path) are transposed into a zero-padded
+// [padded_h][padded_w][lanes] buffer. The outputs are computed a row tile (or
+// eight pixels) at a time and, for an NCHW output, transposed back. The
 // transposes go through transpose_simd (4x4 vector blocks): element by
 // element they took 45 % of the path's time, and MobileNetV2's 7x7 depthwise
 // layers went 0.08-0.12 -> 0.055-0.068 ms at 1 thread with them (EPYC).
@@ -368,7 +370,8 @@ struct RowSource {
 };
 
 // kK x kK kernels, undilated, equal strides kStride: kCount outputs of one
-// output row from column ow on. Each input vector a tile row needs is
+// output row, whose windows start at input column first_column of the kK
+// input rows `rows` (at their column 0). Each input vector a tile row needs is
 // loaded once for all the taps that read it ((kCount - 1) * kStride + kK
 // loads per kernel row instead of kCount * kK): BlockedTile's load per
 // multiply-add left MobileNetV2's 56x56 layers load-bound.
@@ -396,11 +399,11 @@ HWY_INLINE void BlockedRowTile(D d, const float* const* rows, int64_t first_colu
   V acc[kCount];
   for (V& a : acc) a = bias;
   Unroll<kK>([&](auto kh) HWY_ATTR {
-    const float* row = rows[kh()] + first_column * lanes;
     V x[kInputs];
     Unroll<kInputs>([&](auto j) HWY_ATTR {
+      // The address is formed only for columns inside the row.
       const int64_t column = first_column + j();
-      x[j()] = !kChecked || (column >= 0 && column < width) ? hn::LoadU(d, row + j() * lanes) : hn::Zero(d);
+      x[j()] = !kChecked || (column >= 0 && column < width) ? hn::LoadU(d, rows[kh()] + column * lanes) : hn::Zero(d);
     });
     Unroll<kK>([&](auto kw) HWY_ATTR {
       const V w = hn::LoadU(d, weights + (kh() * kK + kw()) * lanes);

@@ -389,8 +389,8 @@ void ComputeTile(const TileJob& job) {
         const size_t h = std::min(kMR, rows - i0);
         const float* a_panel = a_block + i0 * kc;
         // The next A panel (the next K block's first after the last), fetched
-        // while this one meets its first B panel, where it meets two or more:
-        // a deep layer's packed weights come from DRAM, and the hardware
+        // while this one meets its first B panel: a deep layer's packed
+        // weights come from DRAM, and the hardware
         // prefetchers alone left ResNet-50's 14x14 1x1 layers (1 MB of
         // weights each) 7 % slower (per-op sums at 1 thread, 5.39 -> 4.99 ms
         // over ten layers, the prefetches then issued in a burst before the
@@ -398,7 +398,7 @@ void ComputeTile(const TileJob& job) {
         // 37.3 -> 36.5 ms). Not for an A this call packed (still in cache: the 1024^3
         // product was 2-3 % slower with them). Also where a panel meets a
         // single B panel (Winograd's 16-tile products on 7x7 and 14x14
-        // images, whose 36 or 16 transformed weight matrices stream from
+        // images, whose 16 or 36 transformed weight matrices stream from
         // DRAM): ResNet-18 at 1 thread 22.8 -> 21.4 ms, at 2 11.5 -> 10.8
         // (mote-bench, six alternating rounds, medians), its 7x7 layers 1.97
         // -> 1.58 ms each (1.48 alone, weights in cache); MobileNetV2 and

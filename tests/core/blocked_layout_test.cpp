@@ -404,8 +404,19 @@ TEST(BlockedLayout, DepthwiseReadingBlocksInPlaceMatchesTheReferenceAtEveryPaddi
     std::vector<int64_t> pads;  // top, left, bottom, right
   };
   const Case cases[] = {
-      {31, 3, 1, {0, 0, 0, 0}}, {32, 3, 2, {0, 0, 1, 1}}, {29, 3, 1, {1, 1, 0, 0}}, {27, 3, 1, {2, 2, 2, 2}},
-      {30, 5, 2, {1, 2, 2, 1}}, {28, 5, 1, {2, 2, 2, 2}}, {14, 3, 2, {0, 0, 1, 1}}, {25, 5, 1, {0, 3, 4, 1}},
+      {31, 3, 1, {0, 0, 0, 0}},
+      {32, 3, 2, {0, 0, 1, 1}},
+      {29, 3, 1, {1, 1, 0, 0}},
+      {27, 3, 1, {2, 2, 2, 2}},
+      {30, 5, 2, {1, 2, 2, 1}},
+      {28, 5, 1, {2, 2, 2, 2}},
+      {14, 3, 2, {0, 0, 1, 1}},
+      {25, 5, 1, {0, 3, 4, 1}},
+      // Row tiles on every vector width (at least 24 outputs a row), tails
+      // of 2 and 4: stride 2 with padding after only, and uneven 5x5.
+      {52, 3, 2, {0, 0, 1, 1}},
+      {60, 5, 2, {1, 2, 2, 1}},
+      {26, 3, 1, {1, 1, 1, 1}},
   };
   for (const Case& c : cases) {
     for (bool blocked_output : {false, true}) {
