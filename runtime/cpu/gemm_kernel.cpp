@@ -225,6 +225,78 @@ HWY_NOINLINE void MicroKernel(size_t kc, const float* HWY_RESTRICT a, const floa
 using KernelFn = void (*)(size_t, const float*, const float*, size_t, float*, size_t, size_t,
                           const StoreParams&);
 
+// C's last R columns (R at most kMaxTailColumns, short of a whole vector),
+// computed a column at a time: one accumulator of the panel's kMR rows per
+// column, the rows along the vector, each step of k one load of A and R
+// broadcasts of B. MicroKernel spends a whole vector of columns there, and
+// deep layers on small images end in such a sliver: Winograd's 7x7 tiles
+// on 27x27 and 13x13 images have 49 = 3 x 16 + 1 columns (a quarter of the
+// work for 1 of 49 columns with 16-lane vectors), 14x14 tiles 196 = 12 x
+// 16 + 4, a squeeze-and-excitation layer one. Each column sums over k in
+// the order MicroKernel does, so a result does not depend on where its
+// column falls: splitting the sums over several accumulators (more chains
+// of FMA latency in flight for one or two columns) moved EfficientNet-B0's
+// output 1.3e-4 from onnxruntime's, past the 1e-4 it is held to, where it
+// is 3.4e-5 with either kernel in this order. At 1 thread (mote-bench,
+// alternating runs): SqueezeNet's 27x27 3x3 layers 0.294 -> 0.270 ms each,
+// ResNet-50 67.1 -> 66.5 ms, EfficientNet-B0 11.36 -> 11.18 (medians of four
+// rounds; ResNet-18 and SqueezeNet whole within the host's noise).
+constexpr size_t kMaxTailColumns = 8;
+// Where the panel's kMR rows fill whole vectors of at most kMR lanes.
+constexpr bool kColumnTail = kMR == 8 && (HWY_TARGET <= HWY_AVX3 || HWY_TARGET == HWY_NEON);
+
+template <size_t R>
+HWY_NOINLINE void ColumnTailKernel(size_t kc, const float* HWY_RESTRICT a, const float* HWY_RESTRICT b, size_t b_step,
+                                   float* HWY_RESTRICT c, size_t ldc, const StoreParams& sp) {
+  const hn::CappedTag<float, kMR> d;
+  using V = hn::Vec<decltype(d)>;
+  constexpr size_t kRowLanes = hn::MaxLanes(hn::CappedTag<float, kMR>());
+  constexpr size_t kParts = kMR / kRowLanes;  // vectors holding a column's kMR rows
+  static_assert(kMR % kRowLanes == 0 && R >= 1 && R <= kMaxTailColumns);
+  V acc[R][kParts];
+#pragma GCC unroll 8
+  for (size_t j = 0; j < R; ++j) {
+#pragma GCC unroll 2
+    for (size_t q = 0; q < kParts; ++q) acc[j][q] = hn::Zero(d);
+  }
+  for (size_t k = 0; k < kc; ++k) {
+    if (sp.prefetch_a && (k & 1) == 0) __builtin_prefetch(sp.prefetch_a + k * kMR * sizeof(float));
+    V av[kParts];
+#pragma GCC unroll 2
+    for (size_t q = 0; q < kParts; ++q) av[q] = hn::LoadU(d, a + k * kMR + q * kRowLanes);
+#pragma GCC unroll 8
+    for (size_t j = 0; j < R; ++j) {
+      const V bj = hn::Set(d, b[k * b_step + j]);
+#pragma GCC unroll 2
+      for (size_t q = 0; q < kParts; ++q) acc[j][q] = hn::MulAdd(av[q], bj, acc[j][q]);
+    }
+  }
+  // Column j's sums, then the tile row by row for WriteBackPartial, which
+  // applies beta, biases, residual and clamp as for any partial tile.
+  HWY_ALIGN float columns[R * kMR];
+#pragma GCC unroll 8
+  for (size_t j = 0; j < R; ++j) {
+#pragma GCC unroll 2
+    for (size_t q = 0; q < kParts; ++q) hn::Store(acc[j][q], d, columns + j * kMR + q * kRowLanes);
+  }
+  float tile[kMR * R];
+  for (size_t r = 0; r < kMR; ++r) {
+    for (size_t j = 0; j < R; ++j) tile[r * R + j] = columns[j * kMR + r];
+  }
+  WriteBackPartial(tile, kMR, R, R, c, ldc, sp);
+}
+
+using ColumnTailFn = void (*)(size_t, const float*, const float*, size_t, float*, size_t, const StoreParams&);
+
+template <size_t R = kMaxTailColumns>
+ColumnTailFn SelectColumnTail(size_t r) {
+  if constexpr (R == 1) {
+    return &ColumnTailKernel<1>;
+  } else {
+    return r == R ? &ColumnTailKernel<R> : SelectColumnTail<R - 1>(r);
+  }
+}
+
 // Kernels for edge tiles: fewer rows at the bottom of M, fewer vectors at the
 // right of N. Only the last panel in each direction uses them.
 template <size_t H, size_t NV = kNV>
@@ -409,17 +481,31 @@ void ComputeTile(const TileJob& job) {
         const char* next_panel = prefetch ? reinterpret_cast<const char*>(a_panel + h * kc) : nullptr;
         sp.row_bias = job.row_bias ? job.row_bias + i0 : nullptr;
         for (size_t j0 = n0; j0 < n1; j0 += NR) {
-          const size_t w = std::min(NR, padded_n1 - j0);
-          const KernelFn kernel =
-              (h == kMR && w == NR) ? &MicroKernel<kMR, kNV> : SelectKernel(h, w / L);
+          size_t w = std::min(NR, padded_n1 - j0);
           sp.col_bias = job.col_bias ? job.col_bias + j0 : nullptr;
           sp.residual = job.residual ? job.residual + i0 * sp.ld_residual + j0 : nullptr;
           sp.prefetch_a = j0 == n0 ? next_panel : nullptr;
           const bool in_place = j0 < packed_from;
           const float* b_panel = in_place ? job.b + k0 * static_cast<size_t>(job.ldb) + j0
                                           : b_block + (j0 - packed_from) * kc;
-          kernel(kc, a_panel, b_panel, in_place ? static_cast<size_t>(job.ldb) : w, job.C + i0 * ldc + j0, ldc,
-                 std::min(NR, cols - j0), sp);
+          const size_t b_step = in_place ? static_cast<size_t>(job.ldb) : w;
+          const size_t panel_cols = std::min(NR, cols - j0);
+          // C's last few columns, short of a vector: ColumnTailKernel.
+          const size_t tail = panel_cols < w ? panel_cols % L : 0;
+          if constexpr (kColumnTail) {
+            if (h == kMR && tail > 0 && tail <= kMaxTailColumns) {
+              const size_t at = panel_cols - tail;
+              StoreParams tail_sp = sp;
+              if (tail_sp.col_bias) tail_sp.col_bias += at;
+              if (tail_sp.residual) tail_sp.residual += at;
+              if (at > 0) tail_sp.prefetch_a = nullptr;
+              SelectColumnTail(tail)(kc, a_panel, b_panel + at, b_step, job.C + i0 * ldc + j0 + at, ldc, tail_sp);
+              w = at;  // the whole vectors before the tail, if any
+              if (w == 0) continue;
+            }
+          }
+          const KernelFn kernel = (h == kMR && w == NR) ? &MicroKernel<kMR, kNV> : SelectKernel(h, w / L);
+          kernel(kc, a_panel, b_panel, b_step, job.C + i0 * ldc + j0, ldc, std::min(panel_cols, w), sp);
         }
         if (sp.epilogue && job.activation) {
           // The panel's rows of this slab are final and still in L1/L2.

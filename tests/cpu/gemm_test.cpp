@@ -231,16 +231,19 @@ TEST_P(SgemmShapeTest, MatchesReference) {
 // Shapes cover 1, 3, 13, 127 and 255 in every position, K deeper than one K
 // block with N wider than one L2 slab (37x700x777), the matrix-vector paths
 // large enough to use two threads (1x1000x600, 700x1x600), and a narrow B that
-// two threads share rather than split (515x40x300).
+// two threads share rather than split (515x40x300). Whole 8-row panels
+// before a last partial vector of 1 to 8 columns (on 16-lane vectors: 49,
+// 196, 18, 20, 21, 22, 23, 40) take the GEMM's column-tail kernel, the 49
+// over two K blocks.
 INSTANTIATE_TEST_SUITE_P(Shapes, SgemmShapeTest,
-                         ::testing::Values(Shape{1, 1, 1}, Shape{3, 5, 7}, Shape{1, 255, 127},
-                                           Shape{255, 1, 127}, Shape{13, 127, 3},
-                                           Shape{127, 13, 255}, Shape{255, 255, 13},
-                                           Shape{127, 127, 127}, Shape{255, 3, 255},
-                                           Shape{3, 255, 255}, Shape{255, 127, 1},
-                                           Shape{13, 13, 13}, Shape{255, 255, 255},
-                                           Shape{1, 1000, 600}, Shape{700, 1, 600},
-                                           Shape{37, 700, 777}, Shape{515, 40, 300}),
+                         ::testing::Values(Shape{1, 1, 1}, Shape{3, 5, 7}, Shape{1, 255, 127}, Shape{255, 1, 127},
+                                           Shape{13, 127, 3}, Shape{127, 13, 255}, Shape{255, 255, 13},
+                                           Shape{127, 127, 127}, Shape{255, 3, 255}, Shape{3, 255, 255},
+                                           Shape{255, 127, 1}, Shape{13, 13, 13}, Shape{255, 255, 255},
+                                           Shape{1, 1000, 600}, Shape{700, 1, 600}, Shape{37, 700, 777},
+                                           Shape{515, 40, 300}, Shape{16, 49, 500}, Shape{24, 196, 40},
+                                           Shape{8, 18, 9}, Shape{16, 20, 33}, Shape{8, 21, 5}, Shape{16, 22, 400},
+                                           Shape{8, 23, 3}),
                          [](const ::testing::TestParamInfo<Shape>& info) {
                            std::ostringstream os;
                            os << info.param;
@@ -341,7 +344,8 @@ TEST(Sgemm, EpilogueActivationRunsOncePerElement) {
 // and before the clamp, on every path.
 TEST(Sgemm, EpilogueAddsResidualBeforeClamp) {
   ThreadPool pool(2);
-  for (Shape s : {Shape{2, 3, 4}, Shape{1, 300, 50}, Shape{70, 1, 40}, Shape{37, 141, 29}, Shape{2100, 5, 2000}}) {
+  for (Shape s : {Shape{2, 3, 4}, Shape{1, 300, 50}, Shape{70, 1, 40}, Shape{37, 141, 29}, Shape{2100, 5, 2000},
+                  Shape{16, 49, 500}}) {
     const Case c(s);
     const std::vector<float> residual = test::random_floats(static_cast<size_t>(s.M * (s.N + 3)), 99);
     GemmEpilogue ep;
