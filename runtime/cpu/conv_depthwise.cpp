@@ -560,17 +560,19 @@ void DepthwiseChannelBlock(const PlaneConvShape& s, const float* x, bool x_block
     };
     const Rows rows = kRows[s.stride_h == 2][s.kernel_h == 5][sevens];
     if (in_place) {
-      std::fill(padded, padded + buffer_rows_floats, 0.0f);
-      const RowSource source{x, s.in_w * lanes, s.in_h, s.in_w, s.pad_top, s.pad_left, padded};
+      float* zero_row = padded;  // the buffer's first row (buffer_rows_floats)
+      std::fill(zero_row, zero_row + buffer_rows_floats, 0.0f);
+      const RowSource source{x, s.in_w * lanes, s.in_h, s.in_w, s.pad_top, s.pad_left, zero_row};
       rows(d, s, source, weights, biases, blocked_out);
-    }
-    for (int64_t oh0 = 0; oh0 < s.out_h && !in_place; oh0 += band) {
-      PlaneConvShape part = s;
-      part.out_h = std::min(band, s.out_h - oh0);
-      const int64_t count = band == s.out_h ? padded_h : (part.out_h - 1) * s.stride_h + s.kernel_h;
-      fill_rows(oh0 * s.stride_h, count);
-      const RowSource source{padded, row_floats, count, padded_w, 0, 0, nullptr};
-      rows(d, part, source, weights, biases, blocked_out + oh0 * s.out_w * lanes);
+    } else {
+      for (int64_t oh0 = 0; oh0 < s.out_h; oh0 += band) {
+        PlaneConvShape part = s;
+        part.out_h = std::min(band, s.out_h - oh0);
+        const int64_t count = band == s.out_h ? padded_h : (part.out_h - 1) * s.stride_h + s.kernel_h;
+        fill_rows(oh0 * s.stride_h, count);
+        const RowSource source{padded, row_floats, count, padded_w, 0, 0, nullptr};
+        rows(d, part, source, weights, biases, blocked_out + oh0 * s.out_w * lanes);
+      }
     }
     if (!y_blocked) simd::transpose_4byte(blocked_out, lanes, out_pixels, channels, y, out_plane);
     return;

@@ -462,13 +462,13 @@ void ComputeTile(const TileJob& job) {
         const float* a_panel = a_block + i0 * kc;
         // The next A panel (the next K block's first after the last), fetched
         // while this one meets its first B panel: a deep layer's packed
-        // weights come from DRAM, and the hardware
-        // prefetchers alone left ResNet-50's 14x14 1x1 layers (1 MB of
-        // weights each) 7 % slower (per-op sums at 1 thread, 5.39 -> 4.99 ms
-        // over ten layers, the prefetches then issued in a burst before the
-        // tile; spread over its loop since, a line every other k: ResNet-50
-        // 37.3 -> 36.5 ms). Not for an A this call packed (still in cache: the 1024^3
-        // product was 2-3 % slower with them). Also where a panel meets a
+        // weights come from DRAM, and the hardware prefetchers alone left
+        // ResNet-50's 14x14 1x1 layers (1 MB of weights each) 7 % slower
+        // (per-op sums at 1 thread, 5.39 -> 4.99 ms over ten layers, the
+        // prefetches then issued in a burst before the tile; spread over its
+        // loop since, a line every other k: ResNet-50 37.3 -> 36.5 ms). Not
+        // for an A this call packed (still in cache: the 1024^3 product was
+        // 2-3 % slower with them). Also where a panel meets a
         // single B panel (Winograd's 16-tile products on 7x7 and 14x14
         // images, whose 16 or 36 transformed weight matrices stream from
         // DRAM): ResNet-18 at 1 thread 22.8 -> 21.4 ms, at 2 11.5 -> 10.8
