@@ -87,6 +87,40 @@ TEST(ConvOps, OneDimensionalCpuMatchesReference) {
   }
 }
 
+// 2-D layers over a unit dimension the kernel spans without padding run as
+// 1-D convolutions along the other ([N, C, L, 1] under k x 1, [N, C, 1, L]
+// under 1 x k); with padding or a kernel across the unit dimension they stay
+// 2-D. Both forms, strides, dilations, groups and depthwise layers.
+TEST(ConvOps, UnitDimensionLayersCpuMatchReference) {
+  int checked = 0;
+  for (int64_t length : {1, 5, 13, 127, 300}) {
+    for (bool column : {true, false}) {
+      auto x = [&](int64_t n, int64_t c) { return column ? Shape{n, c, length, 1} : Shape{n, c, 1, length}; };
+      auto w = [&](int64_t m, int64_t c, int64_t k) { return column ? Shape{m, c, k, 1} : Shape{m, c, 1, k}; };
+      // Stride, padding before and after, dilation along the length; the
+      // unit dimension's stride and dilation do not matter.
+      auto two_d = [&](int64_t s, int64_t before, int64_t after, int64_t d, int64_t group) {
+        return column ? conv_attrs({s, 3}, {before, 0, after, 0}, {d, 2}, group)
+                      : conv_attrs({3, s}, {0, before, 0, after}, {2, d}, group);
+      };
+      checked += check_conv(x(2, 8), w(16, 8, 5), true, two_d(1, 2, 2, 1, 1));
+      checked += check_conv(x(1, 6), w(4, 6, 3), false, two_d(2, 0, 2, 1, 1));
+      checked += check_conv(x(1, 6), w(9, 2, 3), true, two_d(1, 3, 1, 2, 3));
+      checked += check_conv(x(1, 64), w(64, 64, 7), true, two_d(1, 3, 3, 1, 1));
+      checked += check_conv(x(1, 8), w(8, 1, 5), true, two_d(1, 2, 2, 1, 8));  // depthwise
+      checked += check_conv(x(1, 8), w(8, 1, 5), false, two_d(2, 1, 2, 1, 8));
+      // Depthwise with a length stride of 3, which its row kernels do not
+      // take: the column stays 2-D (a stride of 3 down its planes).
+      const fb::ConvAttrsT stride3 =
+          column ? conv_attrs({3, 1}, {2, 0, 2, 0}, {}, 8) : conv_attrs({1, 3}, {0, 2, 0, 2}, {}, 8);
+      checked += check_conv(x(1, 8), w(8, 1, 5), true, stride3);
+      // Padded across the unit dimension: stays 2-D.
+      checked += check_conv(x(1, 4), w(5, 4, 3), true, conv_attrs({}, {1, 1, 1, 1}));
+    }
+  }
+  EXPECT_GT(checked, 50);
+}
+
 TEST(ConvOps, ThreeDimensionalCpuMatchesReference) {
   EXPECT_TRUE(
       check_conv({1, 4, 5, 6, 7}, {6, 2, 3, 2, 3}, true, conv_attrs({1, 2, 1}, {1, 0, 1, 1, 1, 0}, {2, 1, 1}, 2)));
