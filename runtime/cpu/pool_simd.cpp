@@ -29,12 +29,14 @@ constexpr bool kIsFloat = std::numeric_limits<T>::has_quiet_NaN;
 // it, two cheap operations a tap where choosing between Max and a
 // NaN-propagating Add after each tap took five (on AVX2, whose comparisons
 // give vectors, not mask registers: SqueezeNet's 3x3 stride-2 pools were
-// compute-bound on it). Integers have no NaN and skip the mask. Free
-// functions over locals, not a class: SVE's vectors and masks are sizeless
-// and cannot be members.
-template <class D>
+// compute-bound on it). Integers have no NaN and skip the mask, and so do
+// float planes checked to hold none (kNaNs false, PlaneHasNaN): the mask
+// operations were then the limit (vfpclassps and korw at 20 % of a 5x5
+// stride-1 pool in perf). Free functions over locals, not a class: SVE's
+// vectors and masks are sizeless and cannot be members.
+template <bool kNaNs, class D>
 HWY_INLINE hn::Mask<D> FirstNaNs(D d, hn::Vec<D> x) {
-  if constexpr (kIsFloat<hn::TFromD<D>>) {
+  if constexpr (kNaNs && kIsFloat<hn::TFromD<D>>) {
     (void)d;
     return hn::IsNaN(x);
   } else {
@@ -43,21 +45,21 @@ HWY_INLINE hn::Mask<D> FirstNaNs(D d, hn::Vec<D> x) {
   }
 }
 
-template <bool kMax, class D>
+template <bool kMax, bool kNaNs, class D>
 HWY_INLINE void AddTap(D /* tag */, hn::Vec<D>& acc, hn::Mask<D>& nan, hn::Vec<D> x) {
   if constexpr (kMax) {
     acc = hn::Max(acc, x);
-    if constexpr (kIsFloat<hn::TFromD<D>>) nan = hn::Or(nan, hn::IsNaN(x));
+    if constexpr (kNaNs && kIsFloat<hn::TFromD<D>>) nan = hn::Or(nan, hn::IsNaN(x));
   } else {
     (void)nan;
     acc = hn::Add(acc, x);
   }
 }
 
-template <bool kMax, class D>
+template <bool kMax, bool kNaNs, class D>
 HWY_INLINE hn::Vec<D> TapsResult(D d, hn::Vec<D> acc, hn::Mask<D> nan) {
   using T = hn::TFromD<D>;
-  if constexpr (kMax && kIsFloat<T>) {
+  if constexpr (kMax && kNaNs && kIsFloat<T>) {
     return hn::IfThenElse(nan, hn::Set(d, std::numeric_limits<T>::quiet_NaN()), acc);
   } else {
     (void)d;
@@ -78,16 +80,16 @@ inline T FoldScalar(T acc, T x) {
 // out[i] = max or sum over r < count (at least 1) of rows[r][i], for i < n.
 // kCount, when not 0, is `count` known at compile time (the rows of a 3-high
 // window: an unrolled loop).
-template <bool kMax, size_t kCount = 0, class T>
+template <bool kMax, bool kNaNs, size_t kCount = 0, class T>
 HWY_INLINE void CombineRows(const T* const* rows, size_t count, size_t n, T* HWY_RESTRICT out) {
   const hn::ScalableTag<T> d;
   const size_t N = hn::Lanes(d);
   const size_t rows_count = kCount ? kCount : count;
   const auto combine = [&](size_t i) {
     auto acc = hn::LoadU(d, rows[0] + i);
-    auto nan = FirstNaNs(d, acc);
-    for (size_t r = 1; r < rows_count; ++r) AddTap<kMax>(d, acc, nan, hn::LoadU(d, rows[r] + i));
-    hn::StoreU(TapsResult<kMax>(d, acc, nan), d, out + i);
+    auto nan = FirstNaNs<kNaNs>(d, acc);
+    for (size_t r = 1; r < rows_count; ++r) AddTap<kMax, kNaNs>(d, acc, nan, hn::LoadU(d, rows[r] + i));
+    hn::StoreU(TapsResult<kMax, kNaNs>(d, acc, nan), d, out + i);
   };
   size_t i = 0;
   for (; i + N <= n; i += N) combine(i);
@@ -106,14 +108,14 @@ HWY_INLINE void CombineRows(const T* const* rows, size_t count, size_t n, T* HWY
 }
 
 // The taps of N consecutive outputs starting at x.
-template <bool kMax, class D>
+template <bool kMax, bool kNaNs, class D>
 HWY_INLINE hn::Vec<D> WindowVector(D d, const hn::TFromD<D>* in, size_t x, size_t kernel, size_t stride,
                                    size_t dilation) {
   if (stride == 1) {
     auto acc = hn::LoadU(d, in + x);
-    auto nan = FirstNaNs(d, acc);
-    for (size_t k = 1; k < kernel; ++k) AddTap<kMax>(d, acc, nan, hn::LoadU(d, in + x + k * dilation));
-    return TapsResult<kMax>(d, acc, nan);
+    auto nan = FirstNaNs<kNaNs>(d, acc);
+    for (size_t k = 1; k < kernel; ++k) AddTap<kMax, kNaNs>(d, acc, nan, hn::LoadU(d, in + x + k * dilation));
+    return TapsResult<kMax, kNaNs>(d, acc, nan);
   }
   // Stride 2: a de-interleaving load yields the even elements (this tap) and
   // the odd ones, which are the next tap when taps are adjacent.
@@ -121,22 +123,22 @@ HWY_INLINE hn::Vec<D> WindowVector(D d, const hn::TFromD<D>* in, size_t x, size_
   hn::Vec<D> even, odd;
   hn::LoadInterleaved2(d, base, even, odd);
   auto acc = even;
-  auto nan = FirstNaNs(d, acc);
+  auto nan = FirstNaNs<kNaNs>(d, acc);
   size_t k = 1;
   if (dilation == 1) {
-    if (kernel > 1) AddTap<kMax>(d, acc, nan, odd);
+    if (kernel > 1) AddTap<kMax, kNaNs>(d, acc, nan, odd);
     for (k = 2; k < kernel; k += 2) {
       hn::LoadInterleaved2(d, base + k, even, odd);
-      AddTap<kMax>(d, acc, nan, even);
-      if (k + 1 < kernel) AddTap<kMax>(d, acc, nan, odd);
+      AddTap<kMax, kNaNs>(d, acc, nan, even);
+      if (k + 1 < kernel) AddTap<kMax, kNaNs>(d, acc, nan, odd);
     }
-    return TapsResult<kMax>(d, acc, nan);
+    return TapsResult<kMax, kNaNs>(d, acc, nan);
   }
   for (; k < kernel; ++k) {
     hn::LoadInterleaved2(d, base + k * dilation, even, odd);
-    AddTap<kMax>(d, acc, nan, even);
+    AddTap<kMax, kNaNs>(d, acc, nan, even);
   }
-  return TapsResult<kMax>(d, acc, nan);
+  return TapsResult<kMax, kNaNs>(d, acc, nan);
 }
 
 // The max of taps 2x, 2x + 1 and 2x + 2 for N consecutive outputs x from
@@ -144,19 +146,19 @@ HWY_INLINE hn::Vec<D> WindowVector(D d, const hn::TFromD<D>* in, size_t x, size_
 // vectors of the row split into even and odd elements, and the evens of the
 // same two vectors a pair of elements on. Three shuffles, where two
 // de-interleaving loads take four.
-template <class D>
+template <bool kNaNs, class D>
 HWY_INLINE hn::Vec<D> Window3Stride2(D d, const hn::TFromD<D>* in, size_t x0) {
 #if HWY_TARGET == HWY_SCALAR
-  return WindowVector<true>(d, in, x0, 3, 2, 1);  // one lane: nothing to shuffle
+  return WindowVector<true, kNaNs>(d, in, x0, 3, 2, 1);  // one lane: nothing to shuffle
 #else
   const size_t N = hn::Lanes(d);
   const auto* base = in + 2 * x0;
   const auto lo = hn::LoadU(d, base), hi = hn::LoadU(d, base + N);
   auto acc = hn::ConcatEven(d, hi, lo);
-  auto nan = FirstNaNs(d, acc);
-  AddTap<true>(d, acc, nan, hn::ConcatOdd(d, hi, lo));
-  AddTap<true>(d, acc, nan, hn::ConcatEven(d, hn::LoadU(d, base + N + 2), hn::LoadU(d, base + 2)));
-  return TapsResult<true>(d, acc, nan);
+  auto nan = FirstNaNs<kNaNs>(d, acc);
+  AddTap<true, kNaNs>(d, acc, nan, hn::ConcatOdd(d, hi, lo));
+  AddTap<true, kNaNs>(d, acc, nan, hn::ConcatEven(d, hn::LoadU(d, base + N + 2), hn::LoadU(d, base + 2)));
+  return TapsResult<true, kNaNs>(d, acc, nan);
 #endif
 }
 
@@ -186,10 +188,10 @@ HWY_INLINE hn::Vec<D> ColumnMax3(D d, const float* HWY_RESTRICT r0, const float*
   const auto a = hn::LoadU(d, r0 + at), b = hn::LoadU(d, r1 + at), c = hn::LoadU(d, r2 + at);
   if constexpr (kMode == NaNMode::kExact) {
     auto acc = a;
-    auto nan = FirstNaNs(d, acc);
-    AddTap<true>(d, acc, nan, b);
-    AddTap<true>(d, acc, nan, c);
-    return TapsResult<true>(d, acc, nan);
+    auto nan = FirstNaNs<true>(d, acc);
+    AddTap<true, true>(d, acc, nan, b);
+    AddTap<true, true>(d, acc, nan, c);
+    return TapsResult<true, true>(d, acc, nan);
   } else {
     const hn::RebindToSigned<D> di;
     const auto magnitude = [&](hn::Vec<D> v)
@@ -214,10 +216,10 @@ HWY_INLINE hn::Vec<D> Window3Stride2Of(D d, hn::Vec<D> lo, hn::Vec<D> hi, hn::Ve
     return hn::Max(even, hn::Max(odd, even_on));
   } else {
     auto acc = even;
-    auto nan = FirstNaNs(d, acc);
-    AddTap<true>(d, acc, nan, odd);
-    AddTap<true>(d, acc, nan, even_on);
-    return TapsResult<true>(d, acc, nan);
+    auto nan = FirstNaNs<true>(d, acc);
+    AddTap<true, true>(d, acc, nan, odd);
+    AddTap<true, true>(d, acc, nan, even_on);
+    return TapsResult<true, true>(d, acc, nan);
   }
 }
 
@@ -282,7 +284,7 @@ size_t WindowRowSlack() {
 // x < out_n; sums are then multiplied by scale[x]. `in` must be readable up
 // to element (out_n - 1) * stride + (kernel - 1) * dilation + stride, and
 // WindowRowSlack beyond.
-template <bool kMax, class T>
+template <bool kMax, bool kNaNs, class T>
 HWY_INLINE void WindowRow(const T* HWY_RESTRICT in, size_t out_n, size_t kernel, size_t stride, size_t dilation,
                           const float* HWY_RESTRICT scale, T* HWY_RESTRICT out) {
   const hn::ScalableTag<T> d;
@@ -290,9 +292,9 @@ HWY_INLINE void WindowRow(const T* HWY_RESTRICT in, size_t out_n, size_t kernel,
   const bool three_stride_two = HWY_TARGET != HWY_SCALAR && kMax && kernel == 3 && stride == 2 && dilation == 1;
   const auto window = [&](size_t x) {
     if constexpr (kMax) {
-      if (three_stride_two) return Window3Stride2(d, in, x);
+      if (three_stride_two) return Window3Stride2<kNaNs>(d, in, x);
     }
-    auto acc = WindowVector<kMax>(d, in, x, kernel, stride, dilation);
+    auto acc = WindowVector<kMax, kNaNs>(d, in, x, kernel, stride, dilation);
     if constexpr (!kMax) acc = hn::Mul(acc, hn::LoadU(d, scale + x));
     return acc;
   };
@@ -309,9 +311,9 @@ HWY_INLINE void WindowRow(const T* HWY_RESTRICT in, size_t out_n, size_t kernel,
       // one vector, reading into `in`'s slack, its first out_n lanes stored.
       auto acc = [&] {
         if constexpr (kMax) {
-          if (three_stride_two) return Window3Stride2(d, in, 0);
+          if (three_stride_two) return Window3Stride2<kNaNs>(d, in, 0);
         }
-        return WindowVector<kMax>(d, in, 0, kernel, stride, dilation);
+        return WindowVector<kMax, kNaNs>(d, in, 0, kernel, stride, dilation);
       }();
       if constexpr (!kMax) {
         HWY_ALIGN T scales[hn::MaxLanes(d)];
@@ -335,6 +337,26 @@ HWY_INLINE void WindowRow(const T* HWY_RESTRICT in, size_t out_n, size_t kernel,
   }
 }
 
+// Whether any of the n floats at x is NaN: one pass over a plane, against a
+// mask operation per tap for every window that reads it.
+template <class T>
+bool PlaneHasNaN(const T* x, size_t n) {
+  if constexpr (!kIsFloat<T>) {
+    return false;
+  } else {
+    const hn::ScalableTag<T> d;
+    const size_t N = hn::Lanes(d);
+    auto nan = hn::FirstN(d, 0);
+    size_t i = 0;
+    for (; i + N <= n; i += N) nan = hn::Or(nan, hn::IsNaN(hn::LoadU(d, x + i)));
+    if (!hn::AllFalse(d, nan)) return true;
+    for (; i < n; ++i) {
+      if (std::isnan(x[i])) return true;
+    }
+    return false;
+  }
+}
+
 template <bool kMax, class T>
 void PoolRowsT(const PoolRows& p, const T* in, T* out, int64_t begin, int64_t end) {
   const int64_t in_d = p.in[0], in_h = p.in[1], in_w = p.in[2];
@@ -348,6 +370,11 @@ void PoolRowsT(const PoolRows& p, const T* in, T* out, int64_t begin, int64_t en
   std::vector<T> scratch(static_cast<size_t>(scratch_size), kMax ? max_pool_identity<T>() : T{0});
   T* row_out = scratch.data() + p.pad_begin[2];
   std::vector<float> scale(kMax ? 0 : static_cast<size_t>(out_w));
+  int64_t scale_row_count = -1;  // the window rows `scale` holds the divisors of
+  // Max over floats: whether the current plane holds a NaN (checked once per
+  // plane); sums and integers need no check.
+  bool plane_has_nan = false;
+  int64_t checked_plane = -1;
   // At most one row per input row a window spans: kernels may be far larger
   // than the input (SAME padding), and a model file chooses them.
   std::vector<const T*> rows(static_cast<size_t>(std::min(p.kernel[0], in_d) * std::min(p.kernel[1], in_h)));
@@ -371,12 +398,15 @@ void PoolRowsT(const PoolRows& p, const T* in, T* out, int64_t begin, int64_t en
     }
     const T* plane_in = in + plane * in_d * in_h * in_w;
     size_t count = 0;
+    int64_t last_row = 0;  // the last of them, in the plane's depth x height rows
     for (int64_t kd = 0; kd < p.kernel[0]; ++kd) {
       const int64_t id = od * p.stride[0] - p.pad_begin[0] + kd * p.dilation[0];
       if (id < 0 || id >= in_d) continue;
       for (int64_t kh = 0; kh < p.kernel[1]; ++kh) {
         const int64_t ih = oh * p.stride[1] - p.pad_begin[1] + kh * p.dilation[1];
-        if (ih >= 0 && ih < in_h) rows[count++] = plane_in + (id * in_h + ih) * in_w;
+        if (ih < 0 || ih >= in_h) continue;
+        last_row = id * in_h + ih;
+        rows[count++] = plane_in + last_row * in_w;
       }
     }
     T* dst = out + task * out_w;
@@ -388,7 +418,6 @@ void PoolRowsT(const PoolRows& p, const T* in, T* out, int64_t begin, int64_t en
     // The rows the next output row adds, fetched while this one combines:
     // the input (a layer's output, past L2) came from L3 at about a third
     // of the bandwidth with the hardware prefetchers alone.
-    const int64_t last_row = (rows[count - 1] - plane_in) / in_w;  // in the plane's depth x height rows
     for (int64_t s = 1; s <= p.stride[1] && last_row + s < in_d * in_h; ++s) {
       const char* next = reinterpret_cast<const char*>(rows[count - 1] + s * in_w);
       for (int64_t b = 0; b < in_w * static_cast<int64_t>(sizeof(T)); b += 64) __builtin_prefetch(next + b);
@@ -404,20 +433,39 @@ void PoolRowsT(const PoolRows& p, const T* in, T* out, int64_t begin, int64_t en
       }
     }
 #endif
-    if (count == 3) {
-      CombineRows<kMax, 3>(rows.data(), count, static_cast<size_t>(in_w), row_out);
-    } else {
-      CombineRows<kMax>(rows.data(), count, static_cast<size_t>(in_w), row_out);
-    }
-    if constexpr (!kMax) {
-      const int64_t row_count = p.counts[0][od] * p.counts[1][oh];
-      for (int64_t ow = 0; ow < out_w; ++ow) {
-        const int64_t c = row_count * p.counts[2][ow];
-        scale[static_cast<size_t>(ow)] = c ? 1.0f / static_cast<float>(c) : 0.0f;
+    if constexpr (kMax && kIsFloat<T>) {
+      if (plane != checked_plane) {
+        checked_plane = plane;
+        plane_has_nan = PlaneHasNaN(plane_in, static_cast<size_t>(in_d * in_h * in_w));
       }
     }
-    WindowRow<kMax>(scratch.data(), static_cast<size_t>(out_w), static_cast<size_t>(p.kernel[2]),
-                    static_cast<size_t>(p.stride[2]), static_cast<size_t>(p.dilation[2]), scale.data(), dst);
+    const bool nans = plane_has_nan;
+    if (count == 3) {
+      nans ? CombineRows<kMax, true, 3>(rows.data(), count, static_cast<size_t>(in_w), row_out)
+           : CombineRows<kMax, false, 3>(rows.data(), count, static_cast<size_t>(in_w), row_out);
+    } else {
+      nans ? CombineRows<kMax, true>(rows.data(), count, static_cast<size_t>(in_w), row_out)
+           : CombineRows<kMax, false>(rows.data(), count, static_cast<size_t>(in_w), row_out);
+    }
+    if constexpr (!kMax) {
+      // The divisors of a row differ from the last row's only where its
+      // windows cover another number of rows (next to the padding): a
+      // division per output took 40 % of a 3x3 stride-1 pool's time.
+      const int64_t row_count = p.counts[0][od] * p.counts[1][oh];
+      if (row_count != scale_row_count) {
+        scale_row_count = row_count;
+        for (int64_t ow = 0; ow < out_w; ++ow) {
+          const int64_t c = row_count * p.counts[2][ow];
+          scale[static_cast<size_t>(ow)] = c ? 1.0f / static_cast<float>(c) : 0.0f;
+        }
+      }
+    }
+    const size_t kernel_w = static_cast<size_t>(p.kernel[2]), stride_w = static_cast<size_t>(p.stride[2]),
+                 dilation_w = static_cast<size_t>(p.dilation[2]);
+    nans ? WindowRow<kMax, true>(scratch.data(), static_cast<size_t>(out_w), kernel_w, stride_w, dilation_w,
+                                 scale.data(), dst)
+         : WindowRow<kMax, false>(scratch.data(), static_cast<size_t>(out_w), kernel_w, stride_w, dilation_w,
+                                  scale.data(), dst);
   }
 }
 

@@ -224,6 +224,27 @@ TEST(PoolOps, MaxPoolPropagatesNaN) {
   });
 }
 
+// Float max pools check each plane for NaNs once and take plain maxima over
+// planes without any: planes with and without NaNs side by side, a NaN at
+// a plane's first and last element, tasks that start inside a plane (two
+// threads), on every SIMD target, for the windows that take the general
+// path (5x5 and 3x3 at stride 1, SPPF's and Inception's; 2x2 at stride 2).
+TEST(PoolOps, MaxPoolChecksEachPlaneForNaN) {
+  for_each_simd_target([] {
+    const int64_t planes = 6, h = 9, w = 21;
+    std::vector<float> values = random_floats(static_cast<size_t>(planes * h * w), 7);
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    values[static_cast<size_t>(1 * h * w)] = nan;               // plane 1, first element
+    values[static_cast<size_t>(3 * h * w + 4 * w + 10)] = nan;  // plane 3, inside
+    values[static_cast<size_t>(5 * h * w + h * w - 1)] = -nan;  // plane 5, last element
+    const Tensor x = Tensor::from_vector<float>({2, 3, h, w}, values);
+    for (const PoolParams& p : {PoolParams{{5, 5}, {1, 1}, {2, 2, 2, 2}}, PoolParams{{3, 3}, {1, 1}, {1, 1, 1, 1}},
+                                PoolParams{{2, 2}, {2, 2}}}) {
+      expect_cpu_matches_reference(pool_op(fb::OpType::MaxPool, p), {x});
+    }
+  });
+}
+
 // 3x3 stride-2 max windows inside the rows (no padding, none past the right
 // edge) are read straight from the input rows, each vector's column maxima
 // reused by the next, rows near the tensor's end going the general way: on
