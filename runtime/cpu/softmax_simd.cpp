@@ -23,9 +23,20 @@ using V = hn::Vec<D>;
 // Elements summed in float before the partial sum goes into a double.
 constexpr size_t kSumBlock = 4096;
 
+// e^y for y = x - shift, the shift being the max of x's row (or column), so
+// y <= 0 unless a NaN is involved: sm::ExpClamped, about half of sm::Exp's
+// instructions, its clamp at -87 turned into 0 below it (a masked logit is
+// -inf; e^-87 is 1.6e-38, within 0.5e-38 of the smallest normal float,
+// where sm::Exp gives denormals or 0), NaN kept where x - max is NaN. The
+// transformer encoder's attention layers (4 heads of 128 x 128 scores,
+// mote-bench --per-op, 1 thread) 0.228 -> 0.214 ms each.
+HWY_INLINE V ExpOfShifted(D d, V y) {
+  const V e = sm::ExpClamped(d, y);
+  return hn::IfThenElse(hn::IsNaN(y), y, hn::IfThenZeroElse(hn::Lt(y, hn::Set(d, -87.0f)), e));
+}
+
 // The last partial vector goes through a zero-padded copy so that every
 // element sees the same vector Exp (padding lanes are dropped, not summed).
-// sm::Exp, not hn::Exp: a masked logit is -inf and x - max may be NaN.
 float ExpShiftedSumSpan(const float* x, size_t n, float shift, float* y) {
   const D d;
   const size_t N = hn::Lanes(d);
@@ -33,8 +44,8 @@ float ExpShiftedSumSpan(const float* x, size_t n, float shift, float* y) {
   V a0 = hn::Zero(d), a1 = a0;
   size_t i = 0;
   for (; i + 2 * N <= n; i += 2 * N) {
-    const V e0 = sm::Exp(d, hn::Sub(hn::LoadU(d, x + i), s));
-    const V e1 = sm::Exp(d, hn::Sub(hn::LoadU(d, x + i + N), s));
+    const V e0 = ExpOfShifted(d, hn::Sub(hn::LoadU(d, x + i), s));
+    const V e1 = ExpOfShifted(d, hn::Sub(hn::LoadU(d, x + i + N), s));
     if (y) {
       hn::StoreU(e0, d, y + i);
       hn::StoreU(e1, d, y + i + N);
@@ -43,7 +54,7 @@ float ExpShiftedSumSpan(const float* x, size_t n, float shift, float* y) {
     a1 = hn::Add(a1, e1);
   }
   for (; i + N <= n; i += N) {
-    const V e = sm::Exp(d, hn::Sub(hn::LoadU(d, x + i), s));
+    const V e = ExpOfShifted(d, hn::Sub(hn::LoadU(d, x + i), s));
     if (y) hn::StoreU(e, d, y + i);
     a0 = hn::Add(a0, e);
   }
@@ -51,7 +62,7 @@ float ExpShiftedSumSpan(const float* x, size_t n, float shift, float* y) {
     float buffer[HWY_MAX_BYTES / sizeof(float)] = {};
     const size_t rest = n - i;
     std::memcpy(buffer, x + i, rest * sizeof(float));
-    const V e = sm::Exp(d, hn::Sub(hn::LoadU(d, buffer), s));
+    const V e = ExpOfShifted(d, hn::Sub(hn::LoadU(d, buffer), s));
     hn::StoreU(e, d, buffer);
     float tail = 0.0f;
     for (size_t j = 0; j < rest; ++j) {
@@ -79,7 +90,7 @@ void ExpShiftedAccumulate(const float* x, const float* shift, int64_t n, float* 
   const size_t count = static_cast<size_t>(n);
   size_t i = 0;
   for (; i + N <= count; i += N) {
-    const V e = sm::Exp(d, hn::Sub(hn::LoadU(d, x + i), hn::LoadU(d, shift + i)));
+    const V e = ExpOfShifted(d, hn::Sub(hn::LoadU(d, x + i), hn::LoadU(d, shift + i)));
     if (y) hn::StoreU(e, d, y + i);
     hn::StoreU(hn::Add(hn::LoadU(d, sum + i), e), d, sum + i);
   }
@@ -89,7 +100,7 @@ void ExpShiftedAccumulate(const float* x, const float* shift, int64_t n, float* 
     const size_t rest = count - i;
     std::memcpy(xs, x + i, rest * sizeof(float));
     std::memcpy(ss, shift + i, rest * sizeof(float));
-    hn::StoreU(sm::Exp(d, hn::Sub(hn::LoadU(d, xs), hn::LoadU(d, ss))), d, xs);
+    hn::StoreU(ExpOfShifted(d, hn::Sub(hn::LoadU(d, xs), hn::LoadU(d, ss))), d, xs);
     for (size_t j = 0; j < rest; ++j) {
       if (y) y[i + j] = xs[j];
       sum[i + j] += xs[j];

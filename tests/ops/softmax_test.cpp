@@ -25,6 +25,8 @@ TEST(SoftmaxOps, InnermostAxisCpuMatchesReference) {
     }
     // Longer than one SIMD sum block (4096), and large magnitudes.
     expect_cpu_matches_reference(make_op(type), {random_tensor(DType::F32, {2, 9001}, 4, -40, 40)});
+    // Logits down to 120 below the max: past the exponential's clamp at -87.
+    expect_cpu_matches_reference(make_op(type), {random_tensor(DType::F32, {3, 301}, 11, -60, 60)});
   }
 }
 
@@ -39,6 +41,7 @@ TEST(SoftmaxOps, StridedAxisCpuMatchesReference) {
     // More columns than one strided block (512) and a rank-1 input.
     expect_cpu_matches_reference(softmax_op(type, 1), {random_tensor(DType::F32, {2, 3, 1100}, 9, -5, 5)});
     expect_cpu_matches_reference(softmax_op(type, 0), {random_tensor(DType::F32, {13}, 10, -5, 5)});
+    expect_cpu_matches_reference(softmax_op(type, 0), {random_tensor(DType::F32, {40, 37}, 12, -60, 60)});
   }
 }
 
