@@ -83,6 +83,8 @@ class ExecutionPlan {
   // Sets ctx's blocked bits from the slots of `op`.
   void mark_blocked(const fb::OpT& op, KernelContext& ctx) const;
   Status allocate_arena();
+  // Whether `op`'s output bytes are its first input's (viewed_input).
+  bool keeps_input_bytes(const fb::OpT& op) const;
   // For a step whose output can be a view of its input (the Reshape family
   // on the CPU, both in the arena): that input's slot; else -1.
   int viewed_input(const Step& step, const std::vector<int>& request_of_slot) const;

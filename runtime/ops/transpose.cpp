@@ -28,6 +28,16 @@ Result<std::vector<int>> transpose_perm(const fb::OpT& op, int rank) {
   return perm;
 }
 
+bool transpose_keeps_order(const std::vector<int>& perm, const Shape& in) {
+  int last = -1;
+  for (int axis : perm) {
+    if (in[static_cast<size_t>(axis)] == 1) continue;
+    if (axis < last) return false;
+    last = axis;
+  }
+  return true;
+}
+
 namespace {
 
 Status infer_transpose(ShapeContext& ctx) {

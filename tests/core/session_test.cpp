@@ -146,6 +146,39 @@ TEST(Session, ReshapesOfArenaTensorsAreViews) {
   EXPECT_EQ((*session)->plan_stats().unshared_bytes, 4u * 4096);
 }
 
+// A Transpose that moves only axes of size 1 is a view, like a Reshape: t
+// of a and u of n share their inputs' bytes; w, which moves real axes, is a
+// copy. Requests: a (with t), n (with u and r), w.
+TEST(Session, TransposesOfUnitAxesAreViews) {
+  GraphBuilder b;
+  auto transpose = [&b](int x, std::vector<int64_t> perm) {
+    fb::TransposeAttrsT a;
+    a.perm = std::move(perm);
+    return b.add_op(fb::OpType::Transpose, {x}, a)[0];
+  };
+  int x = b.add_input("x", DType::F32, {1, 8, 64});
+  int a = b.add_op(fb::OpType::Relu, {x})[0];
+  int t = transpose(a, {1, 0, 2});  // [8, 1, 64]
+  int n = b.add_op(fb::OpType::Neg, {t})[0];
+  int u = transpose(n, {0, 2, 1});  // [8, 64, 1]
+  int r = b.add_op(fb::OpType::Reshape, {u, b.add_constant("s", Tensor::from_vector<int64_t>({2}, {8, 64}))})[0];
+  int w = transpose(r, {1, 0});  // [64, 8]
+  b.mark_output(b.add_op(fb::OpType::Abs, {w})[0], "y");
+  auto session = Session::create(test::load_built(b, "test.mote"), {.threads = 1});
+  ASSERT_TRUE(session.ok()) << session.status().to_string();
+  std::vector<float> xs(512);
+  for (size_t i = 0; i < xs.size(); ++i) xs[i] = static_cast<float>(static_cast<int>(i % 9) - 4) * 0.5f;
+  auto out = (*session)->run({Tensor::from_vector<float>({1, 8, 64}, xs)});
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  ASSERT_EQ((*out)[0].shape(), (Shape{64, 8}));
+  for (size_t j = 0; j < 64; ++j) {
+    for (size_t i = 0; i < 8; ++i) {
+      ASSERT_EQ((*out)[0].data<float>()[j * 8 + i], std::max(xs[i * 64 + j], 0.0f)) << j << ", " << i;
+    }
+  }
+  EXPECT_EQ((*session)->plan_stats().unshared_bytes, 3u * 2048);
+}
+
 // Inputs of a Concat with only ones before its axis are written by their
 // producers straight into its output (ExecutionPlan::concat_slabs): a and n
 // into cat1, e into cat2, z1 into cat5. Not placed: a's second use in cat1
