@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "runtime/cpu/conv_depthwise.hpp"
+#include "runtime/cpu/conv_dilation_phases.hpp"
 #include "runtime/cpu/conv_winograd.hpp"
 #include "runtime/cpu/thread_pool.hpp"
 #include "runtime/ops/conv_geometry.hpp"
@@ -437,6 +438,7 @@ TEST(ConvOps, ResidualCpuMatchesReference) {
       {{2, 20, 7, 7}, {20, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 20)},
       {{1, 4, 40}, {6, 4, 3}, conv_attrs({2}, {1, 1})},
       {{1, 3, 4, 5, 6}, {4, 3, 3, 3, 3}, conv_attrs({1, 1, 1}, {1, 1, 1, 1, 1, 1})},
+      {{1, 16, 21, 21}, {16, 16, 3, 3}, conv_attrs({1, 1}, {2, 2, 2, 2}, {2, 2})},  // dilated
   };
   std::vector<fb::FusedActivationT> acts = all_fused_activations();
   acts.emplace_back();  // none
@@ -512,6 +514,32 @@ TEST(ConvOps, WinogradF2CpuMatchesReference) {
   check_f2({1, 128, 10, 11}, {128, 128, 3, 3}, true, conv_attrs({1, 1}, {1, 1, 1, 1}));
   for (const auto& act : all_fused_activations()) {
     check_f2({1, 16, 7, 7}, {24, 16, 3, 3}, true, conv_attrs({1, 1}, {1, 1, 1, 1}), &act);
+  }
+}
+
+// Dilated 3x3 stride-1 layers run as Winograd over their dilation phases
+// (runtime/cpu/conv_dilation_phases.cpp): dilations along one axis or both,
+// of 2 to 4; "same" padding, none, and uneven padding larger or smaller than
+// the dilation (phases with zeros before them or not); sizes that leave the
+// phases one row apart; batches; every fused activation. Each shape checks
+// first that it takes that path (with a residual, a layer takes im2col:
+// ResidualCpuMatchesReference).
+TEST(ConvOps, DilatedWinogradCpuMatchesReference) {
+  const auto check_phases = [](const Shape& x, const Shape& w, bool bias, const fb::ConvAttrsT& a,
+                               const fb::FusedActivationT* act = nullptr) {
+    auto g = resolve_conv(a, x, w);
+    ASSERT_TRUE(g.ok());
+    ASSERT_TRUE(cpu::dilation_phases_apply(*g)) << "X " << shape_to_string(x) << " W " << shape_to_string(w);
+    EXPECT_TRUE(check_conv(x, w, bias, a, act));
+  };
+  check_phases({1, 16, 33, 33}, {16, 16, 3, 3}, true, conv_attrs({1, 1}, {2, 2, 2, 2}, {2, 2}));
+  check_phases({2, 16, 38, 35}, {24, 16, 3, 3}, false, conv_attrs({1, 1}, {0, 0, 0, 0}, {2, 2}));
+  check_phases({1, 24, 52, 49}, {16, 24, 3, 3}, true, conv_attrs({1, 1}, {3, 1, 2, 4}, {3, 3}));
+  check_phases({1, 16, 26, 29}, {16, 16, 3, 3}, true, conv_attrs({1, 1}, {4, 4, 4, 4}, {4, 4}));
+  check_phases({1, 16, 25, 23}, {20, 16, 3, 3}, true, conv_attrs({1, 1}, {5, 1, 6, 1}, {2, 1}));
+  check_phases({1, 16, 21, 31}, {16, 16, 3, 3}, true, conv_attrs({1, 1}, {1, 3, 1, 3}, {1, 3}));
+  for (const auto& act : all_fused_activations()) {
+    check_phases({1, 16, 27, 26}, {24, 16, 3, 3}, true, conv_attrs({1, 1}, {2, 2, 2, 2}, {2, 2}), &act);
   }
 }
 
