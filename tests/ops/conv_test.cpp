@@ -166,6 +166,14 @@ TEST(ConvOps, DepthwiseCpuMatchesReference) {
                                conv_attrs({2, 2}, {2, 0, 1, 2}, {1, 2}, channels)));
       }
     }
+    // 5x5 stride-1 layers over whole blocks of 16 channels take blocks on
+    // wide planes too (AVX-512), with padding on every side or none.
+    for (int64_t channels : {16, 48}) {
+      EXPECT_TRUE(check_conv({1, channels, 30, 41}, {channels, 1, 5, 5}, true,
+                             conv_attrs({1, 1}, {2, 2, 2, 2}, {}, channels)));
+      EXPECT_TRUE(check_conv({2, channels, 23, 33}, {channels, 1, 5, 5}, false,
+                             conv_attrs({1, 1}, {0, 1, 2, 0}, {}, channels)));
+    }
     // 1-D depthwise, and a width stride the depthwise path leaves to the
     // general path (phase planes).
     for (int64_t length : odd_sizes()) {
