@@ -166,13 +166,24 @@ TEST(ConvOps, DepthwiseCpuMatchesReference) {
                                conv_attrs({2, 2}, {2, 0, 1, 2}, {1, 2}, channels)));
       }
     }
-    // 5x5 stride-1 layers over whole blocks of 16 channels take blocks on
-    // wide planes too (AVX-512), with padding on every side or none.
+    // 5x5 and 7x7 stride-1 layers over whole blocks of 16 channels take
+    // blocks on wide planes too (AVX-512), with padding on every side or
+    // none; 7x7 in row tiles of 8 and of 7 (rows of 28 and 14), a partial
+    // last block on narrow planes.
     for (int64_t channels : {16, 48}) {
-      EXPECT_TRUE(check_conv({1, channels, 30, 41}, {channels, 1, 5, 5}, true,
-                             conv_attrs({1, 1}, {2, 2, 2, 2}, {}, channels)));
-      EXPECT_TRUE(check_conv({2, channels, 23, 33}, {channels, 1, 5, 5}, false,
-                             conv_attrs({1, 1}, {0, 1, 2, 0}, {}, channels)));
+      for (int64_t k : {5, 7}) {
+        const int64_t p = k / 2;
+        EXPECT_TRUE(check_conv({1, channels, 30, 41}, {channels, 1, k, k}, true,
+                               conv_attrs({1, 1}, {p, p, p, p}, {}, channels)));
+        EXPECT_TRUE(check_conv({2, channels, 23, 33}, {channels, 1, k, k}, false,
+                               conv_attrs({1, 1}, {0, 1, 2, 0}, {}, channels)));
+      }
+    }
+    for (int64_t channels : {16, 37}) {
+      for (int64_t size : {7, 14, 28}) {
+        EXPECT_TRUE(check_conv({1, channels, size, size}, {channels, 1, 7, 7}, true,
+                               conv_attrs({1, 1}, {3, 3, 3, 3}, {}, channels)));
+      }
     }
     // 1-D depthwise, and a width stride the depthwise path leaves to the
     // general path (phase planes).
