@@ -113,29 +113,34 @@ template <size_t N>
 constexpr int64_t kTile = N >= 8 ? 16 : 32;
 
 // One strip of rows [i0, i1) of a 2-D transpose: the rows are contiguous in
-// the source, the columns in the destination. Each tile is staged through a
-// small buffer so that both the reads and the writes run along contiguous
-// memory: with power-of-two strides, reading a column of a tile directly
-// touches lines that all map to one cache set and evict one another.
+// the source, the columns in the destination. 4-byte elements go straight
+// through transpose_4byte, whose 4x4 vector blocks read four source rows at
+// a time. Other sizes stage each tile through a small buffer so that both
+// the reads and the writes run along contiguous memory: with power-of-two
+// strides, reading a column of a tile directly touches lines that all map
+// to one cache set and evict one another. Staged, 4-byte elements were
+// slower, power-of-two strides too (1 thread, AVX-512): NCHW -> NHWC of 256
+// x 56 x 56 floats 0.241 -> 0.184 ms (onnxruntime 0.166), of 256 x 64 x 64
+// 0.356 -> 0.248, a 1024 x 1024 transpose 1.087 -> 0.944.
 template <size_t N>
 void transpose_strip(const unsigned char* src, unsigned char* dst, int64_t i0, int64_t i1, const Dim& rows,
                      const Dim& cols) {
   constexpr int64_t kN = static_cast<int64_t>(N);
+  const int64_t height = i1 - i0;
+  if constexpr (N == 4) {
+    simd::transpose_4byte(src + i0 * kN, cols.src, cols.size, height, dst + i0 * rows.dst * kN, rows.dst);
+    return;
+  }
   constexpr int64_t kT = kTile<N>;
   alignas(64) unsigned char tile[kT * kT * kN];
-  const int64_t height = i1 - i0;
   for (int64_t j0 = 0; j0 < cols.size; j0 += kT) {
     const int64_t width = std::min(cols.size, j0 + kT) - j0;
     for (int64_t j = 0; j < width; ++j) {
       std::memcpy(tile + j * kT * kN, src + (i0 + (j0 + j) * cols.src) * kN, static_cast<size_t>(height * kN));
     }
-    if constexpr (N == 4) {
-      simd::transpose_4byte(tile, kT, width, height, dst + (i0 * rows.dst + j0) * kN, rows.dst);
-    } else {
-      for (int64_t i = 0; i < height; ++i) {
-        unsigned char* d = dst + ((i0 + i) * rows.dst + j0) * kN;
-        for (int64_t j = 0; j < width; ++j) std::memcpy(d + j * kN, tile + (j * kT + i) * kN, N);
-      }
+    for (int64_t i = 0; i < height; ++i) {
+      unsigned char* d = dst + ((i0 + i) * rows.dst + j0) * kN;
+      for (int64_t j = 0; j < width; ++j) std::memcpy(d + j * kN, tile + (j * kT + i) * kN, N);
     }
   }
 }
