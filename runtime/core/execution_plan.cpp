@@ -270,8 +270,9 @@ Status ExecutionPlan::plan_op(int op_index, ThreadPool& pool) {
   return {};
 }
 
-// The Reshape family, and on the CPU a Transpose that moves only axes of
-// size 1, keep their input's bytes as they are.
+// The Reshape family, and on the CPU kernels (every backend but the
+// reference one, which keeps each tensor apart) a Transpose that moves only
+// axes of size 1, keep their input's bytes as they are.
 bool ExecutionPlan::keeps_input_bytes(const fb::OpT& op) const {
   if (mote::keeps_input_bytes(op.type)) return true;
   if (op.type != fb::OpType::Transpose || backend_ == Backend::kReference || op.inputs.empty() || op.inputs[0] < 0) {

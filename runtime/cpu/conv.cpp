@@ -1,5 +1,7 @@
-// Optimised Conv. Six paths, chosen per call from the geometry (and, for
-// tensors in the channel-blocked layout, runtime/core/layout.hpp, from it):
+// Optimised Conv. The paths below are chosen per call from the geometry
+// (and, for tensors in the channel-blocked layout, runtime/core/layout.hpp,
+// from it), after a 2-D layer over a unit dimension is turned into the 1-D
+// one it is (as_1d_where_possible):
 //  - direct, for inputs of at most four channels (a network's first layer):
 //    tiles of output channels x output columns computed straight from a
 //    padded copy of the input (conv_direct), weights packed at prepare;
@@ -11,8 +13,9 @@
 //    onnxruntime 10.9);
 //  - depthwise (group == C_in == C_out, 1-D or 2-D, width stride 1 or 2):
 //    SIMD over output columns, one channel plane per task, or over a block
-//    of channels per task for narrow planes and blocked tensors
-//    (conv_depthwise);
+//    of channels per task for narrow planes, blocked tensors and, on
+//    AVX-512, 5x5 and 7x7 stride-1 layers over whole blocks
+//    (depthwise_blocks_from_planar; conv_depthwise);
 //  - pointwise (1x1 kernel, stride 1, no padding): the NCHW input already is
 //    the [C, pixels] right operand, so each (image, group) is one GEMM; a
 //    blocked output is written by pointwise_blocked instead, a blocked input
@@ -32,7 +35,6 @@
 // pass over each finished tile for the rest while it is in cache, and the
 // turned product adds a residual in a pass after its transpose.
 #include <algorithm>
-#include <cstdlib>
 #include <vector>
 
 #include "runtime/core/kernel.hpp"

@@ -80,13 +80,17 @@ void dilated_winograd_conv(const ConvGeometry& g, const WinogradWeights& u, cons
   const int64_t out_w = g.out_size[2], out_plane = g.out_size[1] * out_w;
   // Not thread_scratch: winograd_conv takes the calling thread's for itself.
   std::vector<float> xs, ys;
+  const int64_t planes_in = g.batch * g.in_channels, planes_out = g.batch * g.out_channels;
   for (int64_t ry = 0; ry < phases(g, 1); ++ry) {
     for (int64_t rx = 0; rx < phases(g, 2); ++rx) {
       const AxisPhase ay = axis_phase(g, 1, ry), ax = axis_phase(g, 2, rx);
       const int64_t phase_in = ay.rows * ax.rows, phase_out = ay.out * ax.out;
-      xs.resize(static_cast<size_t>(g.batch * g.in_channels * phase_in));
-      ys.resize(static_cast<size_t>(g.batch * g.out_channels * phase_out));
-      pool.parallel_for(g.batch * g.in_channels, 1, [&](int64_t p0, int64_t p1) {
+      xs.resize(static_cast<size_t>(planes_in * phase_in));
+      ys.resize(static_cast<size_t>(planes_out * phase_out));
+      // The input phase, dense; plain loops, as copy_strided moved these
+      // gathers and the scatters below more slowly (256 channels, dilation
+      // 2, 33x33: 6.5 -> 7.0 ms at 1 thread).
+      pool.parallel_for(planes_in, 1, [&](int64_t p0, int64_t p1) {
         for (int64_t p = p0; p < p1; ++p) {
           const float* src = x + p * in_plane + ay.phase * in_w + ax.phase;
           float* dst = xs.data() + p * phase_in;
@@ -97,7 +101,7 @@ void dilated_winograd_conv(const ConvGeometry& g, const WinogradWeights& u, cons
         }
       });
       winograd_conv(phase_geometry(g, ay, ax), u, xs.data(), bias, nullptr, act, ys.data(), pool);
-      pool.parallel_for(g.batch * g.out_channels, 1, [&](int64_t p0, int64_t p1) {
+      pool.parallel_for(planes_out, 1, [&](int64_t p0, int64_t p1) {
         for (int64_t p = p0; p < p1; ++p) {
           const float* src = ys.data() + p * phase_out;
           float* dst = y + p * out_plane + ry * out_w + rx;

@@ -27,7 +27,8 @@ ConvGeometry dilation_phase_geometry(const ConvGeometry& g, int64_t ry, int64_t 
 
 // Whether dilated_winograd_conv computes g: 2-D, one group, 3x3, stride 1,
 // dilated along some axis, every output phase reading at least one input
-// row and column, and Winograd applying to output phase (0, 0).
+// row and column, and Winograd applying to output phase (0, 0), the
+// largest (the others, a row or column smaller, take its variant too).
 bool dilation_phases_apply(const ConvGeometry& g);
 
 // The transformed weights, as winograd_pack_weights makes them for output

@@ -168,8 +168,8 @@ TEST(ConvOps, DepthwiseCpuMatchesReference) {
     }
     // 5x5 and 7x7 stride-1 layers over whole blocks of 16 channels take
     // blocks on wide planes too (AVX-512), with padding on every side or
-    // none; 7x7 in row tiles of 8 and of 7 (rows of 28 and 14), a partial
-    // last block on narrow planes.
+    // none; 7x7 in row tiles of 8 (41-wide rows) and of 7 (rows of 7, 14
+    // and 28), a partial last block on narrow planes.
     for (int64_t channels : {16, 48}) {
       for (int64_t k : {5, 7}) {
         const int64_t p = k / 2;
@@ -457,8 +457,13 @@ TEST(ConvOps, ResidualCpuMatchesReference) {
       {{2, 20, 7, 7}, {20, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 20)},
       {{1, 4, 40}, {6, 4, 3}, conv_attrs({2}, {1, 1})},
       {{1, 3, 4, 5, 6}, {4, 3, 3, 3, 3}, conv_attrs({1, 1, 1}, {1, 1, 1, 1, 1, 1})},
-      {{1, 16, 21, 21}, {16, 16, 3, 3}, conv_attrs({1, 1}, {2, 2, 2, 2}, {2, 2})},  // dilated
+      // Dilated, of a size whose phases Winograd would take without the residual.
+      {{1, 16, 33, 33}, {16, 16, 3, 3}, conv_attrs({1, 1}, {2, 2, 2, 2}, {2, 2})},
   };
+  // The dilated case (the last) would take the dilation phases without its
+  // residual, which Winograd over phases does not add.
+  ASSERT_TRUE(cpu::dilation_phases_apply(*resolve_conv(
+      cases[std::size(cases) - 1].attrs, cases[std::size(cases) - 1].x, cases[std::size(cases) - 1].w)));
   std::vector<fb::FusedActivationT> acts = all_fused_activations();
   acts.emplace_back();  // none
   uint32_t seed = 1;

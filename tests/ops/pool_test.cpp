@@ -224,11 +224,12 @@ TEST(PoolOps, MaxPoolPropagatesNaN) {
   });
 }
 
-// Float max pools check each plane for NaNs once and take plain maxima over
-// planes without any: planes with and without NaNs side by side, a NaN at
-// a plane's first and last element, tasks that start inside a plane (two
-// threads), on every SIMD target, for the windows that take the general
-// path (5x5 and 3x3 at stride 1, SPPF's and Inception's; 2x2 at stride 2).
+// Float max pools check the rows of each plane they read for NaNs once and
+// take plain maxima where there are none: planes with and without NaNs side
+// by side, a NaN at a plane's first and last element, calls that start
+// inside a plane (two threads), on every SIMD target, for the windows that
+// take the general path (5x5 and 3x3 at stride 1, SPPF's and Inception's;
+// 2x2 at stride 2).
 TEST(PoolOps, MaxPoolChecksEachPlaneForNaN) {
   for_each_simd_target([] {
     const int64_t planes = 6, h = 9, w = 21;
@@ -242,6 +243,15 @@ TEST(PoolOps, MaxPoolChecksEachPlaneForNaN) {
                                 PoolParams{{2, 2}, {2, 2}}}) {
       expect_cpu_matches_reference(pool_op(fb::OpType::MaxPool, p), {x});
     }
+    // Tall planes: at two threads the 450 output rows of a 5x5 pool split
+    // in two calls at row 225, inside plane 1, each checking the rows it
+    // reads. NaNs in plane 1 at input row 76 (read by output rows 74-78,
+    // both calls) and 100 (only the second).
+    std::vector<float> tall = random_floats(3 * 150 * 9, 8);
+    tall[static_cast<size_t>((150 + 76) * 9 + 4)] = nan;
+    tall[static_cast<size_t>((150 + 100) * 9)] = nan;
+    expect_cpu_matches_reference(pool_op(fb::OpType::MaxPool, {{5, 5}, {1, 1}, {2, 2, 2, 2}}),
+                                 {Tensor::from_vector<float>({1, 3, 150, 9}, tall)});
   });
 }
 

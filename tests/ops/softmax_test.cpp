@@ -113,6 +113,18 @@ TEST(SoftmaxOps, MinusInfinityGivesZeroProbability) {
 // A NaN logit, or a row that is all -inf (x - max is NaN), makes the whole
 // row NaN, as numpy's np.exp(x - x.max()) / sum does; the other row is
 // untouched. Rows of 19 cover full vectors and a tail on every target.
+// Logits more than 87 below their row's max get exactly 0, as masked ones
+// do (the exponential's clamp is turned into 0 there, where e^x is under
+// 1.7e-38), in Softmax and in a fused Attention's probabilities.
+TEST(SoftmaxOps, LogitsFarBelowTheMaxGiveZero) {
+  const std::vector<float> logits = {0.0f, -20.0f, -88.0f, -150.0f, 3.0f, -200.0f, 1.0f, -87.5f};
+  auto y = run_op(make_op(fb::OpType::Softmax), {Tensor::from_vector<float>({1, 8}, logits)}, Impl::kCpu);
+  ASSERT_TRUE(y.ok()) << y.status().to_string();
+  const float* p = (*y)[0].data<float>();
+  for (int i : {2, 3, 5, 7}) EXPECT_EQ(p[i], 0.0f) << "logit " << logits[static_cast<size_t>(i)];
+  EXPECT_GT(p[1], 0.0f);
+}
+
 TEST(SoftmaxOps, NaNAndAllMaskedRowsGiveNaN) {
   const float inf = std::numeric_limits<float>::infinity();
   const float nan = std::numeric_limits<float>::quiet_NaN();
