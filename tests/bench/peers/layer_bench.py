@@ -34,10 +34,9 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 sys.path.insert(0, HERE)
 import runtimes  # noqa: E402
-from peer_bench import AGREEMENT  # noqa: E402
+from peer_bench import AGREEMENT, add_build_arguments  # noqa: E402
 
 
 def conv(x, w, group=1, relu=False, op="Conv", **attrs):
@@ -120,10 +119,7 @@ def ort_p50(session, x, runs, warmup):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--build", default=os.path.join(ROOT, "build"),
-                        help="Mote build tree with mote-convert and libmote.so (-DMOTE_SHARED=ON)")
-    parser.add_argument("--libmote", help="libmote.so to load (default: BUILD/runtime/libmote.so)")
-    parser.add_argument("--mote-convert", help="mote-convert to run (default: BUILD/converters/mote-convert)")
+    add_build_arguments(parser)
     parser.add_argument("--mote-bench", help="mote-bench to run (default: BUILD/sdk/tools/mote-bench)")
     parser.add_argument("--layers", default=",".join(LAYERS), help="comma-separated, from: " + ", ".join(LAYERS))
     parser.add_argument("--threads", default="1", help="thread counts, comma-separated")

@@ -280,12 +280,17 @@ def machine():
     return f"{os.cpu_count()} vCPU {model}, {platform.system()} {platform.release()}"
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def add_build_arguments(parser):
+    """--build, --libmote and --mote-convert: where the benchmarks here find Mote."""
     parser.add_argument("--build", default=os.path.join(ROOT, "build"),
                         help="Mote build tree with mote-convert and libmote.so (-DMOTE_SHARED=ON)")
     parser.add_argument("--libmote", help="libmote.so to load (default: BUILD/runtime/libmote.so)")
     parser.add_argument("--mote-convert", help="mote-convert to run (default: BUILD/converters/mote-convert)")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_build_arguments(parser)
     parser.add_argument("--models", default=",".join(MODELS), help="comma-separated, from: " + ", ".join(MODELS))
     parser.add_argument("--threads", default="1,2", help="thread counts, comma-separated")
     parser.add_argument("--rounds", type=int, default=10, help="interleaved rounds")
