@@ -287,10 +287,11 @@ bool ExecutionPlan::keeps_input_bytes(const fb::OpT& op) const {
 // as they are, and so does a Transpose of axes of size 1 (torch's
 // batch-first attention transposes [1, S, E] to [S, 1, E] and back: 0.003 to
 // 0.013 ms each in a 4-layer encoder), so a CPU step of one whose input and
-// output both live in the arena makes its output a view: the output shares the input's request and
-// bytes, and the kernel, handed one buffer twice, copies nothing (a copy of
-// 128 x 1024 floats took 0.045 ms, as long as an Add). Graph inputs and
-// outputs, constants and tensors the GPU holds keep their own storage.
+// output both live in the arena makes its output a view: the output shares
+// the input's request and bytes, and the kernel, handed one buffer twice,
+// copies nothing (a copy of 128 x 1024 floats took 0.045 ms, as long as an
+// Add). Graph inputs and outputs, constants and tensors the GPU holds keep
+// their own storage.
 int ExecutionPlan::viewed_input(const Step& step, const std::vector<int>& request_of_slot) const {
   if (step.dynamic || step.segment >= 0 || step.control) return -1;
   const fb::OpT& op = *graph_.ops[static_cast<size_t>(step.op_index)];

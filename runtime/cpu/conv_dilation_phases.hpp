@@ -4,10 +4,10 @@
 // 0 <= s < d: only input phase s (positions s, s + d, s + 2d, ...), at its
 // rows Y + q + k. So each of the d_h x d_w output phases is an undilated 3x3
 // convolution over one input phase (with -q rows of zeros before it), and
-// Winograd applies to each, where the im2col GEMM
-// of the dilated layer does every multiply-add (DeepLab's dilated ResNet
-// stages and ASPP branches). The input phases are gathered into a dense
-// buffer, and each output phase is scattered back into place.
+// Winograd applies to each, where the im2col GEMM of the dilated layer does
+// every multiply-add (DeepLab's dilated ResNet stages and ASPP branches).
+// The input phases are gathered into a dense buffer, and each output phase
+// is scattered back into place.
 #pragma once
 
 #include "runtime/core/attrs.hpp"
@@ -27,8 +27,9 @@ ConvGeometry dilation_phase_geometry(const ConvGeometry& g, int64_t ry, int64_t 
 
 // Whether dilated_winograd_conv computes g: 2-D, one group, 3x3, stride 1,
 // dilated along some axis, every output phase reading at least one input
-// row and column, and Winograd applying to output phase (0, 0), the
-// largest (the others, a row or column smaller, take its variant too).
+// row and column, and Winograd applying to output phase (0, 0), the one
+// with the most outputs (the others, a row or column fewer, take its
+// variant too).
 bool dilation_phases_apply(const ConvGeometry& g);
 
 // The transformed weights, as winograd_pack_weights makes them for output
