@@ -144,6 +144,8 @@ def main():
     disagreements = []
     print(f"{'layer':<22} {'threads':>7} {'Mote ms':>9} {'onnxruntime ms':>15} {'Mote/ort':>9} {'max|diff|':>10}")
     with tempfile.TemporaryDirectory(prefix="mote_layer_bench_") as work:
+        # onnxruntime's session file (.ses) goes here too, and is removed with it.
+        os.environ["TMPDIR"] = work
         for name in names:
             layer = LAYERS[name]
             onnx_path = os.path.join(work, name + ".onnx")
