@@ -339,24 +339,19 @@ HWY_INLINE void WindowRow(const T* HWY_RESTRICT in, size_t out_n, size_t kernel,
 
 // Whether any of the n floats at x is NaN: one pass over a plane's rows,
 // against a mask operation per tap for every window that reads them.
-template <class T>
-bool HasNaN(const T* x, size_t n) {
-  if constexpr (!kIsFloat<T>) {
-    return false;
-  } else {
-    const hn::ScalableTag<T> d;
-    const size_t N = hn::Lanes(d);
-    auto nan = hn::FirstN(d, 0);
-    size_t i = 0;
-    for (; i + N <= n; i += N) nan = hn::Or(nan, hn::IsNaN(hn::LoadU(d, x + i)));
-    // The tail as one more vector ending at n, when there is one before it.
-    if (i < n && n >= N) nan = hn::Or(nan, hn::IsNaN(hn::LoadU(d, x + n - N)));
-    if (!hn::AllFalse(d, nan)) return true;
-    for (; n < N && i < n; ++i) {
-      if (std::isnan(x[i])) return true;
-    }
-    return false;
+bool HasNaN(const float* x, size_t n) {
+  const hn::ScalableTag<float> d;
+  const size_t N = hn::Lanes(d);
+  auto nan = hn::FirstN(d, 0);
+  size_t i = 0;
+  for (; i + N <= n; i += N) nan = hn::Or(nan, hn::IsNaN(hn::LoadU(d, x + i)));
+  // The tail as one more vector ending at n, when there is one before it.
+  if (i < n && n >= N) nan = hn::Or(nan, hn::IsNaN(hn::LoadU(d, x + n - N)));
+  if (!hn::AllFalse(d, nan)) return true;
+  for (; n < N && i < n; ++i) {
+    if (std::isnan(x[i])) return true;
   }
+  return false;
 }
 
 template <bool kMax, class T>
