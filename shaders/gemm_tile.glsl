@@ -11,15 +11,21 @@
 // the loop costs a loop over the SIMD lanes, uniform address or not, so the
 // shapes favour few load instructions per FMA: R rows come as vec4s and an
 // invocation keeps up to 32 x 4 accumulators (see gemm_tile.hpp).
+// gemm_shared.glsl is the other core, for GPUs; both offer the interface
+// below, so matmul_main.glsl and conv_gemm_main.glsl serve either.
 //
 // The including shader defines the functions declared below:
-//   load_r(row, k)  R element; called only with row < rows and k < depth
-//   begin_k(k)      called before the load_c calls of each k (k < depth)
-//   load_c(k, j)    C element of this invocation's j-th column,
-//                   0 for a column past the end
-// and calls gemm_accumulate(first_row, rows, depth), then reads acc[i * TN + j]
-// (row first_row + i, column j of this invocation). Tile sizes are
-// specialisation constants 3..5; including shaders number theirs from 6.
+//   load_r(row, k)  R element; called only with row < rows and k < k_end
+//   begin_k(k)      called before the load_c calls of each k (k < k_end)
+//   load_c(k, j)    C element at this invocation's j-th load column
+//                   (c_slot_column, j < C_SLOTS), 0 for a column past the end
+// and calls gemm_accumulate(first_row, rows, k_begin, k_end) (the sum over
+// k_begin <= k < k_end: all of the depth, or one part of a split-K product)
+// with first_row =
+// workgroup y * TILE_ROWS (first_col = workgroup x * TILE_COLS), then reads
+// acc[i * OUT_TN + j], the output at out_row(first_row, i),
+// out_col(first_col, j). Tile sizes are specialisation constants 3..6 (this
+// core leaves 6 unused); including shaders number theirs from 7.
 
 #extension GL_EXT_control_flow_attributes : require
 
@@ -28,6 +34,11 @@ layout(constant_id = 4) const uint TN = 4;
 layout(constant_id = 5) const uint BK = 32;
 
 const uint LX = gl_WorkGroupSize.x;
+const uint TILE_ROWS = TM;
+const uint TILE_COLS = LX * TN;
+const uint C_SLOTS = TN;  // every column an invocation loads is one it owns
+const uint OUT_TM = TM;
+const uint OUT_TN = TN;
 
 // vec4s of 4 consecutive rows, so one load instruction brings four rows;
 // TM is therefore a multiple of 4.
@@ -39,21 +50,21 @@ float load_r(uint row, uint k);
 void begin_k(uint k);
 float load_c(uint k, uint j);
 
-void gemm_accumulate(uint first_row, uint rows, uint depth) {
+void gemm_accumulate(uint first_row, uint rows, uint k_begin, uint k_end) {
   uint tid = gl_LocalInvocationID.x;
   // The register loops are unrolled so that acc[] lives in registers, not in
   // indexed memory.
   [[unroll]] for (uint i = 0u; i < TM * TN; ++i) acc[i] = 0.0;
-  for (uint k0 = 0u; k0 < depth; k0 += BK) {
+  for (uint k0 = k_begin; k0 < k_end; k0 += BK) {
     // k fastest: consecutive invocations read consecutive addresses of a
     // row-major R (weights).
     for (uint i = tid; i < BK * TM; i += LX) {
       uint kk = i % BK, mm = i / BK;
       uint row = first_row + mm, k = k0 + kk;
-      tile_r[kk * (TM / 4u) + mm / 4u][mm % 4u] = row < rows && k < depth ? load_r(row, k) : 0.0;
+      tile_r[kk * (TM / 4u) + mm / 4u][mm % 4u] = row < rows && k < k_end ? load_r(row, k) : 0.0;
     }
     barrier();
-    uint steps = min(BK, depth - k0);
+    uint steps = min(BK, k_end - k0);
     for (uint kk = 0u; kk < steps; ++kk) {
       float c[TN];
       begin_k(k0 + kk);
@@ -69,6 +80,6 @@ void gemm_accumulate(uint first_row, uint rows, uint depth) {
   }
 }
 
-// Column index (within all columns) of this invocation's j-th column, given
-// the workgroup's first column.
-uint gemm_column(uint first_col, uint j) { return first_col + gl_LocalInvocationID.x + j * LX; }
+uint c_slot_column(uint first_col, uint j) { return first_col + gl_LocalInvocationID.x + j * LX; }
+uint out_row(uint first_row, uint i) { return first_row + i; }
+uint out_col(uint first_col, uint j) { return c_slot_column(first_col, j); }

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "runtime/vulkan/device_profile.hpp"
 #include "runtime/vulkan/faults.hpp"
 #include "runtime/vulkan/pipelines.hpp"
 #include "runtime/vulkan/quirks.hpp"
@@ -119,6 +120,8 @@ Status Device::create() {
   probe_features();
   quirks_ = apply_quirks(info_, features_);
   disable_features_from_environment();
+  MOTE_ASSIGN_OR_RETURN(profile_, choose_profile(info_, features_, std::getenv("MOTE_VK_GEMM_TILE")));
+  features_.gemm_tile = profile_.gemm;
   MOTE_RETURN_IF_ERROR(create_logical_device());
   pipelines_ = std::make_unique<PipelineSet>(*this);
   return {};
@@ -442,6 +445,7 @@ Result<std::vector<std::string>> describe_devices() {
                 f.max_shared_memory, f.max_workgroup_invocations, f.host_visible_device_local ? "yes" : "no",
                 f.timestamps ? "yes" : "no");
   lines.push_back(buf);
+  lines.push_back("  profile: " + chosen->profile().row + " (GEMM tile " + describe(f.gemm_tile) + ")");
   for (const std::string& q : chosen->quirks()) lines.push_back("  quirk: " + q);
   return lines;
 }

@@ -19,6 +19,20 @@ namespace mote::vk {
 
 class PipelineSet;
 
+// Which GEMM core the Gemm, MatMul and Conv shaders use on a device, and its
+// largest tile (device_profile.cpp chooses per device; pick_gemm_tile per
+// problem):
+// - the register core (shaders/gemm_tile.glsl): a workgroup of `lx`
+//   invocations, each up to `tm` rows by `tn` columns, the depth staged `bk`
+//   at a time; made for lavapipe;
+// - the shared-memory core (shaders/gemm_shared.glsl), for GPUs: the largest
+//   of its tiles that still gives `min_workgroups` workgroups.
+struct GemmTileLimits {
+  bool shared_core = false;
+  uint32_t lx = 64, tm = 32, tn = 4, bk = 32;
+  uint32_t min_workgroups = 128;
+};
+
 struct DeviceFeatures {
   bool fp16_storage = false;       // storageBuffer16BitAccess
   bool shader_float16 = false;     // f16 arithmetic
@@ -52,6 +66,8 @@ struct DeviceFeatures {
   // rather than crossing over op by op; MOTE_VK_FORCE_INT8=1 turns it on
   // there (the Vulkan tests).
   bool int8_shaders = true;
+  // Not probed: the device profile's choice (device_profile.cpp).
+  GemmTileLimits gemm_tile;
 };
 
 struct DeviceInfo {
@@ -64,6 +80,12 @@ struct DeviceInfo {
   uint32_t api_version = 0;
   uint8_t pipeline_cache_uuid[VK_UUID_SIZE] = {};
   int index = 0;  // among the physical devices
+};
+
+// Tuning choices for the device (device_profile.cpp).
+struct DeviceProfile {
+  std::string row;  // the table row that matched, and the override if any
+  GemmTileLimits gemm;
 };
 
 const char* device_type_name(VkPhysicalDeviceType type);
@@ -99,6 +121,7 @@ class Device {
   const DeviceFeatures& features() const { return features_; }
   // Quirks applied to this device, one line each.
   const std::vector<std::string>& quirks() const { return quirks_; }
+  const DeviceProfile& profile() const { return profile_; }
   VkDevice handle() const { return device_; }
   VkPhysicalDevice physical() const { return physical_; }
   uint32_t queue_family() const { return queue_family_; }
@@ -145,6 +168,7 @@ class Device {
   DeviceInfo info_;
   DeviceFeatures features_;
   std::vector<std::string> quirks_;
+  DeviceProfile profile_;
   std::unique_ptr<PipelineSet> pipelines_;
   std::mutex queue_mutex_;
   std::mutex pool_mutex_;

@@ -94,6 +94,8 @@ TEST(ConvVk, Residual) {
       {"pointwise", {2, 5, 6, 7}, {9, 5, 1, 1}, conv_attrs()},
       {"3x3 s2", {1, 4, 9, 7}, {9, 4, 3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1}), false},
       {"depthwise", {1, 6, 7, 5}, {6, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 6)},
+      // Deep enough (64 * 9) for split-K where the device profile asks for it.
+      {"deep 3x3", {1, 64, 5, 5}, {12, 64, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1})},
   };
   std::vector<fb::FusedActivationT> acts = all_fused_activations();
   acts.emplace_back();  // none
@@ -205,6 +207,8 @@ TEST(GemmVk, FusedActivations) {
   for (const fb::FusedActivationT& act : all_fused_activations()) {
     check_gemm(1, 100, 64, gemm_attrs(1.0f, 1.0f, false, true), Shape{100}, kWeightsConstant, &act);
     check_gemm(9, 12, 20, gemm_attrs(), Shape{12}, kWeightsConstant, &act);
+    // Deep enough for split-K where the device profile asks for it.
+    check_gemm(6, 10, 700, gemm_attrs(0.5f, -2.0f), Shape{6, 1}, kWeightsConstant, &act);
   }
 }
 
@@ -220,10 +224,10 @@ void check_matmul(const Shape& a, const Shape& b, const fb::FusedActivationT* ac
 TEST(MatMulVk, VectorsAndBroadcastBatches) {
   MOTE_REQUIRE_VULKAN();
   const std::vector<std::pair<Shape, Shape>> cases = {
-      {{13}, {13, 7}},                     // 1-D x 2-D
-      {{5, 13}, {13}},                     // 2-D x 1-D
-      {{127}, {127}},                      // dot product
-      {{3}, {2, 3, 4}},                    // 1-D x batched
+      {{13}, {13, 7}},   // 1-D x 2-D
+      {{5, 13}, {13}},   // 2-D x 1-D
+      {{127}, {127}},    // dot product
+      {{3}, {2, 3, 4}},  // 1-D x batched
       {{1, 1}, {1, 1}},
       {{3, 13}, {13, 127}},
       {{70, 33}, {33, 130}},               // several tiles
@@ -232,6 +236,7 @@ TEST(MatMulVk, VectorsAndBroadcastBatches) {
       {{2, 1, 3, 5, 7}, {4, 1, 7, 6}},     // broadcast both ways, three batch dims
       {{2, 3, 1, 5, 7}, {2, 3, 4, 7, 6}},  // contiguous dims collapse
       {{4, 1, 9}, {1, 9, 1}},
+      {{9, 600}, {600, 11}},  // deep: split-K where the profile asks for it
   };
   uint32_t seed = 3;
   for (const auto& [a, b] : cases) check_matmul(a, b, nullptr, seed += 10);

@@ -5,6 +5,7 @@
 // Weights, bias and the residual (input 3, added before the activation) are
 // bound as they are, so they need not be constants.
 #include "runtime/vulkan/kernels/conv_plan.hpp"
+#include "runtime/vulkan/kernels/gemm_split.hpp"
 #include "runtime/vulkan/kernels/gemm_tile.hpp"
 #include "runtime/vulkan/kernels/shape_args.hpp"
 #include "runtime/vulkan/kernels/unary_codes.hpp"
@@ -30,8 +31,9 @@ struct ConvGemmPush {
   uint32_t rows, cols, depth, out_pixels, out_w, in_h, in_w, in_image, in_group, out_channels;
   int32_t stride_h, stride_w, pad_h, pad_w;
   float act_a, act_b;
+  uint32_t k_chunk;
 };
-static_assert(sizeof(ConvGemmPush) == 64, "must match conv_gemm.comp's push block");
+static_assert(sizeof(ConvGemmPush) == 68, "must match conv_gemm_main.glsl's push block");
 
 // Optional inputs are bound to W when absent (a binding must hold a buffer);
 // a specialisation constant tells the shader not to read them.
@@ -102,11 +104,15 @@ Status plan_implicit_gemm(PlanContext& ctx, const ConvGeometry& g, const FusedCo
   push.act_a = act.a;
   push.act_b = act.b;
 
-  auto tile = pick_gemm_tile(push.rows, push.cols, ctx.features);
+  auto tile = pick_gemm_tile(push.rows, push.cols, g.group, ctx.features);
   if (!tile) return ctx.unsupported("the device's shared memory is too small for the GEMM tiles");
   auto [gx, gy] = tile->groups(push.rows, push.cols);
+  SplitK split =
+      g.group == 1 ? plan_split_k(*tile, gx * gy, push.rows, push.cols, push.depth, ctx.features) : SplitK{};
+  push.k_chunk = split.k_chunk;
+  const int64_t gz = split.parts > 1 ? split.parts : g.group;
   if (gx > ctx.features.max_group_count[0] || gy > ctx.features.max_group_count[1] ||
-      g.group > ctx.features.max_group_count[2]) {
+      gz > ctx.features.max_group_count[2]) {
     return ctx.unsupported("more workgroups than the device allows");
   }
 
@@ -115,12 +121,36 @@ Status plan_implicit_gemm(PlanContext& ctx, const ConvGeometry& g, const FusedCo
                    g.pad_begin[kH] == 0 && g.pad_begin[kW] == 0 && g.out_size == g.in_size;
   // The pointwise variant never reads the table; binding 3 then aliases W.
   TensorArg table = pointwise ? ctx.input(1) : ctx.add_constant(tap_table(g));
+  // Without a split, binding 6 (the partial sums) aliases Y (never written).
+  const TensorArg partial =
+      split.parts > 1 ? ctx.add_scratch(DType::I32, int64_t{split.parts} * push.rows * push.cols) : ctx.output(0);
   std::vector<int32_t> constants = tile->constants();
-  constants.insert(constants.end(), {act.code, ctx.has_input(2) ? 1 : 0, pointwise ? 1 : 0, ctx.has_input(3) ? 1 : 0});
-  ctx.dispatch(ShaderId::kConvGemm,
-               {ctx.input(0), ctx.input(1), bias_or_weights(ctx), table, ctx.output(0), residual_or_weights(ctx)}, push,
-               {static_cast<uint32_t>(gx), static_cast<uint32_t>(gy), static_cast<uint32_t>(g.group)}, tile->local())
+  constants.insert(constants.end(), {act.code, ctx.has_input(2) ? 1 : 0, pointwise ? 1 : 0, ctx.has_input(3) ? 1 : 0,
+                                     split.parts > 1 ? 1 : 0});
+  ctx.dispatch(
+         tile->shared_core ? ShaderId::kConvGemmShared : ShaderId::kConvGemm,
+         {ctx.input(0), ctx.input(1), bias_or_weights(ctx), table, ctx.output(0), residual_or_weights(ctx), partial},
+         push, {static_cast<uint32_t>(gx), static_cast<uint32_t>(gy), static_cast<uint32_t>(gz)}, tile->local())
       .constants = std::move(constants);
+  if (split.parts > 1) {
+    SplitReducePush reduce{push.rows,
+                           push.cols,
+                           split.parts,
+                           push.out_pixels,
+                           push.out_channels * push.out_pixels,
+                           push.out_pixels,
+                           1,
+                           1,
+                           0,
+                           1.0f,
+                           1.0f,
+                           act.a,
+                           act.b};
+    std::optional<TensorArg> bias, residual;
+    if (ctx.has_input(2)) bias = ctx.input(2);
+    if (ctx.has_input(3)) residual = ctx.input(3);
+    dispatch_split_reduce(ctx, partial, reduce, bias, residual, ctx.output(0), act.code);
+  }
   return {};
 }
 

@@ -76,45 +76,50 @@ def export_models(names, work, torch_python):
     return manifest
 
 
-def convert(name, onnx_path, shape, mote_convert, work):
-    """Converted files per runtime, or the reason a conversion failed."""
-    files, failures = {}, {}
+def convert_mote(name, onnx_path, shape, mote_convert, work):
     mote_path = os.path.join(work, name + ".mote")
-    try:
-        run_tool([mote_convert, onnx_path, mote_path], "mote-convert")
-        files["Mote"] = mote_path
-    except runtimes.PeerError as e:
-        failures["Mote"] = str(e)
+    run_tool([mote_convert, onnx_path, mote_path], "mote-convert")
+    return mote_path
 
+
+def convert_ncnn(name, onnx_path, shape, mote_convert, work):
     pnnx = runtimes.pnnx_executable()
     if pnnx is None:
-        failures["ncnn"] = "pnnx is not installed (pip install --no-deps pnnx)"
-    else:
-        # pnnx writes its outputs next to its input, under the input's stem.
-        folder = os.path.join(work, "ncnn_" + name)
-        os.makedirs(folder, exist_ok=True)
-        staged = os.path.join(folder, name + ".onnx")
-        shutil.copyfile(onnx_path, staged)
-        try:
-            run_tool([pnnx, staged, "inputshape=[" + ",".join(map(str, shape)) + "]"], "pnnx", cwd=folder)
-            files["ncnn"] = (os.path.join(folder, name + ".ncnn.param"), os.path.join(folder, name + ".ncnn.bin"))
-        except runtimes.PeerError as e:
-            failures["ncnn"] = str(e)
+        raise runtimes.PeerError("pnnx is not installed (pip install --no-deps pnnx)")
+    # pnnx writes its outputs next to its input, under the input's stem.
+    folder = os.path.join(work, "ncnn_" + name)
+    os.makedirs(folder, exist_ok=True)
+    staged = os.path.join(folder, name + ".onnx")
+    shutil.copyfile(onnx_path, staged)
+    run_tool([pnnx, staged, "inputshape=[" + ",".join(map(str, shape)) + "]"], "pnnx", cwd=folder)
+    return os.path.join(folder, name + ".ncnn.param"), os.path.join(folder, name + ".ncnn.bin")
 
+
+def convert_mnn(name, onnx_path, shape, mote_convert, work):
     # MNN's converter extension itself, not its `mnnconvert` script: the
     # script's usage logger runs `pip install -U aliyun-log-python-sdk`
     # (which downgrades protobuf below what onnx needs) and uploads the
     # model's details.
     mnn_path = os.path.join(work, name + ".mnn")
-    try:
-        run_tool([sys.executable, "-c", "import sys, _tools; _tools.mnnconvert(sys.argv)", "mnnconvert", "-f", "ONNX",
-                  "--modelFile", onnx_path, "--MNNModel", mnn_path, "--bizCode", "mote"], "MNN's converter")
-        if not os.path.exists(mnn_path):
-            raise runtimes.PeerError(f"MNN's converter wrote no {mnn_path}")
-        files["MNN"] = mnn_path
-    except runtimes.PeerError as e:
-        failures["MNN"] = str(e)
-    files["onnxruntime"] = onnx_path
+    run_tool([sys.executable, "-c", "import sys, _tools; _tools.mnnconvert(sys.argv)", "mnnconvert", "-f", "ONNX",
+              "--modelFile", onnx_path, "--MNNModel", mnn_path, "--bizCode", "mote"], "MNN's converter")
+    if not os.path.exists(mnn_path):
+        raise runtimes.PeerError(f"MNN's converter wrote no {mnn_path}")
+    return mnn_path
+
+
+CONVERTERS = {"Mote": convert_mote, "ncnn": convert_ncnn, "MNN": convert_mnn}
+
+
+def convert(name, onnx_path, shape, mote_convert, work, which=tuple(CONVERTERS)):
+    """Converted files per runtime (onnxruntime's is the ONNX file), or the
+    reason a conversion failed."""
+    files, failures = {"onnxruntime": onnx_path}, {}
+    for runtime in which:
+        try:
+            files[runtime] = CONVERTERS[runtime](name, onnx_path, shape, mote_convert, work)
+        except runtimes.PeerError as e:
+            failures[runtime] = str(e)
     return files, failures
 
 

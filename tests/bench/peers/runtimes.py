@@ -5,7 +5,8 @@ offers run(x) -> numpy array (the model's first output, float32). All of them
 live in one Python process so the benchmark can interleave them run by run.
 Mote is reached through its C API in libmote.so (ctypes), the peers through
 their pip packages' Python bindings. Every runtime is set to fp32 arithmetic
-on the CPU (no fp16 or bf16 storage, no GPU).
+on the CPU (no fp16 or bf16 storage, no GPU), except where a caller asks for
+a Vulkan backend (gpu_bench.py).
 """
 import ctypes
 import functools
@@ -57,7 +58,7 @@ def _load_libmote(path):
 class Mote:
     name = "Mote"
 
-    def __init__(self, libmote, model_path, threads):
+    def __init__(self, libmote, model_path, threads, backend="cpu"):
         self._lib = _load_libmote(libmote)
         self.version = self._lib.mote_version().decode()
         self._model = ctypes.c_void_p()
@@ -65,10 +66,10 @@ class Mote:
         options = _SessionOptions()
         self._lib.mote_session_options_init(ctypes.byref(options))
         options.threads = threads
-        options.backend = b"cpu"
+        options.backend = backend.encode()
         self._session = ctypes.c_void_p()
         self._check(self._lib.mote_session_create(self._model, ctypes.byref(options), ctypes.byref(self._session)),
-                    "creating a CPU session")
+                    f"creating a {backend} session")
         self._check(self._lib.mote_session_prepare(self._session), "preparing")
         count = ctypes.c_size_t()
         self._lib.mote_model_output_count(self._model, ctypes.byref(count))
@@ -154,20 +155,22 @@ class OnnxRuntime:
 class Ncnn:
     name = "ncnn"
 
-    def __init__(self, param_path, bin_path, threads):
+    def __init__(self, param_path, bin_path, threads, vulkan=False, fp32=True):
+        """On the CPU, or on ncnn's default Vulkan device with `vulkan`;
+        fp32 throughout unless `fp32` is False (ncnn's defaults then store
+        and compute in fp16/bf16 where the device allows it)."""
         import ncnn
         self._ncnn = ncnn
         self.version = ncnn.__version__
         self._net = ncnn.Net()
         opt = self._net.opt
         opt.num_threads = threads
-        opt.use_vulkan_compute = False
-        # fp32 throughout: ncnn's defaults store and compute in fp16/bf16
-        # where the CPU allows it.
-        opt.use_fp16_packed = False
-        opt.use_fp16_storage = False
-        opt.use_fp16_arithmetic = False
-        opt.use_bf16_storage = False
+        opt.use_vulkan_compute = vulkan
+        if fp32:
+            opt.use_fp16_packed = False
+            opt.use_fp16_storage = False
+            opt.use_fp16_arithmetic = False
+            opt.use_bf16_storage = False
         if self._net.load_param(param_path) != 0 or self._net.load_model(bin_path) != 0:
             raise PeerError(f"ncnn: cannot load {param_path}")
         self._input_name = self._net.input_names()[0]

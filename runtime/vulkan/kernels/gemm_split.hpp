@@ -1,0 +1,44 @@
+// Split-K for the shared-memory GEMM core (shaders/gemm_shared.glsl): a
+// product whose output tiles are too few to fill a GPU (a 7x7 feature map
+// with 512 channels is 16 x 2 workgroups of 32 x 32 on a GPU of 132
+// multiprocessors, each summing 4,608 values of k) has its depth cut into
+// parts, one workgroup z each, writing raw sums to a scratch buffer; a second
+// dispatch (shaders/gemm_split_reduce.comp) adds the parts and applies the
+// epilogue (alpha, bias, residual, activation).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "runtime/vulkan/kernels/gemm_tile.hpp"
+#include "runtime/vulkan/vk_kernel.hpp"
+
+namespace mote::vk {
+
+struct SplitK {
+  uint32_t parts = 1;    // workgroups along z; 1 = no split
+  uint32_t k_chunk = 0;  // values of k per part (whole bk steps)
+};
+
+// The split for a product of `rows` x `cols` outputs over `depth` on `tile`,
+// whose output alone gives `workgroups`: enough parts to reach the device
+// profile's min_workgroups, each summing at least kMinSplitDepth values of k
+// (fewer and the extra passes over the partial sums outweigh the gain).
+SplitK plan_split_k(const GemmTile& tile, int64_t workgroups, int64_t rows, int64_t cols, int64_t depth,
+                    const DeviceFeatures& features);
+
+// The epilogue's layout: out(row, col) is
+// y[(col / cols_per_image) * image_stride + row * y_sr + (col % cols_per_image) * y_sc],
+// the bias bias[row * bias_sr + col * bias_sc] times beta.
+struct SplitReducePush {
+  uint32_t rows, cols, splits, cols_per_image, image_stride, y_sr, y_sc, bias_sr, bias_sc;
+  float alpha, beta, act_a, act_b;
+};
+static_assert(sizeof(SplitReducePush) == 52, "must match gemm_split_reduce.comp's push block");
+
+// The second pass: sums `partial` (SplitK::parts x rows x cols f32) into y.
+void dispatch_split_reduce(PlanContext& ctx, TensorArg partial, const SplitReducePush& push,
+                           std::optional<TensorArg> bias, std::optional<TensorArg> residual, TensorArg y,
+                           int32_t act_code);
+
+}  // namespace mote::vk

@@ -1,0 +1,95 @@
+// The body of conv_gemm.comp and conv_gemm_shared.comp (see conv_gemm.comp),
+// after common.glsl, activation.glsl and one of the GEMM cores.
+
+layout(constant_id = 7) const int ACT = 0;
+layout(constant_id = 8) const bool HAS_BIAS = false;
+layout(constant_id = 9) const bool POINTWISE = false;
+layout(constant_id = 10) const bool HAS_RESIDUAL = false;
+// Split-K: workgroup z sums k_chunk values of k (there is one group) and
+// writes its raw sums to partial[z][row][col]; gemm_split_reduce.comp adds
+// the parts and applies the epilogue.
+layout(constant_id = 11) const bool SPLIT = false;
+
+TENSOR_RO(0, x)
+TENSOR_RO(1, w)
+TENSOR_RO(2, bias)  // bound to W when absent
+// Per k: channel offset, dy, dx, unused.
+layout(std430, binding = 3) readonly buffer ktab_block { uvec4 ktab[]; };
+TENSOR_WO(4, y)
+TENSOR_RO(5, residual)  // Y's shape; bound to W when absent
+// f32 whatever the storage precision (an I32 scratch on the host); bound to
+// Y when unused.
+layout(std430, binding = 6) writeonly buffer partial_block { float partial[]; };
+layout(push_constant) uniform Push {
+  uint rows;           // output channels per group
+  uint cols;           // batch * out_pixels
+  uint depth;          // input channels per group * kh * kw
+  uint out_pixels, out_w;
+  uint in_h, in_w;
+  uint in_image;       // C * in_h * in_w: one image of X
+  uint in_group;       // input channels per group * in_h * in_w
+  uint out_channels;   // over all groups
+  int stride_h, stride_w, pad_h, pad_w;
+  float act_a, act_b;
+  uint k_chunk;  // SPLIT: the k values of one workgroup z
+} p;
+
+uint w_base;
+// Per column this invocation loads: start of its image and group in X, the
+// top-left corner of its window, and whether the column exists.
+uint x_base[C_SLOTS];
+int iy0[C_SLOTS], ix0[C_SLOTS];
+bool col_ok[C_SLOTS];
+
+float load_r(uint row, uint k) { return LOAD(w, w_base + row * p.depth + k); }
+
+uvec4 tap;  // ktab[k] of the current k
+
+void begin_k(uint k) {
+  if (!POINTWISE) tap = ktab[k];
+}
+
+float load_c(uint k, uint j) {
+  if (!col_ok[j]) return 0.0;
+  if (POINTWISE) return LOAD(x, x_base[j] + k * p.in_h * p.in_w);
+  int iy = iy0[j] + int(tap.y);
+  int ix = ix0[j] + int(tap.z);
+  if (uint(iy) >= p.in_h || uint(ix) >= p.in_w) return 0.0;
+  return LOAD(x, x_base[j] + tap.x + uint(iy) * p.in_w + uint(ix));
+}
+
+void main() {
+  uint group = SPLIT ? 0u : gl_WorkGroupID.z;
+  uint first_row = gl_WorkGroupID.y * TILE_ROWS, first_col = gl_WorkGroupID.x * TILE_COLS;
+  w_base = group * p.rows * p.depth;
+  [[unroll]] for (uint j = 0u; j < C_SLOTS; ++j) {
+    uint col = c_slot_column(first_col, j);
+    col_ok[j] = col < p.cols;
+    uint image = col / p.out_pixels, pixel = col % p.out_pixels;
+    x_base[j] = image * p.in_image + group * p.in_group + (POINTWISE ? pixel : 0u);
+    iy0[j] = int(pixel / p.out_w) * p.stride_h - p.pad_h;
+    ix0[j] = int(pixel % p.out_w) * p.stride_w - p.pad_w;
+  }
+
+  uint k_begin = SPLIT ? gl_WorkGroupID.z * p.k_chunk : 0u;
+  gemm_accumulate(first_row, p.rows, k_begin, SPLIT ? min(p.depth, k_begin + p.k_chunk) : p.depth);
+
+  // Unrolled and guarded with if rather than break, so that acc[] is only
+  // ever indexed by constants.
+  [[unroll]] for (uint j = 0u; j < OUT_TN; ++j) {
+    uint col = out_col(first_col, j);
+    uint y_base = (col / p.out_pixels) * p.out_channels * p.out_pixels + col % p.out_pixels;
+    [[unroll]] for (uint i = 0u; i < OUT_TM; ++i) {
+      uint row = out_row(first_row, i);
+      if (SPLIT) {
+        if (col < p.cols && row < p.rows) partial[(gl_WorkGroupID.z * p.rows + row) * p.cols + col] = acc[i * OUT_TN + j];
+      } else if (col < p.cols && row < p.rows) {
+        uint channel = group * p.rows + row;
+        float v = acc[i * OUT_TN + j];
+        if (HAS_BIAS) v += LOAD(bias, channel);
+        if (HAS_RESIDUAL) v += LOAD(residual, y_base + channel * p.out_pixels);
+        STORE(y, y_base + channel * p.out_pixels, activation(ACT, v, p.act_a, p.act_b, 0.0));
+      }
+    }
+  }
+}

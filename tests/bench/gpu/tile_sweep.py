@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Times Mote's Vulkan backend on a set of .mote models with each candidate
+GEMM tile (MOTE_VK_GEMM_TILE=LXxTMxTNxBK; runtime/vulkan/device_profile.cpp
+holds the table the default comes from), to choose a device profile's row
+by measurement (any python3; needs mote-bench).
+
+For every model and tile: mote-bench's median latency (--repeat runs after
+--warmup), or for a model of one op (a MatMul) that op's GPU time by
+timestamps, without the uploads of its inputs. Prints a table of these
+times and the tile with the lowest geometric mean relative to the first
+tile (the default); --json writes everything.
+
+  tile_sweep.py --mote-bench build/sdk/tools/mote-bench a.mote b.mote --tiles 64x32x4x32,128x16x4x16
+"""
+import argparse
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+
+DEFAULT_TILES = ["64x32x4x32", "128x16x4x16", "256x8x4x16", "128x8x8x16", "256x16x4x16", "64x16x4x32",
+                 "128x32x2x16", "32x32x4x32", "256x8x8x8", "128x16x8x16"]
+
+
+def bench(mote_bench, model, tile, repeat, warmup):
+    """The time that counts (ms) and mote-bench's figures with `tile`, or
+    None if it failed."""
+    env = dict(os.environ, MOTE_VK_GEMM_TILE=tile)
+    done = subprocess.run([mote_bench, model, "--backend", "vulkan", "--repeat", str(repeat), "--warmup",
+                           str(warmup), "--per-op", "--top", "1"], capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        print(f"  {os.path.basename(model)} with {tile}: {done.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
+        return None
+    p50 = None
+    for line in done.stdout.splitlines():
+        if line.startswith("vulkan "):
+            p50 = float(line.split()[-7])
+    top = re.search(r"^\s+([0-9.]+) ms\s+[0-9.]+%\s+vulkan\s+#\d+\s+(\S+)", done.stdout, re.MULTILINE)
+    ops = re.search(r"total of (\d+) ops", done.stdout)
+    if p50 is None or not top or not ops:
+        print(f"  {os.path.basename(model)} with {tile}: no Vulkan timings in:\n{done.stdout}", file=sys.stderr)
+        return None
+    top_ms = float(top.group(1))
+    return {"ms": top_ms if int(ops.group(1)) == 1 else p50, "p50_ms": p50, "top_op": top.group(2),
+            "top_op_gpu_ms": top_ms}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("models", nargs="+", help=".mote files")
+    parser.add_argument("--mote-bench", required=True)
+    parser.add_argument("--tiles", default=",".join(DEFAULT_TILES), help="LXxTMxTNxBK, comma-separated; the first "
+                                                                          "is the reference")
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    tiles = args.tiles.split(",")
+    results = {}
+    for tile in tiles:
+        results[tile] = {}
+        for model in args.models:
+            r = bench(args.mote_bench, model, tile, args.repeat, args.warmup)
+            if r:
+                results[tile][os.path.basename(model)] = r
+        print(f"{tile}: " + "  ".join(f"{m} {v['ms']:.3f} ms" for m, v in results[tile].items()), flush=True)
+    names = [os.path.basename(m) for m in args.models]
+    ref = results[tiles[0]]
+    print("\n| tile (lx x tm x tn x bk) | " + " | ".join(names) + " | geometric mean vs first |")
+    print("|---|" + "---:|" * (len(names) + 1))
+    best, best_score = None, math.inf
+    for tile in tiles:
+        row = results[tile]
+        if not all(n in row and n in ref for n in names):
+            print(f"| {tile} | " + " | ".join("failed" if n not in row else f"{row[n]['ms']:.3f}" for n in names)
+                  + " | - |")
+            continue
+        score = math.exp(sum(math.log(row[n]["ms"] / ref[n]["ms"]) for n in names) / len(names))
+        if score < best_score:
+            best, best_score = tile, score
+        print(f"| {tile} | " + " | ".join(f"{row[n]['ms']:.3f}" for n in names) + f" | {score:.3f} |")
+    print(f"\nbest: {best} ({best_score:.3f} of {tiles[0]}'s time, geometric mean)")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump({"tiles": tiles, "results": results, "best": best, "best_score": best_score}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,110 @@
+// The device profile table, MOTE_VK_GEMM_TILE and the GEMM tile and split-K
+// choices (pure logic, no device needed), against hand-worked values.
+#include "runtime/vulkan/device_profile.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "runtime/vulkan/kernels/gemm_split.hpp"
+#include "runtime/vulkan/kernels/gemm_tile.hpp"
+
+namespace mote::vk {
+namespace {
+
+DeviceInfo device(uint32_t vendor, VkPhysicalDeviceType type) {
+  DeviceInfo info;
+  info.vendor_id = vendor;
+  info.type = type;
+  return info;
+}
+
+DeviceFeatures desktop_limits() {
+  DeviceFeatures f;
+  f.max_shared_memory = 49152;
+  f.max_workgroup_invocations = 1024;
+  f.max_workgroup_size[0] = 1024;
+  return f;
+}
+
+TEST(DeviceProfile, RowsByVendorAndType) {
+  DeviceFeatures f = desktop_limits();
+  auto lavapipe = choose_profile(device(0x10005, VK_PHYSICAL_DEVICE_TYPE_CPU), f, nullptr);
+  ASSERT_TRUE(lavapipe.ok());
+  EXPECT_FALSE(lavapipe->gemm.shared_core);
+  EXPECT_EQ(lavapipe->gemm.tm, 32u);
+  auto nvidia = choose_profile(device(0x10de, VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU), f, nullptr);
+  ASSERT_TRUE(nvidia.ok());
+  EXPECT_TRUE(nvidia->gemm.shared_core);
+  EXPECT_NE(nvidia->row.find("NVIDIA"), std::string::npos);
+  // An unmeasured GPU keeps the register core.
+  auto other = choose_profile(device(0x5143, VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU), f, nullptr);
+  ASSERT_TRUE(other.ok());
+  EXPECT_FALSE(other->gemm.shared_core);
+  EXPECT_EQ(other->row, "generic");
+}
+
+TEST(DeviceProfile, OverrideParsesAndChecks) {
+  DeviceFeatures f = desktop_limits();
+  DeviceInfo cpu = device(0x10005, VK_PHYSICAL_DEVICE_TYPE_CPU);
+  auto reg = choose_profile(cpu, f, "128x16x4x16");
+  ASSERT_TRUE(reg.ok()) << reg.status().message();
+  EXPECT_EQ(reg->gemm.lx, 128u);
+  EXPECT_EQ(reg->gemm.tm, 16u);
+  EXPECT_EQ(reg->gemm.bk, 16u);
+  EXPECT_NE(reg->row.find("MOTE_VK_GEMM_TILE=128x16x4x16"), std::string::npos);
+  auto shared = choose_profile(cpu, f, "shared:300");
+  ASSERT_TRUE(shared.ok());
+  EXPECT_TRUE(shared->gemm.shared_core);
+  EXPECT_EQ(shared->gemm.min_workgroups, 300u);
+  for (const char* bad : {"64x30x4x32", "64x32x9x32", "2048x32x4x32", "64x32x4", "shared:0", "shared:x", "fast"}) {
+    auto r = choose_profile(cpu, f, bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("MOTE_VK_GEMM_TILE"), std::string::npos) << r.status().message();
+  }
+  f.max_shared_memory = 4096;  // 64 x 32 x 4 bytes fit, 128 x 32 x 4 do not
+  EXPECT_FALSE(choose_profile(cpu, f, "64x32x4x64").ok());
+  // A row's depth step shrinks to fit a small device.
+  auto small = choose_profile(cpu, f, nullptr);
+  ASSERT_TRUE(small.ok());
+  EXPECT_EQ(small->gemm.bk, 32u);
+  f.max_shared_memory = 2048;
+  EXPECT_EQ(choose_profile(cpu, f, nullptr)->gemm.bk, 16u);
+}
+
+TEST(GemmTiles, SharedCoreFillsTheGpu) {
+  DeviceFeatures f = desktop_limits();
+  f.gemm_tile.shared_core = true;
+  f.gemm_tile.min_workgroups = 128;
+  // 1024 x 1024: 16 x 16 tiles of 64 are enough.
+  auto big = pick_gemm_tile(1024, 1024, 1, f);
+  ASSERT_TRUE(big && big->shared_core);
+  EXPECT_EQ(big->rows(), 64u);
+  EXPECT_EQ(big->columns(), 64u);
+  EXPECT_EQ(big->lx % big->columns(), 0u);
+  // 512 channels x 49 pixels: 64-tiles give 8 workgroups, 32-tiles 32: the smallest.
+  auto small = pick_gemm_tile(512, 49, 1, f);
+  ASSERT_TRUE(small);
+  EXPECT_EQ(small->rows(), 32u);
+  auto [gx, gy] = small->groups(512, 49);
+  EXPECT_EQ(gx, 2);
+  EXPECT_EQ(gy, 16);
+  // ... and split-K: 4608 deep, 128 / 32 = 4 parts of 1152 (a multiple of bk 16).
+  SplitK split = plan_split_k(*small, gx * gy, 512, 49, 4608, f);
+  EXPECT_EQ(split.parts, 4u);
+  EXPECT_EQ(split.k_chunk, 1152u);
+  // Parts keep at least 256 values of k: 600 deep allows 2 (300 each, rounded up to 304).
+  split = plan_split_k(*small, gx * gy, 512, 49, 600, f);
+  EXPECT_EQ(split.parts, 2u);
+  EXPECT_EQ(split.k_chunk, 304u);
+  EXPECT_EQ(plan_split_k(*small, gx * gy, 512, 49, 500, f).parts, 1u);
+  // Enough workgroups, or the register core: no split.
+  EXPECT_EQ(plan_split_k(*big, 256, 1024, 1024, 4096, f).parts, 1u);
+  f.gemm_tile.shared_core = false;
+  auto reg = pick_gemm_tile(512, 49, 1, f);
+  ASSERT_TRUE(reg && !reg->shared_core);
+  EXPECT_EQ(plan_split_k(*reg, 1, 512, 49, 4608, f).parts, 1u);
+}
+
+}  // namespace
+}  // namespace mote::vk
