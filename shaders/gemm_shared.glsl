@@ -33,8 +33,8 @@ const uint OUT_TM = TM;
 const uint OUT_TN = TN;
 
 // [k][row / 4] and [k][column / 4]. The R rows of one k are padded by a vec4
-// so that the stores of consecutive k (consecutive invocations) fall in
-// different banks.
+// so that the stores of consecutive k (consecutive invocations) spread over
+// the banks (2-way conflicts left, 16-way without the padding).
 const uint R4 = TILE_ROWS / 4u + 1u;
 const uint C4 = TILE_COLS / 4u;
 shared vec4 tile_r[BK * R4];

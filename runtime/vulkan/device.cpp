@@ -239,6 +239,7 @@ Status Device::pick_physical_device() {
     p2.pNext = &driver;
     vkGetPhysicalDeviceProperties2(physical_, &p2);
     info_.driver = std::string(driver.driverName) + " " + driver.driverInfo;
+    info_.driver_id = static_cast<uint32_t>(driver.driverID);
   }
   uint32_t qn = 0;
   vkGetPhysicalDeviceQueueFamilyProperties(physical_, &qn, nullptr);

@@ -30,7 +30,7 @@ class PipelineSet;
 struct GemmTileLimits {
   bool shared_core = false;
   uint32_t lx = 64, tm = 32, tn = 4, bk = 32;
-  uint32_t min_workgroups = 128;
+  uint32_t min_workgroups = 512;
 };
 
 struct DeviceFeatures {
@@ -73,6 +73,7 @@ struct DeviceFeatures {
 struct DeviceInfo {
   std::string name;
   std::string driver;  // driver name and info, when the device reports them
+  uint32_t driver_id = 0;  // VkDriverId on Vulkan 1.2 devices, 0 when unknown
   VkPhysicalDeviceType type = VK_PHYSICAL_DEVICE_TYPE_OTHER;
   uint32_t vendor_id = 0;
   uint32_t device_id = 0;

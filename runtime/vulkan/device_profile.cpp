@@ -5,13 +5,19 @@
 // The first matching row wins; the last row matches every device.
 #include "runtime/vulkan/device_profile.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <optional>
+#include <vector>
 
 namespace mote::vk {
 namespace {
 
 constexpr uint32_t kAnyVendor = 0;
 constexpr uint32_t kNvidiaVendor = 0x10de;
+// The shared core's number of workgroups where no measured row gives one:
+// the NVIDIA row's.
+constexpr uint32_t kSharedWorkgroups = 512;
 
 // CPU-type devices are drivers that run shaders on the host (lavapipe,
 // SwiftShader); GPUs are every other device type.
@@ -36,7 +42,7 @@ constexpr ProfileRow kRows[] = {
     // ResNet-50 in 23.8 ms; the shared-memory core with tiles chosen for
     // 128, 512 and 32 workgroups ran ResNet-50 in 5.3, 2.9 and 11.2 ms
     // (split-K filling the GPU at 7x7), MobileNetV2 in 0.96, 0.96, 1.09.
-    {"NVIDIA GPU", kNvidiaVendor, Kind::kGpu, {true, 64, 32, 4, 32, 512}},
+    {"NVIDIA GPU", kNvidiaVendor, Kind::kGpu, {true, 64, 32, 4, 32, kSharedWorkgroups}},
     // Any device no row above describes: lavapipe's tile until measured.
     {"generic", kAnyVendor, Kind::kAny, {false, 64, 32, 4, 32}},
 };
@@ -53,9 +59,10 @@ Status check_tile(const GemmTileLimits& t, const DeviceFeatures& f) {
   if (t.tn < 1 || t.tn > 8) return invalid_argument("tn must be 1 to 8");
   if (t.tm * t.tn > 256) return invalid_argument("tm x tn must be at most 256 (registers per invocation)");
   if (t.bk < 1 || t.bk > 256) return invalid_argument("bk must be 1 to 256");
-  if (t.lx < 8 || t.lx > f.max_workgroup_invocations || t.lx > f.max_workgroup_size[0]) {
+  const uint32_t most_lx = std::min(f.max_workgroup_invocations, f.max_workgroup_size[0]);
+  if (t.lx < 8 || t.lx > most_lx) {
     return invalid_argument("lx must be at least 8 and within the device's workgroup size (" +
-                            std::to_string(f.max_workgroup_invocations) + ")");
+                            std::to_string(most_lx) + ")");
   }
   if (t.bk * t.tm * 4 > f.max_shared_memory) {
     return invalid_argument("bk x tm x 4 bytes exceeds the device's " + std::to_string(f.max_shared_memory) +
@@ -64,26 +71,48 @@ Status check_tile(const GemmTileLimits& t, const DeviceFeatures& f) {
   return {};
 }
 
-// "shared" or "shared:N" (N workgroups at least), or the register core's
-// "LXxTMxTNxBK".
-Result<GemmTileLimits> parse_gemm_override(const char* text, const DeviceFeatures& features) {
+// A decimal number of 1 to 9 digits and nothing else (no sign, no blanks).
+std::optional<uint32_t> parse_count(const std::string& text) {
+  if (text.empty() || text.size() > 9) return std::nullopt;
+  uint32_t v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + static_cast<uint32_t>(c - '0');
+  }
+  return v;
+}
+
+// "shared" (the shared-memory core, with the row's number of workgroups if
+// the row uses that core, else kSharedWorkgroups), "shared:N" (N workgroups
+// at least), or the register core's "LXxTMxTNxBK".
+Result<GemmTileLimits> parse_gemm_override(const std::string& value, const GemmTileLimits& row,
+                                           const DeviceFeatures& features) {
+  const std::string what = "MOTE_VK_GEMM_TILE=" + value + ": ";
   GemmTileLimits t;
-  char end = 0;
-  std::string value = text;
   if (value == "shared" || value.rfind("shared:", 0) == 0) {
     t.shared_core = true;
-    if (value != "shared" && (std::sscanf(text + 7, "%u%c", &t.min_workgroups, &end) != 1 || t.min_workgroups == 0)) {
-      return invalid_argument("MOTE_VK_GEMM_TILE=" + value + ": expected shared:N with N workgroups, N > 0");
+    t.min_workgroups = row.shared_core ? row.min_workgroups : kSharedWorkgroups;
+    if (value != "shared") {
+      std::optional<uint32_t> n = parse_count(value.substr(7));
+      if (!n || *n == 0) return invalid_argument(what + "expected shared:N with N workgroups, 0 < N < 10^9");
+      t.min_workgroups = *n;
     }
     return t;
   }
-  if (std::sscanf(text, "%ux%ux%ux%u%c", &t.lx, &t.tm, &t.tn, &t.bk, &end) != 4) {
-    return invalid_argument("MOTE_VK_GEMM_TILE=" + value +
-                            ": expected LXxTMxTNxBK (the register core, e.g. 128x16x4x16), shared or shared:N");
+  std::vector<uint32_t> fields;
+  for (size_t start = 0; start <= value.size();) {
+    size_t x = value.find('x', start);
+    if (x == std::string::npos) x = value.size();
+    std::optional<uint32_t> n = parse_count(value.substr(start, x - start));
+    if (!n) break;
+    fields.push_back(*n);
+    start = x + 1;
   }
-  if (Status s = check_tile(t, features); !s.ok()) {
-    return invalid_argument("MOTE_VK_GEMM_TILE=" + value + ": " + s.message());
+  if (fields.size() != 4 || std::count(value.begin(), value.end(), 'x') != 3) {
+    return invalid_argument(what + "expected LXxTMxTNxBK (the register core, e.g. 128x16x4x16), shared or shared:N");
   }
+  t.lx = fields[0], t.tm = fields[1], t.tn = fields[2], t.bk = fields[3];
+  if (Status s = check_tile(t, features); !s.ok()) return invalid_argument(what + s.message());
   return t;
 }
 
@@ -109,7 +138,7 @@ Result<DeviceProfile> choose_profile(const DeviceInfo& info, const DeviceFeature
     break;
   }
   if (gemm_override && *gemm_override) {
-    MOTE_ASSIGN_OR_RETURN(profile.gemm, parse_gemm_override(gemm_override, features));
+    MOTE_ASSIGN_OR_RETURN(profile.gemm, parse_gemm_override(gemm_override, profile.gemm, features));
     profile.row += std::string(", GEMM tile from MOTE_VK_GEMM_TILE=") + gemm_override;
   }
   // A row's tile may not fit a small device: shrink its depth step until the

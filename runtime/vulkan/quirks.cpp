@@ -25,10 +25,11 @@ struct Quirk {
   const char* name_contains;    // "" matches any device
   uint32_t below_driver;        // matches drivers older than this; 0 = any
   const char* host_arch;        // "" matches any host
-  // Only the vendor's own driver: Mesa's drivers report the same vendor ids
-  // (Turnip 0x5143, PanVK 0x13b5, the PowerVR driver 0x1010) without the
-  // vendor's bugs; their driver info starts with "Mesa".
-  bool proprietary_only;
+  // Only this driver (a VkDriverId; 0 = any): Mesa's drivers report the
+  // vendors' ids (Turnip 0x5143, PanVK 0x13b5, Imagination's Mesa driver
+  // 0x1010) without the vendors' bugs. A device that reports no driver id
+  // (Vulkan 1.1) matches unless its driver info names Mesa.
+  uint32_t driver_id;
   const char* bug;              // what goes wrong, and the public source
   const char* workaround;       // what the row changes
   void (*apply)(DeviceFeatures& features);
@@ -37,20 +38,24 @@ struct Quirk {
 constexpr uint32_t kMesaVendor = 0x10005;  // VK_VENDOR_ID_MESA
 constexpr uint32_t kImaginationVendor = 0x1010;
 
-bool is_mesa(const DeviceInfo& info) { return info.driver.find("Mesa") != std::string::npos; }
+bool driver_matches(const Quirk& q, const DeviceInfo& info) {
+  if (q.driver_id == 0) return true;
+  if (info.driver_id != 0) return info.driver_id == q.driver_id;
+  return info.driver.find("Mesa") == std::string::npos;
+}
 
 constexpr Quirk kQuirks[] = {
     // Found by TopK (k=100 over 1000) and CumSum (66000 elements) going wrong
     // from iteration 65535 on: gallivm caps every loop at 65535 iterations,
     // counted across re-entries, and silently skips the rest.
-    {kMesaVendor, "llvmpipe", 0, "", false, "shader loops stop after 65535 iterations",
+    {kMesaVendor, "llvmpipe", 0, "", 0, "shader loops stop after 65535 iterations",
      "max_loop_iterations = 65535 (longer per-invocation work runs on the CPU)",
      [](DeviceFeatures& f) { f.max_loop_iterations = 65535; }},
     // Found by the arm64 suite under qemu (Mesa 22.3.6, LLVM 15): shaders
     // reading f16 storage abort the process inside LLVM's AArch64
     // instruction selection ("Cannot select: v4f32 = fp_extend v4i16"), and
     // unpackHalf2x16 gives wrong values, then aborts the same way.
-    {kMesaVendor, "llvmpipe", 0, "aarch64", false, "f16 loads and conversions abort LLVM's AArch64 code generator",
+    {kMesaVendor, "llvmpipe", 0, "aarch64", 0, "f16 loads and conversions abort LLVM's AArch64 code generator",
      "no 16-bit storage, f16 math or f16 casts on the GPU (those run on the CPU; f16 storage requests use f32)",
      [](DeviceFeatures& f) { f.fp16_storage = f.shader_float16 = f.half_conversions = false; }},
     // Reported publicly, not seen here (no such device). PowerVR's driver
@@ -59,13 +64,14 @@ constexpr Quirk kQuirks[] = {
     // 1.662.3024: llama.cpp pull request 28341, which moved it to shared-
     // memory reductions), and Dawn keeps subgroups off on PowerVR parts that
     // report a subgroup size of 1 (GE8320).
-    {kImaginationVendor, "", 0, "", true, "subgroup reductions fail to compile (llama.cpp PR 28341; Dawn)",
+    {kImaginationVendor, "", 0, "", VK_DRIVER_ID_IMAGINATION_PROPRIETARY,
+     "subgroup reductions fail to compile (llama.cpp PR 28341; Dawn)",
      "no subgroup arithmetic (reductions, softmax and norms use shared memory)",
      [](DeviceFeatures& f) { f.subgroup_arithmetic = false; }},
     // Reported publicly by a user, not seen here: a Pixel 10's PowerVR
     // DXT-48-1536 gave wrong results until both cooperative matrices and the
     // integer dot product were switched off (llama.cpp issue 28502).
-    {kImaginationVendor, "DXT-48-1536", 0, "", true,
+    {kImaginationVendor, "DXT-48-1536", 0, "", VK_DRIVER_ID_IMAGINATION_PROPRIETARY,
      "wrong results with integer dot products and cooperative matrices (llama.cpp issue 28502)",
      "no integer dot product (QLinearConv and QLinearMatMul use their portable shaders), no cooperative matrix",
      [](DeviceFeatures& f) { f.int8_dot_product = f.cooperative_matrix = false; }},
@@ -81,7 +87,7 @@ std::vector<std::string> apply_quirks(const DeviceInfo& info, DeviceFeatures& fe
     if (q.name_contains && *q.name_contains && info.name.find(q.name_contains) == std::string::npos) continue;
     if (q.below_driver && info.driver_version >= q.below_driver) continue;
     if (q.host_arch && *q.host_arch && std::string(q.host_arch) != kHostArch) continue;
-    if (q.proprietary_only && is_mesa(info)) continue;
+    if (!driver_matches(q, info)) continue;
     q.apply(features);
     applied.push_back(info.name + ": " + q.bug + " -> " + q.workaround);
   }

@@ -57,12 +57,18 @@ TEST(DeviceProfile, OverrideParsesAndChecks) {
   ASSERT_TRUE(shared.ok());
   EXPECT_TRUE(shared->gemm.shared_core);
   EXPECT_EQ(shared->gemm.min_workgroups, 300u);
-  for (const char* bad : {"64x30x4x32", "64x32x9x32", "2048x32x4x32", "64x32x4", "shared:0", "shared:x", "fast"}) {
+  // Plain "shared" on a device whose row has the register core: the NVIDIA row's 512 workgroups.
+  auto plain = choose_profile(cpu, f, "shared");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_TRUE(plain->gemm.shared_core);
+  EXPECT_EQ(plain->gemm.min_workgroups, 512u);
+  for (const char* bad : {"64x30x4x32", "64x32x9x32", "2048x32x4x32", "64x32x4", "64x32x4x32x1", "-1x32x4x32",
+                          " 64x32x4x32", "64x32x4x32 ", "shared:0", "shared:x", "shared:-1", "shared: 5", "fast"}) {
     auto r = choose_profile(cpu, f, bad);
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_NE(r.status().message().find("MOTE_VK_GEMM_TILE"), std::string::npos) << r.status().message();
   }
-  f.max_shared_memory = 4096;  // 64 x 32 x 4 bytes fit, 128 x 32 x 4 do not
+  f.max_shared_memory = 4096;  // bk 32 x tm 32 x 4 bytes fit, bk 64 does not
   EXPECT_FALSE(choose_profile(cpu, f, "64x32x4x64").ok());
   // A row's depth step shrinks to fit a small device.
   auto small = choose_profile(cpu, f, nullptr);

@@ -94,8 +94,10 @@ TEST(ConvVk, Residual) {
       {"pointwise", {2, 5, 6, 7}, {9, 5, 1, 1}, conv_attrs()},
       {"3x3 s2", {1, 4, 9, 7}, {9, 4, 3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1}), false},
       {"depthwise", {1, 6, 7, 5}, {6, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 6)},
-      // Deep enough (64 * 9) for split-K where the device profile asks for it.
+      // Deep enough (64 * 9) for split-K where the device profile asks for
+      // it, over one image and over two (the reduce pass's image stride).
       {"deep 3x3", {1, 64, 5, 5}, {12, 64, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1})},
+      {"deep 3x3 batch 2", {2, 64, 5, 5}, {12, 64, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1})},
   };
   std::vector<fb::FusedActivationT> acts = all_fused_activations();
   acts.emplace_back();  // none
@@ -237,6 +239,7 @@ TEST(MatMulVk, VectorsAndBroadcastBatches) {
       {{2, 3, 1, 5, 7}, {2, 3, 4, 7, 6}},  // contiguous dims collapse
       {{4, 1, 9}, {1, 9, 1}},
       {{9, 600}, {600, 11}},  // deep: split-K where the profile asks for it
+      {{70, 600}, {600, 5}},  // deep with the operands swapped (N < 64 and N < M)
   };
   uint32_t seed = 3;
   for (const auto& [a, b] : cases) check_matmul(a, b, nullptr, seed += 10);

@@ -14,11 +14,12 @@ DeviceFeatures everything() {
   return f;
 }
 
-DeviceInfo device(uint32_t vendor, const char* name, const char* driver) {
+DeviceInfo device(uint32_t vendor, const char* name, const char* driver, uint32_t driver_id = 0) {
   DeviceInfo info;
   info.vendor_id = vendor;
   info.name = name;
   info.driver = driver;
+  info.driver_id = driver_id;
   return info;
 }
 
@@ -32,20 +33,26 @@ void expect_after_quirks(const DeviceInfo& info, size_t rows, bool subgroups, bo
 }
 
 TEST(Quirks, PowerVrProprietaryDriverLosesSubgroupReductions) {
-  expect_after_quirks(device(0x1010, "PowerVR C-Series CXTP-48-1536 MC1", "PowerVR 1.662.3024"), 1, false, true, true);
+  expect_after_quirks(
+      device(0x1010, "PowerVR C-Series CXTP-48-1536 MC1", "PowerVR 1.662.3024", VK_DRIVER_ID_IMAGINATION_PROPRIETARY),
+      1, false, true, true);
+  // A Vulkan 1.1 driver reports no driver id: matched unless it is Mesa's.
+  expect_after_quirks(device(0x1010, "PowerVR Rogue GE8320", "PowerVR 1.386"), 1, false, true, true);
 }
 
 TEST(Quirks, PowerVrDxtAlsoLosesDotProductAndCooperativeMatrix) {
-  expect_after_quirks(device(0x1010, "PowerVR D-Series DXT-48-1536 MC1", "PowerVR 1.602"), 2, false, false, false);
+  expect_after_quirks(
+      device(0x1010, "PowerVR D-Series DXT-48-1536 MC1", "PowerVR 1.602", VK_DRIVER_ID_IMAGINATION_PROPRIETARY), 2,
+      false, false, false);
 }
 
 TEST(Quirks, MesaDriversOfTheSameVendorAreNotMatched) {
-  DeviceFeatures f = everything();
-  EXPECT_TRUE(
-      apply_quirks(
-          device(0x1010, "PowerVR D-Series DXT-48-1536 MC1", "Imagination open-source Mesa driver Mesa 25.1"), f)
-          .empty());
-  EXPECT_TRUE(f.subgroup_arithmetic && f.int8_dot_product && f.cooperative_matrix);
+  // By driver id, and by driver info where a Vulkan 1.1 driver reports none.
+  expect_after_quirks(device(0x1010, "PowerVR D-Series DXT-48-1536 MC1", "Imagination open-source Mesa driver 25.1",
+                             VK_DRIVER_ID_IMAGINATION_OPEN_SOURCE_MESA),
+                      0, true, true, true);
+  expect_after_quirks(device(0x1010, "PowerVR D-Series DXT-48-1536 MC1", "imagination Mesa 24.0"), 0, true, true,
+                      true);
 }
 
 TEST(Quirks, OtherDevicesKeepTheirFeatures) {

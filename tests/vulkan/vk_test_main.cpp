@@ -3,6 +3,8 @@
 // error while it ran.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "runtime/vulkan/device.hpp"
 
 namespace {
@@ -34,6 +36,15 @@ class ValidationListener : public ::testing::EmptyTestEventListener {
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
+  // No Vulkan device skips the tests; a setting that names no device or is
+  // malformed (MOTE_VK_DEVICE, MOTE_VK_GEMM_TILE) fails them, or a CTest
+  // variant that sets one wrongly would pass having tested nothing.
+  if (auto device = mote::vk::Device::get();
+      !device.ok() && (device.status().code() == mote::StatusCode::kInvalidArgument ||
+                       device.status().code() == mote::StatusCode::kNotFound)) {
+    std::fprintf(stderr, "mote_vulkan_tests: %s\n", device.status().message().c_str());
+    return 1;
+  }
   ::testing::UnitTest::GetInstance()->listeners().Append(new ValidationListener);
   int result = RUN_ALL_TESTS();
   return ValidationListener::failed() ? 1 : result;

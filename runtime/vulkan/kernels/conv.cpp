@@ -105,7 +105,7 @@ Status plan_implicit_gemm(PlanContext& ctx, const ConvGeometry& g, const FusedCo
   push.act_b = act.b;
 
   auto tile = pick_gemm_tile(push.rows, push.cols, g.group, ctx.features);
-  if (!tile) return ctx.unsupported("the device's shared memory is too small for the GEMM tiles");
+  if (!tile) return ctx.unsupported("the device's shared memory or workgroup size is too small for the GEMM tiles");
   auto [gx, gy] = tile->groups(push.rows, push.cols);
   SplitK split =
       g.group == 1 ? plan_split_k(*tile, gx * gy, push.rows, push.cols, push.depth, ctx.features) : SplitK{};

@@ -56,7 +56,7 @@ Status dispatch_matmul(PlanContext& ctx, const Product& pr) {
     push.r_batch_stride = pr.b_batch_stride, push.c_batch_stride = pr.a_batch_stride;
   }
   auto tile = pick_gemm_tile(push.rows, push.cols, pr.batch, ctx.features);
-  if (!tile) return ctx.unsupported("the device's shared memory is too small for the GEMM tiles");
+  if (!tile) return ctx.unsupported("the device's shared memory or workgroup size is too small for the GEMM tiles");
   auto [gx, gy] = tile->groups(push.rows, push.cols);
   SplitK split = pr.batch == 1 ? plan_split_k(*tile, gx * gy, push.rows, push.cols, pr.k, ctx.features) : SplitK{};
   push.k_chunk = split.k_chunk;

@@ -22,8 +22,10 @@ struct SplitK {
 
 // The split for a product of `rows` x `cols` outputs over `depth` on `tile`,
 // whose output alone gives `workgroups`: enough parts to reach the device
-// profile's min_workgroups, each summing at least kMinSplitDepth values of k
-// (fewer and the extra passes over the partial sums outweigh the gain).
+// profile's min_workgroups, no more than depth / kMinSplitDepth (256) of them
+// (shorter parts and the extra pass over the partial sums outweighs the
+// gain). Parts are whole bk steps, so the last one may be shorter (depth 519
+// in two: 272 + 247).
 SplitK plan_split_k(const GemmTile& tile, int64_t workgroups, int64_t rows, int64_t cols, int64_t depth,
                     const DeviceFeatures& features);
 

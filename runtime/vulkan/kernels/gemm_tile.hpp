@@ -48,6 +48,14 @@ inline constexpr GemmTile kSharedTiles[] = {
     {true, 64, 4, 4, 16, 8},
 };
 
+// What gemm_shared.glsl needs of a tile: whole rows of invocations, whole
+// vec4s, and every invocation loading one column of the C block (otherwise
+// its load loop would step by 0).
+constexpr bool shared_tile_ok(const GemmTile& t) {
+  return t.shared_core && t.tx > 0 && t.lx % t.tx == 0 && t.tm % 4 == 0 && t.tn % 4 == 0 && t.lx % (t.tx * t.tn) == 0;
+}
+static_assert(shared_tile_ok(kSharedTiles[0]) && shared_tile_ok(kSharedTiles[1]), "see shared_tile_ok");
+
 // The tile for a product of `rows` x `cols` outputs, `batch` times (a
 // workgroup z each). The register core: the device profile's tile, shrunk
 // to the problem: 2 columns per invocation when there are few (a 7x7 image

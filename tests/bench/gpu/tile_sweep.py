@@ -20,6 +20,9 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "peers"))
+import runtimes  # noqa: E402
+
 DEFAULT_TILES = ["64x32x4x32", "128x16x4x16", "256x8x4x16", "128x8x8x16", "256x16x4x16", "64x16x4x32",
                  "128x32x2x16", "32x32x4x32", "256x8x8x8", "128x16x8x16"]
 
@@ -31,12 +34,11 @@ def bench(mote_bench, model, tile, repeat, warmup):
     done = subprocess.run([mote_bench, model, "--backend", "vulkan", "--repeat", str(repeat), "--warmup",
                            str(warmup), "--per-op", "--top", "1"], capture_output=True, text=True, env=env)
     if done.returncode != 0:
-        print(f"  {os.path.basename(model)} with {tile}: {done.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
+        last = done.stderr.strip().splitlines()
+        print(f"  {os.path.basename(model)} with {tile}: {last[-1] if last else 'failed'}", file=sys.stderr)
         return None
-    p50 = None
-    for line in done.stdout.splitlines():
-        if line.startswith("vulkan "):
-            p50 = float(line.split()[-7])
+    timings = runtimes.mote_bench_timings(done.stdout, "vulkan")
+    p50 = timings["p50"] if timings else None
     top = re.search(r"^\s+([0-9.]+) ms\s+[0-9.]+%\s+vulkan\s+#\d+\s+(\S+)", done.stdout, re.MULTILINE)
     ops = re.search(r"total of (\d+) ops", done.stdout)
     if p50 is None or not top or not ops:

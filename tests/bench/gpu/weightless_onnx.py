@@ -12,7 +12,10 @@ them is not possible or takes too long, and the weights put back there
                                               weights, 0.01 for vectors
 
 Speed does not depend on the values; agreement checks between runtimes stay
-meaningful because every runtime gets the same filled model.
+meaningful because every runtime gets the same filled model. The scaling
+assumes Conv and Gemm weights ([out, in, ...]) with BatchNorm folded, as in
+torchvision's eval-mode exports: an unfolded BatchNormalization would get
+negative variances, and a MatMul weight stored [in, out] a different scale.
 """
 import argparse
 import sys

@@ -99,10 +99,10 @@ def mote_bench_p50(mote_bench, model, threads, runs, warmup):
     """mote-bench's median of `runs` timed runs, in ms."""
     out = subprocess.run([mote_bench, model, "--backend", "cpu", "--threads", str(threads), "--repeat", str(runs),
                           "--warmup", str(warmup)], capture_output=True, text=True, check=True).stdout
-    for line in out.splitlines():
-        if line.startswith("cpu ") and "threads" in line:
-            return float(line.split()[-7])  # p50 ms, then p90, min, arena, device mem, ops
-    raise RuntimeError(f"no timing line in mote-bench's output:\n{out}")
+    timings = runtimes.mote_bench_timings(out, "cpu")
+    if timings is None:
+        raise RuntimeError(f"no timing line in mote-bench's output:\n{out}")
+    return timings["p50"]
 
 
 def ort_p50(session, x, runs, warmup):

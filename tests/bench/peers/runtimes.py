@@ -11,6 +11,7 @@ a Vulkan backend (gpu_bench.py).
 import ctypes
 import functools
 import os
+import re
 
 import numpy as np
 
@@ -221,6 +222,22 @@ class Mnn:
         # The Python binding frees the session with its interpreter.
         self._session = None
         self._interpreter = None
+
+
+# mote-bench's result row: backend, device, "prep cold" and "prep warm" in
+# ms, then p50, p90 and min (ms), then the memory columns, whose sizes are
+# one token ("-") or two ("12.3 MiB").
+_BENCH_ROW = re.compile(r"^(\S+)\s.*?([0-9.]+) ms\s+([0-9.]+) ms\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s", re.M)
+
+
+def mote_bench_timings(stdout, backend):
+    """{'p50', 'p90', 'min', 'prepare_cold', 'prepare_warm'} in ms from
+    mote-bench's row for `backend` (cpu, vulkan), or None without one."""
+    for m in _BENCH_ROW.finditer(stdout):
+        if m.group(1) == backend:
+            cold, warm, p50, p90, low = (float(m.group(i)) for i in range(2, 7))
+            return {"p50": p50, "p90": p90, "min": low, "prepare_cold": cold, "prepare_warm": warm}
+    return None
 
 
 def pnnx_executable():
