@@ -1,8 +1,8 @@
 // The device profile table. A row names the devices it matches (vendor id,
-// device type) and the tile sizes Mote's kernels use there, with where the
-// numbers come from: a measurement on such a device (named, dated) or, for
-// devices nobody has measured Mote on yet, a vendor's optimisation guide.
-// The first matching row wins; the last row matches every device.
+// device type) and the GEMM core and tile Mote's kernels use there, with the
+// measurement it comes from (device, driver, date; tests/bench/gpu). Devices
+// nobody has measured Mote on take the last row, which matches every device.
+// The first matching row wins.
 #include "runtime/vulkan/device_profile.hpp"
 
 #include <algorithm>
@@ -41,7 +41,8 @@ constexpr ProfileRow kRows[] = {
     // (every k step of each invocation waits on its own loads of C) and
     // ResNet-50 in 23.8 ms; the shared-memory core with tiles chosen for
     // 128, 512 and 32 workgroups ran ResNet-50 in 5.3, 2.9 and 11.2 ms
-    // (split-K filling the GPU at 7x7), MobileNetV2 in 0.96, 0.96, 1.09.
+    // (smaller tiles and split-K fill the GPU at 7x7), MobileNetV2 in 0.96,
+    // 0.96, 1.09 (90th percentiles of mote-bench).
     {"NVIDIA GPU", kNvidiaVendor, Kind::kGpu, {true, 64, 32, 4, 32, kSharedWorkgroups}},
     // Any device no row above describes: lavapipe's tile until measured.
     {"generic", kAnyVendor, Kind::kAny, {false, 64, 32, 4, 32}},

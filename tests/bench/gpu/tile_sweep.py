@@ -60,6 +60,7 @@ def main():
     parser.add_argument("--json")
     args = parser.parse_args()
     tiles = args.tiles.split(",")
+    names = [os.path.basename(m) for m in args.models]
     results = {}
     for tile in tiles:
         results[tile] = {}
@@ -68,26 +69,38 @@ def main():
             if r:
                 results[tile][os.path.basename(model)] = r
         print(f"{tile}: " + "  ".join(f"{m} {v['ms']:.3f} ms" for m, v in results[tile].items()), flush=True)
-    names = [os.path.basename(m) for m in args.models]
+        # Written after every tile, so that a sweep stopped at its time limit
+        # still says which of the tiles it reached won.
+        best, best_score = best_tile(tiles, names, results)
+        if args.json:
+            with open(args.json, "w", encoding="utf-8") as f:
+                json.dump({"tiles": tiles, "results": results, "best": best, "best_score": best_score}, f, indent=1)
     ref = results[tiles[0]]
     print("\n| tile (lx x tm x tn x bk) | " + " | ".join(names) + " | geometric mean vs first |")
     print("|---|" + "---:|" * (len(names) + 1))
-    best, best_score = None, math.inf
     for tile in tiles:
         row = results[tile]
-        if not all(n in row and n in ref for n in names):
-            print(f"| {tile} | " + " | ".join("failed" if n not in row else f"{row[n]['ms']:.3f}" for n in names)
-                  + " | - |")
-            continue
-        score = math.exp(sum(math.log(row[n]["ms"] / ref[n]["ms"]) for n in names) / len(names))
-        if score < best_score:
-            best, best_score = tile, score
-        print(f"| {tile} | " + " | ".join(f"{row[n]['ms']:.3f}" for n in names) + f" | {score:.3f} |")
+        score = geometric_ratio(row, ref, names)
+        print(f"| {tile} | " + " | ".join("failed" if n not in row else f"{row[n]['ms']:.3f}" for n in names)
+              + (f" | {score:.3f} |" if score is not None else " | - |"))
     print(f"\nbest: {best} ({best_score:.3f} of {tiles[0]}'s time, geometric mean)")
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump({"tiles": tiles, "results": results, "best": best, "best_score": best_score}, f, indent=1)
 
+
+def geometric_ratio(row, ref, names):
+    """The geometric mean of row's times over ref's, or None if either lacks a model."""
+    if not all(n in row and n in ref for n in names):
+        return None
+    return math.exp(sum(math.log(row[n]["ms"] / ref[n]["ms"]) for n in names) / len(names))
+
+
+def best_tile(tiles, names, results):
+    """The tile (among those timed) with the lowest geometric ratio to the first."""
+    best, best_score = None, math.inf
+    for tile in results:
+        score = geometric_ratio(results[tile], results[tiles[0]], names)
+        if score is not None and score < best_score:
+            best, best_score = tile, score
+    return best, best_score
 
 if __name__ == "__main__":
     main()
