@@ -6,7 +6,6 @@
 // bound as they are, so they need not be constants.
 #include "runtime/vulkan/kernels/conv_plan.hpp"
 #include "runtime/vulkan/kernels/gemm_split.hpp"
-#include "runtime/vulkan/kernels/gemm_tile.hpp"
 #include "runtime/vulkan/kernels/shape_args.hpp"
 #include "runtime/vulkan/kernels/unary_codes.hpp"
 #include "runtime/vulkan/vk_kernel.hpp"
@@ -104,48 +103,30 @@ Status plan_implicit_gemm(PlanContext& ctx, const ConvGeometry& g, const FusedCo
   push.act_a = act.a;
   push.act_b = act.b;
 
-  auto tile = pick_gemm_tile(push.rows, push.cols, g.group, ctx.features);
-  if (!tile) return ctx.unsupported("the device's shared memory or workgroup size is too small for the GEMM tiles");
-  auto [gx, gy] = tile->groups(push.rows, push.cols);
-  SplitK split =
-      g.group == 1 ? plan_split_k(*tile, gx * gy, push.rows, push.cols, push.depth, ctx.features) : SplitK{};
-  push.k_chunk = split.k_chunk;
-  const int64_t gz = split.parts > 1 ? split.parts : g.group;
-  if (gx > ctx.features.max_group_count[0] || gy > ctx.features.max_group_count[1] ||
-      gz > ctx.features.max_group_count[2]) {
-    return ctx.unsupported("more workgroups than the device allows");
-  }
+  MOTE_ASSIGN_OR_RETURN(GemmLaunch launch, plan_gemm_launch(ctx, push.rows, push.cols, push.depth, g.group));
+  push.k_chunk = launch.split.k_chunk;
 
   // A 1x1 window over every pixel reads X at the output pixel itself.
   bool pointwise = g.kernel[kH] == 1 && g.kernel[kW] == 1 && g.stride[kH] == 1 && g.stride[kW] == 1 &&
                    g.pad_begin[kH] == 0 && g.pad_begin[kW] == 0 && g.out_size == g.in_size;
   // The pointwise variant never reads the table; binding 3 then aliases W.
   TensorArg table = pointwise ? ctx.input(1) : ctx.add_constant(tap_table(g));
-  // Without a split, binding 6 (the partial sums) aliases Y (never written).
-  const TensorArg partial =
-      split.parts > 1 ? ctx.add_scratch(DType::I32, int64_t{split.parts} * push.rows * push.cols) : ctx.output(0);
-  std::vector<int32_t> constants = tile->constants();
+  const TensorArg partial = partial_sums(ctx, launch, push.rows, push.cols, ctx.output(0));
+  std::vector<int32_t> constants = launch.tile.constants();
   constants.insert(constants.end(), {act.code, ctx.has_input(2) ? 1 : 0, pointwise ? 1 : 0, ctx.has_input(3) ? 1 : 0,
-                                     split.parts > 1 ? 1 : 0});
+                                     launch.split_k() ? 1 : 0});
   ctx.dispatch(
-         tile->shared_core ? ShaderId::kConvGemmShared : ShaderId::kConvGemm,
+         launch.tile.shared_core ? ShaderId::kConvGemmShared : ShaderId::kConvGemm,
          {ctx.input(0), ctx.input(1), bias_or_weights(ctx), table, ctx.output(0), residual_or_weights(ctx), partial},
-         push, {static_cast<uint32_t>(gx), static_cast<uint32_t>(gy), static_cast<uint32_t>(gz)}, tile->local())
+         push, launch.groups, launch.tile.local())
       .constants = std::move(constants);
-  if (split.parts > 1) {
-    SplitReducePush reduce{push.rows,
-                           push.cols,
-                           split.parts,
-                           push.out_pixels,
-                           push.out_channels * push.out_pixels,
-                           push.out_pixels,
-                           1,
-                           1,
-                           0,
-                           1.0f,
-                           1.0f,
-                           act.a,
-                           act.b};
+  if (launch.split_k()) {
+    // Output channel `row`, column `col` over images of out_pixels each.
+    SplitReducePush reduce{};
+    reduce.rows = push.rows, reduce.cols = push.cols, reduce.splits = launch.split.parts;
+    reduce.cols_per_image = push.out_pixels, reduce.image_stride = push.out_channels * push.out_pixels;
+    reduce.y_sr = push.out_pixels, reduce.y_sc = 1, reduce.bias_sr = 1, reduce.bias_sc = 0;
+    reduce.alpha = reduce.beta = 1.0f, reduce.act_a = act.a, reduce.act_b = act.b;
     std::optional<TensorArg> bias, residual;
     if (ctx.has_input(2)) bias = ctx.input(2);
     if (ctx.has_input(3)) residual = ctx.input(3);

@@ -7,7 +7,6 @@
 #include "runtime/ops/matmul_shape.hpp"
 #include "runtime/reference/fused_activation.hpp"
 #include "runtime/vulkan/kernels/gemm_split.hpp"
-#include "runtime/vulkan/kernels/gemm_tile.hpp"
 #include "runtime/vulkan/kernels/matmul_dispatch.hpp"
 #include "runtime/vulkan/kernels/shape_args.hpp"
 #include "runtime/vulkan/kernels/unary_codes.hpp"
@@ -55,31 +54,22 @@ Status dispatch_matmul(PlanContext& ctx, const Product& pr) {
     push.bias_sr = u32(pr.bias_sn), push.bias_sc = u32(pr.bias_sm);
     push.r_batch_stride = pr.b_batch_stride, push.c_batch_stride = pr.a_batch_stride;
   }
-  auto tile = pick_gemm_tile(push.rows, push.cols, pr.batch, ctx.features);
-  if (!tile) return ctx.unsupported("the device's shared memory or workgroup size is too small for the GEMM tiles");
-  auto [gx, gy] = tile->groups(push.rows, push.cols);
-  SplitK split = pr.batch == 1 ? plan_split_k(*tile, gx * gy, push.rows, push.cols, pr.k, ctx.features) : SplitK{};
-  push.k_chunk = split.k_chunk;
-  const int64_t gz = split.parts > 1 ? split.parts : pr.batch;
-  if (gx > ctx.features.max_group_count[0] || gy > ctx.features.max_group_count[1] ||
-      gz > ctx.features.max_group_count[2]) {
-    return ctx.unsupported("more workgroups than the device allows");
-  }
+  MOTE_ASSIGN_OR_RETURN(GemmLaunch launch, plan_gemm_launch(ctx, push.rows, push.cols, pr.k, pr.batch));
+  push.k_chunk = launch.split.k_chunk;
   const TensorArg a = pr.a.value_or(ctx.input(0)), b = pr.b.value_or(ctx.input(1));
   const TensorArg y = pr.y.value_or(ctx.output(0));
-  // Without a split, binding 4 (the partial sums) aliases Y (never written).
-  const TensorArg partial =
-      split.parts > 1 ? ctx.add_scratch(DType::I32, int64_t{split.parts} * push.rows * push.cols) : y;
-  std::vector<int32_t> constants = tile->constants();
-  constants.insert(constants.end(), {act.code, pr.bias ? 1 : 0, split.parts > 1 ? 1 : 0});
+  const TensorArg partial = partial_sums(ctx, launch, push.rows, push.cols, y);
+  std::vector<int32_t> constants = launch.tile.constants();
+  constants.insert(constants.end(), {act.code, pr.bias ? 1 : 0, launch.split_k() ? 1 : 0});
   // Without a bias, binding 2 aliases A (never read).
-  ctx.dispatch(tile->shared_core ? ShaderId::kMatmulShared : ShaderId::kMatmul,
-               {swap ? b : a, swap ? a : b, pr.bias.value_or(a), y, partial}, push, {u32(gx), u32(gy), u32(gz)},
-               tile->local())
+  ctx.dispatch(launch.tile.shared_core ? ShaderId::kMatmulShared : ShaderId::kMatmul,
+               {swap ? b : a, swap ? a : b, pr.bias.value_or(a), y, partial}, push, launch.groups,
+               launch.tile.local())
       .constants = std::move(constants);
-  if (split.parts > 1) {
-    SplitReducePush reduce{push.rows,    push.cols,    split.parts, push.cols, 0,          push.y_sr, push.y_sc,
-                           push.bias_sr, push.bias_sc, push.alpha,  push.beta, push.act_a, push.act_b};
+  if (launch.split_k()) {
+    SplitReducePush reduce{push.rows, push.cols,  launch.split.parts, push.cols,    0,
+                           push.y_sr, push.y_sc,  push.bias_sr,       push.bias_sc, push.alpha,
+                           push.beta, push.act_a, push.act_b};
     dispatch_split_reduce(ctx, partial, reduce, pr.bias, std::nullopt, y, act.code);
   }
   return {};

@@ -26,6 +26,24 @@ SplitK plan_split_k(const GemmTile& tile, int64_t workgroups, int64_t rows, int6
   return {static_cast<uint32_t>(parts), static_cast<uint32_t>(chunk)};
 }
 
+Result<GemmLaunch> plan_gemm_launch(const PlanContext& ctx, int64_t rows, int64_t cols, int64_t depth,
+                                    int64_t batch) {
+  const DeviceFeatures& f = ctx.features;
+  auto tile = pick_gemm_tile(rows, cols, batch, f);
+  if (!tile) return ctx.unsupported("the device's shared memory or workgroup size is too small for the GEMM tiles");
+  auto [gx, gy] = tile->groups(rows, cols);
+  SplitK split = batch == 1 ? plan_split_k(*tile, gx * gy, rows, cols, depth, f) : SplitK{};
+  const int64_t gz = split.parts > 1 ? split.parts : batch;
+  if (gx > f.max_group_count[0] || gy > f.max_group_count[1] || gz > f.max_group_count[2]) {
+    return ctx.unsupported("more workgroups than the device allows");
+  }
+  return GemmLaunch{*tile, {static_cast<uint32_t>(gx), static_cast<uint32_t>(gy), static_cast<uint32_t>(gz)}, split};
+}
+
+TensorArg partial_sums(PlanContext& ctx, const GemmLaunch& launch, int64_t rows, int64_t cols, TensorArg alias) {
+  return launch.split_k() ? ctx.add_scratch(DType::I32, int64_t{launch.split.parts} * rows * cols) : alias;
+}
+
 void dispatch_split_reduce(PlanContext& ctx, TensorArg partial, const SplitReducePush& push,
                            std::optional<TensorArg> bias, std::optional<TensorArg> residual, TensorArg y,
                            int32_t act_code) {

@@ -7,6 +7,7 @@
 // epilogue (alpha, bias, residual, activation).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 
@@ -28,6 +29,25 @@ struct SplitK {
 // in two: 272 + 247).
 SplitK plan_split_k(const GemmTile& tile, int64_t workgroups, int64_t rows, int64_t cols, int64_t depth,
                     const DeviceFeatures& features);
+
+// How one GEMM dispatch is launched: its tile, workgroups along x (columns),
+// y (rows) and z (the batch, or the split's parts), and the split.
+struct GemmLaunch {
+  GemmTile tile;
+  std::array<uint32_t, 3> groups;
+  SplitK split;
+  bool split_k() const { return split.parts > 1; }
+};
+
+// The launch of a product of `rows` x `cols` outputs over `depth`, `batch`
+// times (split-K only for one), or kUnsupported when the device's shared
+// memory, workgroup size or workgroup counts cannot take it.
+Result<GemmLaunch> plan_gemm_launch(const PlanContext& ctx, int64_t rows, int64_t cols, int64_t depth, int64_t batch);
+
+// The buffer the GEMM writes its raw partial sums to: a scratch of
+// parts x rows x cols f32 (an I32 scratch, so that f16 storage does not
+// shrink it) with a split, else `alias` (bound, never written).
+TensorArg partial_sums(PlanContext& ctx, const GemmLaunch& launch, int64_t rows, int64_t cols, TensorArg alias);
 
 // The epilogue's layout: out(row, col) is
 // y[(col / cols_per_image) * image_stride + row * y_sr + (col % cols_per_image) * y_sc],

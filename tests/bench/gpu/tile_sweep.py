@@ -16,7 +16,6 @@ import argparse
 import json
 import math
 import os
-import re
 import subprocess
 import sys
 
@@ -39,14 +38,12 @@ def bench(mote_bench, model, tile, repeat, warmup):
         return None
     timings = runtimes.mote_bench_timings(done.stdout, "vulkan")
     p50 = timings["p50"] if timings else None
-    top = re.search(r"^\s+([0-9.]+) ms\s+[0-9.]+%\s+vulkan\s+#\d+\s+(\S+)", done.stdout, re.MULTILINE)
-    ops = re.search(r"total of (\d+) ops", done.stdout)
-    if p50 is None or not top or not ops:
+    ops, count = runtimes.mote_bench_ops(done.stdout)
+    if p50 is None or not ops or ops[0][1] != "vulkan":
         print(f"  {os.path.basename(model)} with {tile}: no Vulkan timings in:\n{done.stdout}", file=sys.stderr)
         return None
-    top_ms = float(top.group(1))
-    return {"ms": top_ms if int(ops.group(1)) == 1 else p50, "p50_ms": p50, "top_op": top.group(2),
-            "top_op_gpu_ms": top_ms}
+    top_ms, _, top_op = ops[0]
+    return {"ms": top_ms if count == 1 else p50, "p50_ms": p50, "top_op": top_op, "top_op_gpu_ms": top_ms}
 
 
 def main():

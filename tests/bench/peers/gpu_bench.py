@@ -26,7 +26,6 @@ Mote's) and writes --json.
 import argparse
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -118,11 +117,11 @@ def gemm_gflops(n, args, work):
     subprocess.run([args.mote_convert, onnx_path, mote_path], check=True, stdout=subprocess.DEVNULL)
     out = subprocess.run([args.mote_bench, mote_path, "--backend", "vulkan", "--per-op", "--repeat",
                           str(args.gemm_repeat), "--warmup", "2"], capture_output=True, text=True, check=True).stdout
-    match = re.search(r"^\s+([0-9.]+) ms\s+[0-9.]+%\s+vulkan\s+#\d+\s+MatMul", out, re.MULTILINE)
-    if not match:
+    ops, _ = runtimes.mote_bench_ops(out)
+    on_gpu = [ms for ms, device, op in ops if device == "vulkan" and op == "MatMul"]
+    if not on_gpu:
         raise runtimes.PeerError(f"no GPU MatMul line in mote-bench's per-op output:\n{out}")
-    ms = float(match.group(1))
-    return ms, 2.0 * n ** 3 / (ms * 1e6)
+    return on_gpu[0], 2.0 * n ** 3 / (on_gpu[0] * 1e6)
 
 
 def table(results, gemms, meta):

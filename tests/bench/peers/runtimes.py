@@ -240,6 +240,20 @@ def mote_bench_timings(stdout, backend):
     return None
 
 
+# mote-bench --per-op: one line per op, slowest first ("  1.2345 ms  12.3%
+# vulkan  #4    MatMul 'name'"), then "total of N ops".
+_OP_LINE = re.compile(r"^\s+([0-9.]+) ms\s+[0-9.]+%\s+(\S+)\s+#\d+\s+(\S+)", re.M)
+_OP_TOTAL = re.compile(r"total of (\d+) ops")
+
+
+def mote_bench_ops(stdout):
+    """mote-bench --per-op's listing: ([(ms, device, op type)], op count),
+    or ([], 0) without one."""
+    total = _OP_TOTAL.search(stdout)
+    ops = [(float(m.group(1)), m.group(2), m.group(3)) for m in _OP_LINE.finditer(stdout)]
+    return ops, int(total.group(1)) if total else 0
+
+
 def pnnx_executable():
     """The pnnx binary of the pip package, without importing the package
     (its Python side imports torch, which the benchmark does not need)."""
