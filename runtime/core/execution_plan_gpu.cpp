@@ -8,6 +8,8 @@
 #include "runtime/core/registry.hpp"
 
 #if MOTE_HAS_VULKAN
+#include "runtime/vulkan/device_profile.hpp"
+#include "runtime/vulkan/gemm_tuning.hpp"
 #include "runtime/vulkan/pipelines.hpp"
 #include "runtime/vulkan/program.hpp"
 #include "runtime/vulkan/vk_kernel.hpp"
@@ -45,6 +47,7 @@ std::vector<OpPlacement> ExecutionPlan::placement() const {
     OpPlacement& p = out[static_cast<size_t>(step.op_index)];
     p.device = step.segment >= 0 ? "vulkan" : (backend_ == Backend::kReference ? "reference" : "cpu");
     p.reason = step.segment >= 0 ? "" : step.cpu_reason;
+    if (step.segment >= 0) p.gemms = step.gemms;
   }
   return out;
 }
@@ -78,6 +81,22 @@ Status ExecutionPlan::place_steps() {
   gpu_->device = device.value();
   gpu_->fp16 = options_.gpu_precision == GpuPrecision::kF16Storage && gpu_->device->features().fp16_storage;
   gpu_->device->pipelines().configure_cache(options_.pipeline_cache_dir);
+  const vk::DeviceFeatures& features = gpu_->device->features();
+  std::optional<vk::GemmTileLimits> gemm_override;
+  vk::GemmTuning tuning;
+  if (!options_.gpu_gemm_tile.empty()) {
+    auto tile = vk::parse_gemm_tile(options_.gpu_gemm_tile, features.gemm_tile, features);
+    if (!tile.ok()) return invalid_argument("SessionOptions::gpu_gemm_tile: " + tile.status().message());
+    gemm_override = tile.value();
+    stats_.gpu_gemm_tuning = "every GEMM on " + options_.gpu_gemm_tile + " (SessionOptions::gpu_gemm_tile)";
+  } else if (options_.use_gpu_tuning) {
+    const std::string& dir = options_.gpu_tuning_dir.empty() ? options_.pipeline_cache_dir : options_.gpu_tuning_dir;
+    tuning =
+        vk::load_gemm_tuning(vk::pipeline_cache_dir(dir), gpu_->device->info(), features, stats_.gpu_gemm_tuning);
+  } else {
+    stats_.gpu_gemm_tuning = "tuning off (SessionOptions::use_gpu_tuning)";
+  }
+  int gemms = 0, gemms_tuned = 0;
   gpu_->pipelines_before = gpu_->device->pipelines().stats().pipelines_created;
   stats_.device_name = gpu_->device->info().name;
   const auto& ops = graph_.ops;
@@ -105,7 +124,9 @@ Status ExecutionPlan::place_steps() {
     }
     std::vector<Tensor> views;
     std::vector<Tensor*> outputs;
-    vk::PlanContext ctx{op, {}, {}, gpu_->device->features(), gpu_->fp16};
+    vk::PlanContext ctx{op, {}, {}, features, gpu_->fp16};
+    ctx.gemm_override = gemm_override ? &*gemm_override : nullptr;
+    ctx.gemm_tuning = &tuning;
     prepare_time_views(op, views, ctx.inputs, outputs);
     ctx.outputs.assign(outputs.begin(), outputs.end());
     Status planned = kernel->plan(ctx);
@@ -135,8 +156,18 @@ Status ExecutionPlan::place_steps() {
     work->dispatches = std::move(ctx.dispatches);
     work->constants = std::move(ctx.constants);
     work->scratch = std::move(ctx.scratch);
+    for (const auto& g : ctx.gemm_choices) {
+      step.gemms.push_back({g.shape.text(), g.tile, g.tuned});
+      ++gemms;
+      gemms_tuned += g.tuned ? 1 : 0;
+    }
     gpu_->work[k] = std::move(work);
     step.segment = 0;  // numbered below
+  }
+
+  if (!gemm_override && options_.use_gpu_tuning && !tuning.entries.empty()) {
+    stats_.gpu_gemm_tuning +=
+        ": " + std::to_string(gemms_tuned) + " of this plan's " + std::to_string(gemms) + " GEMMs tuned";
   }
 
   // Islands: a run of GPU steps too small to pay for moving data in and out

@@ -4,6 +4,7 @@
 
 #if MOTE_HAS_VULKAN
 #include "runtime/vulkan/device.hpp"
+#include "runtime/vulkan/pipeline_cache_file.hpp"
 #include "runtime/vulkan/pipelines.hpp"
 #endif
 
@@ -14,6 +15,14 @@ Result<std::vector<std::string>> describe_gpu() {
   return vk::describe_devices();
 #else
   return unsupported("Vulkan unavailable: Mote was built with MOTE_VULKAN=OFF");
+#endif
+}
+
+std::string default_gpu_cache_dir() {
+#if MOTE_HAS_VULKAN
+  return vk::pipeline_cache_dir("");
+#else
+  return {};  // no GPU caches without Vulkan
 #endif
 }
 

@@ -83,12 +83,11 @@ std::optional<uint32_t> parse_count(const std::string& text) {
   return v;
 }
 
-// "shared" (the shared-memory core, with the row's number of workgroups if
-// the row uses that core, else kSharedWorkgroups), "shared:N" (N workgroups
-// at least), or the register core's "LXxTMxTNxBK".
-Result<GemmTileLimits> parse_gemm_override(const std::string& value, const GemmTileLimits& row,
-                                           const DeviceFeatures& features) {
-  const std::string what = "MOTE_VK_GEMM_TILE=" + value + ": ";
+}  // namespace
+
+Result<GemmTileLimits> parse_gemm_tile(const std::string& value, const GemmTileLimits& row,
+                                       const DeviceFeatures& features) {
+  const std::string what = "GEMM tile '" + value + "': ";
   GemmTileLimits t;
   if (value == "shared" || value.rfind("shared:", 0) == 0) {
     t.shared_core = true;
@@ -117,7 +116,10 @@ Result<GemmTileLimits> parse_gemm_override(const std::string& value, const GemmT
   return t;
 }
 
-}  // namespace
+std::string format_gemm_tile(const GemmTileLimits& t) {
+  if (t.shared_core) return "shared:" + std::to_string(t.min_workgroups);
+  return std::to_string(t.lx) + "x" + std::to_string(t.tm) + "x" + std::to_string(t.tn) + "x" + std::to_string(t.bk);
+}
 
 std::string describe(const GemmTileLimits& t) {
   char buf[96];
@@ -139,7 +141,10 @@ Result<DeviceProfile> choose_profile(const DeviceInfo& info, const DeviceFeature
     break;
   }
   if (gemm_override && *gemm_override) {
-    MOTE_ASSIGN_OR_RETURN(profile.gemm, parse_gemm_override(gemm_override, profile.gemm, features));
+    auto tile = parse_gemm_tile(gemm_override, profile.gemm, features);
+    if (!tile.ok())
+      return invalid_argument("MOTE_VK_GEMM_TILE=" + std::string(gemm_override) + ": " + tile.status().message());
+    profile.gemm = tile.value();
     profile.row += std::string(", GEMM tile from MOTE_VK_GEMM_TILE=") + gemm_override;
   }
   // A row's tile may not fit a small device: shrink its depth step until the

@@ -21,6 +21,7 @@
 #include "mote/tensor.hpp"
 #include "runtime/core/attrs.hpp"
 #include "runtime/vulkan/device.hpp"
+#include "runtime/vulkan/gemm_tuning.hpp"
 #include "shaders/shader_registry.hpp"
 
 namespace mote::vk {
@@ -48,6 +49,11 @@ struct PlanContext {
   std::vector<const Tensor*> outputs;
   const DeviceFeatures& features;
   bool fp16 = false;
+  // Where GEMM tiles come from (plan_gemm_launch): the session's override
+  // (SessionOptions::gpu_gemm_tile) when set, else the tuned entry for the
+  // product's shape, else the device profile (features.gemm_tile).
+  const GemmTileLimits* gemm_override = nullptr;
+  const GemmTuning* gemm_tuning = nullptr;
 
   // Filled by plan():
   std::vector<Dispatch> dispatches;
@@ -57,6 +63,13 @@ struct PlanContext {
     int64_t numel;
   };
   std::vector<Scratch> scratch;    // device temporaries live during this op
+  // Each GEMM the op launches and the tile it got (placement, tuning).
+  struct GemmChoice {
+    GemmShape shape;
+    std::string tile;  // format_gemm_tile of the limits used
+    bool tuned = false;
+  };
+  std::vector<GemmChoice> gemm_choices;
 
   bool has_input(size_t i) const { return i < inputs.size() && inputs[i] != nullptr; }
   const Tensor& in(size_t i) const { return *inputs[i]; }

@@ -332,6 +332,26 @@ def bench(args):
                          "mote-bench", contains=["unknown backend"])
 
 
+@case
+def bench_tune(args):
+    has_device = expect_ok([args.info, "--devices"]).startswith("device ")
+    tuning = os.path.join(args.work, "tuning")
+    cmd = [args.bench, model(args, "matmul.mote"), "--backend", "vulkan", "--tune", "--tune-runs", "1",
+           "--tune-candidates", "16x4x1x4,8x8", "--tuning-dir", tuning, "--repeat", "1", "--warmup", "0"]
+    if not has_device:
+        code, out, err = run(cmd)
+        if code == 0 or code < 0 or code >= 128:
+            raise Failure(f"--tune without a device should fail cleanly, got exit {code}: {err}")
+        return
+    out = expect_ok(cmd, contains=["GEMM tuning on", "48x128x32x1", "skipped 8x8", "a run:", "tuning file:",
+                                   "GEMM tiles (vulkan):"])
+    row = [l for l in out.splitlines() if "48x128x32x1" in l]
+    if not row or not ("written" in row[0] or "kept profile" in row[0]):
+        raise Failure(f"no tuning row for the MatMul's shape:\n{out}")
+    expect_ok([args.run, model(args, "matmul.mote"), "--backend", "vulkan", "--placement", "--repeat", "0"],
+              contains=["GEMM 48x128x32x1 on ", "gemm "])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("case", choices=sorted(CASES))

@@ -5,6 +5,8 @@
 //   weights.mote  as relu.mote, plus a 4x4 f32 constant "w" (values 0..15)
 //                 passed straight to a second output: a file with a weight
 //                 segment, for parameter counts and truncation tests
+//   matmul.mote   input "x" f32 128x32 -> MatMul with a 32x48 constant -> "y"
+//                 (a GEMM for mote-bench --tune)
 //   newer.mote    one op of type 4000, unknown to this schema (as if written
 //                 by a newer Mote)
 #include <cstdio>
@@ -40,6 +42,16 @@ mote::Status write_weights(const std::string& dir) {
   return b.save(dir + "/weights.mote");
 }
 
+mote::Status write_matmul(const std::string& dir) {
+  mote::GraphBuilder b;
+  int x = b.add_input("x", mote::DType::F32, {128, 32});
+  std::vector<float> values(32 * 48);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i % 7) - 3.0f;
+  int w = b.add_constant("w", mote::Tensor::from_vector<float>({32, 48}, values));
+  b.mark_output(b.add_op(mote::fb::OpType::MatMul, {x, w})[0], "y");
+  return b.save(dir + "/matmul.mote");
+}
+
 mote::Status write_newer(const std::string& dir) {
   mote::GraphBuilder b;
   int x = b.add_input("x", mote::DType::F32, {2, 3});
@@ -54,7 +66,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s OUTPUT_DIR\n", argv[0]);
     return 2;
   }
-  for (auto* write : {write_relu, write_dynamic, write_weights, write_newer}) {
+  for (auto* write : {write_relu, write_dynamic, write_weights, write_matmul, write_newer}) {
     mote::Status st = write(argv[1]);
     if (!st.ok()) {
       std::fprintf(stderr, "make_test_models: %s\n", st.to_string().c_str());

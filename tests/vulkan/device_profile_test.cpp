@@ -83,33 +83,33 @@ TEST(GemmTiles, SharedCoreFillsTheGpu) {
   f.gemm_tile.shared_core = true;
   f.gemm_tile.min_workgroups = 128;
   // 1024 x 1024: 16 x 16 tiles of 64 are enough.
-  auto big = pick_gemm_tile(1024, 1024, 1, f);
+  auto big = pick_gemm_tile(1024, 1024, 1, f.gemm_tile, f);
   ASSERT_TRUE(big && big->shared_core);
   EXPECT_EQ(big->rows(), 64u);
   EXPECT_EQ(big->columns(), 64u);
   EXPECT_EQ(big->lx % big->columns(), 0u);
   // 512 channels x 49 pixels: 64-tiles give 8 workgroups, 32-tiles 32: the smallest.
-  auto small = pick_gemm_tile(512, 49, 1, f);
+  auto small = pick_gemm_tile(512, 49, 1, f.gemm_tile, f);
   ASSERT_TRUE(small);
   EXPECT_EQ(small->rows(), 32u);
   auto [gx, gy] = small->groups(512, 49);
   EXPECT_EQ(gx, 2);
   EXPECT_EQ(gy, 16);
   // ... and split-K: 4608 deep, 128 / 32 = 4 parts of 1152 (a multiple of bk 16).
-  SplitK split = plan_split_k(*small, gx * gy, 512, 49, 4608, f);
+  SplitK split = plan_split_k(*small, gx * gy, 512, 49, 4608, f.gemm_tile, f);
   EXPECT_EQ(split.parts, 4u);
   EXPECT_EQ(split.k_chunk, 1152u);
   // Parts keep at least 256 values of k: 600 deep allows 2 (300 each, rounded up to 304).
-  split = plan_split_k(*small, gx * gy, 512, 49, 600, f);
+  split = plan_split_k(*small, gx * gy, 512, 49, 600, f.gemm_tile, f);
   EXPECT_EQ(split.parts, 2u);
   EXPECT_EQ(split.k_chunk, 304u);
-  EXPECT_EQ(plan_split_k(*small, gx * gy, 512, 49, 500, f).parts, 1u);
+  EXPECT_EQ(plan_split_k(*small, gx * gy, 512, 49, 500, f.gemm_tile, f).parts, 1u);
   // Enough workgroups, or the register core: no split.
-  EXPECT_EQ(plan_split_k(*big, 256, 1024, 1024, 4096, f).parts, 1u);
+  EXPECT_EQ(plan_split_k(*big, 256, 1024, 1024, 4096, f.gemm_tile, f).parts, 1u);
   f.gemm_tile.shared_core = false;
-  auto reg = pick_gemm_tile(512, 49, 1, f);
+  auto reg = pick_gemm_tile(512, 49, 1, f.gemm_tile, f);
   ASSERT_TRUE(reg && !reg->shared_core);
-  EXPECT_EQ(plan_split_k(*reg, 1, 512, 49, 4608, f).parts, 1u);
+  EXPECT_EQ(plan_split_k(*reg, 1, 512, 49, 4608, f.gemm_tile, f).parts, 1u);
 }
 
 }  // namespace

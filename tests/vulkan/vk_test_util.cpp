@@ -33,8 +33,7 @@ Tensor round_to_f16(const Tensor& t) {
   return r;
 }
 
-Result<VulkanRun> run_op_vulkan(const fb::OpT& op, const Inputs& inputs, GpuPrecision precision,
-                                uint32_t constant_mask, SessionOptions options) {
+Result<OneOpModel> one_op_model(const fb::OpT& op, const Inputs& inputs, uint32_t constant_mask) {
   const OpDef* def = find_op_def(op.type);
   if (!def) return unsupported("no op definition");
   if (constant_mask == kValueInputs) constant_mask = def->value_inputs;
@@ -42,7 +41,8 @@ Result<VulkanRun> run_op_vulkan(const fb::OpT& op, const Inputs& inputs, GpuPrec
   MOTE_ASSIGN_OR_RETURN(std::vector<Tensor> expected, run_op(op, inputs, Impl::kReference));
   GraphBuilder b;
   std::vector<int> ins;
-  std::vector<Tensor> feeds;
+  OneOpModel built;
+  std::vector<Tensor>& feeds = built.feeds;
   // Names built by append: GCC 12 misreports "c" + std::to_string(i) as an
   // overflowing memcpy (-Wstringop-overflow, GCC bug 105651).
   auto name = [](char prefix, size_t i) { return std::string(1, prefix).append(std::to_string(i)); };
@@ -68,13 +68,20 @@ Result<VulkanRun> run_op_vulkan(const fb::OpT& op, const Inputs& inputs, GpuPrec
   MOTE_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, b.serialize());
   auto storage = std::make_shared<Tensor>(Tensor::zeros(DType::U8, {static_cast<int64_t>(bytes.size())}));
   std::copy(bytes.begin(), bytes.end(), storage->data<uint8_t>());
-  MOTE_ASSIGN_OR_RETURN(std::shared_ptr<const Model> model, Model::from_buffer(storage->raw(), storage->bytes(), "op.mote"));
+  built.bytes = storage;
+  MOTE_ASSIGN_OR_RETURN(built.model, Model::from_buffer(storage->raw(), storage->bytes(), "op.mote"));
+  return built;
+}
+
+Result<VulkanRun> run_op_vulkan(const fb::OpT& op, const Inputs& inputs, GpuPrecision precision,
+                                uint32_t constant_mask, SessionOptions options) {
+  MOTE_ASSIGN_OR_RETURN(OneOpModel built, one_op_model(op, inputs, constant_mask));
   options.backend = Backend::kVulkan;
   options.gpu_precision = precision;
   options.min_gpu_island_elements = 0;
-  MOTE_ASSIGN_OR_RETURN(auto session, Session::create(model, options));
+  MOTE_ASSIGN_OR_RETURN(auto session, Session::create(built.model, options));
   VulkanRun run;
-  MOTE_ASSIGN_OR_RETURN(run.outputs, session->run(feeds));
+  MOTE_ASSIGN_OR_RETURN(run.outputs, session->run(built.feeds));
   run.placement = session->placement();
   run.stats = session->plan_stats();
   return run;

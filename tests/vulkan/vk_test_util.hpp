@@ -41,6 +41,15 @@ bool device_has_half_conversions();
 // value_inputs (Reshape's shape, Slice's starts...).
 constexpr uint32_t kValueInputs = 0xffffffffu;
 
+// `op` as a one-op model: inputs in constant_mask become constants, the
+// others graph inputs, fed by `feeds` in order.
+struct OneOpModel {
+  std::shared_ptr<const Tensor> bytes;  // the serialized model, used in place
+  std::shared_ptr<const Model> model;
+  std::vector<Tensor> feeds;
+};
+Result<OneOpModel> one_op_model(const fb::OpT& op, const Inputs& inputs, uint32_t constant_mask = kValueInputs);
+
 struct VulkanRun {
   std::vector<Tensor> outputs;
   std::vector<OpPlacement> placement;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "runtime/vulkan/device_profile.hpp"
+
 namespace mote::vk {
 namespace {
 
@@ -11,8 +13,8 @@ constexpr int64_t kMaxParts = 64;
 }  // namespace
 
 SplitK plan_split_k(const GemmTile& tile, int64_t workgroups, int64_t rows, int64_t cols, int64_t depth,
-                    const DeviceFeatures& features) {
-  const int64_t wanted = features.gemm_tile.min_workgroups;
+                    const GemmTileLimits& limits, const DeviceFeatures& features) {
+  const int64_t wanted = limits.min_workgroups;
   if (!tile.shared_core || workgroups <= 0 || workgroups >= wanted) return {};
   int64_t parts = std::min({(wanted + workgroups - 1) / workgroups, depth / kMinSplitDepth, kMaxParts,
                             static_cast<int64_t>(features.max_group_count[2])});
@@ -26,17 +28,26 @@ SplitK plan_split_k(const GemmTile& tile, int64_t workgroups, int64_t rows, int6
   return {static_cast<uint32_t>(parts), static_cast<uint32_t>(chunk)};
 }
 
-Result<GemmLaunch> plan_gemm_launch(const PlanContext& ctx, int64_t rows, int64_t cols, int64_t depth,
-                                    int64_t batch) {
+Result<GemmLaunch> plan_gemm_launch(PlanContext& ctx, int64_t rows, int64_t cols, int64_t depth, int64_t batch) {
   const DeviceFeatures& f = ctx.features;
-  auto tile = pick_gemm_tile(rows, cols, batch, f);
+  const GemmShape shape{rows, cols, depth, batch};
+  const GemmTileLimits* limits = ctx.gemm_override ? ctx.gemm_override : &f.gemm_tile;
+  bool tuned = false;
+  if (!ctx.gemm_override && ctx.gemm_tuning) {
+    if (auto it = ctx.gemm_tuning->entries.find(shape); it != ctx.gemm_tuning->entries.end()) {
+      limits = &it->second.tile;
+      tuned = true;
+    }
+  }
+  auto tile = pick_gemm_tile(rows, cols, batch, *limits, f);
   if (!tile) return ctx.unsupported("the device's shared memory or workgroup size is too small for the GEMM tiles");
   auto [gx, gy] = tile->groups(rows, cols);
-  SplitK split = batch == 1 ? plan_split_k(*tile, gx * gy, rows, cols, depth, f) : SplitK{};
+  SplitK split = batch == 1 ? plan_split_k(*tile, gx * gy, rows, cols, depth, *limits, f) : SplitK{};
   const int64_t gz = split.parts > 1 ? split.parts : batch;
   if (gx > f.max_group_count[0] || gy > f.max_group_count[1] || gz > f.max_group_count[2]) {
     return ctx.unsupported("more workgroups than the device allows");
   }
+  ctx.gemm_choices.push_back({shape, format_gemm_tile(*limits), tuned});
   return GemmLaunch{*tile, {static_cast<uint32_t>(gx), static_cast<uint32_t>(gy), static_cast<uint32_t>(gz)}, split};
 }
 

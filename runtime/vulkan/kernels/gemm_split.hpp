@@ -22,13 +22,13 @@ struct SplitK {
 };
 
 // The split for a product of `rows` x `cols` outputs over `depth` on `tile`,
-// whose output alone gives `workgroups`: enough parts to reach the device
-// profile's min_workgroups, no more than depth / kMinSplitDepth (256) of them
+// whose output alone gives `workgroups`: enough parts to reach
+// limits.min_workgroups, no more than depth / kMinSplitDepth (256) of them
 // (shorter parts and the extra pass over the partial sums outweighs the
 // gain). Parts are whole bk steps, so the last one may be shorter (depth 519
 // in two: 272 + 247).
 SplitK plan_split_k(const GemmTile& tile, int64_t workgroups, int64_t rows, int64_t cols, int64_t depth,
-                    const DeviceFeatures& features);
+                    const GemmTileLimits& limits, const DeviceFeatures& features);
 
 // How one GEMM dispatch is launched: its tile, workgroups along x (columns),
 // y (rows) and z (the batch, or the split's parts), and the split.
@@ -41,8 +41,10 @@ struct GemmLaunch {
 
 // The launch of a product of `rows` x `cols` outputs over `depth`, `batch`
 // times (split-K only for one), or kUnsupported when the device's shared
-// memory, workgroup size or workgroup counts cannot take it.
-Result<GemmLaunch> plan_gemm_launch(const PlanContext& ctx, int64_t rows, int64_t cols, int64_t depth, int64_t batch);
+// memory, workgroup size or workgroup counts cannot take it. The tile limits
+// come from ctx (override, tuned entry or profile); the choice is recorded
+// in ctx.gemm_choices.
+Result<GemmLaunch> plan_gemm_launch(PlanContext& ctx, int64_t rows, int64_t cols, int64_t depth, int64_t batch);
 
 // The buffer the GEMM writes its raw partial sums to: a scratch of
 // parts x rows x cols f32 (an I32 scratch, so that f16 storage does not

@@ -64,8 +64,9 @@ static_assert(shared_tile_ok(kSharedTiles[0]) && shared_tile_ok(kSharedTiles[1])
 // matrix x vector product has one), but at least 4 (the shared tile holds
 // vec4s of rows). The shared core: the largest tile that still gives the
 // profile's min_workgroups (enough to fill the GPU), else the smallest.
-inline std::optional<GemmTile> pick_gemm_tile(int64_t rows, int64_t cols, int64_t batch, const DeviceFeatures& f) {
-  const GemmTileLimits& most = f.gemm_tile;
+// `most` is the device profile's limits or the tuned ones for this shape.
+inline std::optional<GemmTile> pick_gemm_tile(int64_t rows, int64_t cols, int64_t batch, const GemmTileLimits& most,
+                                              const DeviceFeatures& f) {
   if (most.shared_core) {
     std::optional<GemmTile> chosen;
     for (const GemmTile& t : kSharedTiles) {

@@ -3,11 +3,16 @@
 // are for tools, diagnostics and benchmarks.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "mote/export.hpp"
+#include "mote/model.hpp"
+#include "mote/session.hpp"
 #include "mote/status.hpp"
+#include "mote/tensor.hpp"
 
 namespace mote {
 
@@ -21,5 +26,55 @@ MOTE_API Result<std::vector<std::string>> describe_gpu();
 // prepare compiles again (from the disk cache if one is there). For
 // benchmarks measuring cold and warm prepare; a no-op without a device.
 MOTE_API void reset_gpu_pipelines();
+
+// The directory Mote keeps GPU caches in when SessionOptions name none:
+// $MOTE_CACHE_DIR, else $XDG_CACHE_HOME/mote, else $HOME/.cache/mote; empty
+// when none is known.
+MOTE_API std::string default_gpu_cache_dir();
+
+// GEMM tuning (`mote-bench --tune`): times the model with each candidate tile
+// for all its GPU matrix products (Gemm, MatMul, Conv), picks per product
+// shape the tile under which the ops of that shape took least GPU time, and
+// writes the winners that beat the device profile's tile into the tuning file
+// (SessionOptions::gpu_tuning_dir, else the pipeline-cache directory; merged with the entries already there).
+// Sessions read that file at prepare (SessionOptions::use_gpu_tuning), so the
+// cost is paid once per device and driver, not at every start.
+struct GpuTuneOptions {
+  // Tiles to try, as MOTE_VK_GEMM_TILE writes them; empty: a built-in list
+  // for the device's GEMM core (docs/vulkan.md).
+  std::vector<std::string> candidates;
+  int runs = 3;                 // timed runs per candidate, after one warm-up
+  double budget_seconds = 120;  // no candidate starts after this
+  // A winner must beat the profile's tile by this fraction to be written
+  // (smaller differences are run-to-run noise).
+  double min_gain = 0.03;
+  // One line per step, for progress output; may be empty.
+  std::function<void(const std::string&)> progress;
+};
+
+struct GpuTunedShape {
+  std::string shape;         // "512x49x4608x1"
+  std::string profile_tile;  // the device profile's tile
+  double profile_ms = 0;     // GPU time of the ops with this shape on it
+  std::string best_tile;     // the fastest candidate
+  double best_ms = 0;
+  bool written = false;  // beat the profile by min_gain: in the file
+};
+
+struct GpuTuneReport {
+  std::string device;
+  std::string path;  // the tuning file written (empty when nothing won)
+  std::vector<GpuTunedShape> shapes;
+  int candidates_tried = 0;
+  std::vector<std::string> skipped;  // candidates not run, with the reason
+  // Median wall time of one run before (profile tiles) and after tuning.
+  double model_ms_before = 0, model_ms_after = 0;
+};
+
+// `options` is used for backend-independent settings (threads, cache
+// directory); the tuner runs Vulkan sessions with profiling. Fails when no
+// Vulkan device is usable or the model does not run.
+MOTE_API Result<GpuTuneReport> tune_gpu_gemms(std::shared_ptr<const Model> model, const std::vector<Tensor>& inputs,
+                                              SessionOptions options, const GpuTuneOptions& tune = {});
 
 }  // namespace mote

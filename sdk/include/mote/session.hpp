@@ -67,6 +67,17 @@ struct SessionOptions {
   int64_t min_gpu_island_elements = 4096;
   // Pipeline-cache directory; empty: $MOTE_CACHE_DIR, else ~/.cache/mote.
   std::string pipeline_cache_dir;
+  // GPU GEMM tiles (Gemm, MatMul, Conv). With use_gpu_tuning, a product whose
+  // shape tune_gpu_gemms (mote/gpu.hpp; `mote-bench --tune`) measured on this
+  // device takes the tile that won there, from the tuning file
+  // (gpu_tuning_dir); others take the device profile's tile.
+  // gpu_gemm_tile, when set, is the tile of every product instead, written as
+  // MOTE_VK_GEMM_TILE is ("LXxTMxTNxBK", "shared", "shared:N"; docs/vulkan.md):
+  // for experiments and for tuning itself. prepare() fails on a malformed one.
+  bool use_gpu_tuning = true;
+  std::string gpu_gemm_tile;
+  // Directory of the tuning file; empty: the pipeline-cache directory.
+  std::string gpu_tuning_dir;
   // Per-op GPU timestamps and CPU timers on every run (Session::profile()).
   bool profile = false;
   // Most bytes a plan may take for its intermediates and outputs: the host
@@ -83,12 +94,20 @@ struct SessionOptions {
   GpuFaultPolicy gpu_faults = GpuFaultPolicy::kFallBackToCpu;
 };
 
+// One matrix product a GPU op launches, and the tile it runs with.
+struct GpuGemm {
+  std::string shape;   // "rows x cols x depth x batch", e.g. "512x49x4608x1"
+  std::string tile;    // "64x32x4x32" (register core) or "shared:512"
+  bool tuned = false;  // the tile came from the tuning file
+};
+
 // Where prepare() put one op, and why.
 struct OpPlacement {
   int op_index = 0;
   std::string op;       // "Conv 'conv1'"
   std::string device;   // "vulkan", "cpu", or "folded" (computed at prepare)
   std::string reason;   // why not on the GPU; empty when it is
+  std::vector<GpuGemm> gemms;  // on the GPU: its matrix products
 };
 
 // Time of one op in the last run (with SessionOptions::profile).
@@ -125,6 +144,9 @@ struct PlanStats {
   uint64_t device_weight_bytes = 0;
   int pipelines_created = 0;     // by this prepare (0 when all were cached)
   std::string pipeline_cache;    // what happened to the pipeline cache, in words (cold/warm start, where)
+  // Where the GPU GEMM tiles came from, in words: the tuning file and how
+  // many of the plan's products it covered, or the override.
+  std::string gpu_gemm_tuning;
   // The GPU fault this session survived by moving to the CPU, in words; empty
   // when none (SessionOptions::gpu_faults).
   std::string gpu_fault;

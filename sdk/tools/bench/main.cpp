@@ -2,11 +2,17 @@
 // side by side, and optionally where the time goes op by op.
 //
 //   mote-bench model.mote --backend cpu,vulkan --repeat 50 --per-op
+//   mote-bench model.mote --backend vulkan --tune
 //
 // Prepare is measured twice per backend. Cold: no compiled pipelines in the
 // process and an empty pipeline-cache directory, as on an app's first start.
 // Warm: pipelines dropped again but the cache file the cold prepare wrote is
 // there, as on every later start. (On the CPU both are plain prepares.)
+//
+// GEMM tiles come from the tuning file in the user's cache directory
+// (--tuning-dir), written by --tune, which runs before the benchmark: every
+// candidate tile is timed on the model and the winning tile per product
+// shape is stored, so later sessions of any app on this device use it.
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -40,6 +46,13 @@ struct BenchOptions {
   bool per_op = false;
   int top = 15;
   bool planar = false;
+  bool tune = false;
+  double tune_seconds = 120;
+  int tune_runs = 3;
+  std::vector<std::string> tune_candidates;
+  std::string gemm_tile;
+  std::string tuning_dir = default_gpu_cache_dir();
+  bool no_tuning = false;
 };
 
 struct BackendResult {
@@ -53,6 +66,7 @@ struct BackendResult {
   uint64_t device_bytes = 0;
   int ops_gpu = 0, ops_cpu = 0;
   std::string note;
+  std::string gemm_tiles;  // Vulkan: where the GEMM tiles came from
 };
 
 uint64_t peak_rss_bytes() {
@@ -134,6 +148,41 @@ Status print_per_op(const Fixture& f, SessionOptions options, int repeat, int to
   return {};
 }
 
+// --tune: the tuner's progress on stderr, then its table.
+Status tune(const Fixture& f, const BenchOptions& o) {
+  SessionOptions options;
+  options.threads = o.threads;
+  options.gpu_precision = o.fp16 ? GpuPrecision::kF16Storage : GpuPrecision::kF32;
+  options.gpu_tuning_dir = o.tuning_dir;
+  // Candidates' pipelines go to a scratch directory, not the user's cache.
+  namespace fs = std::filesystem;
+  fs::path cache = fs::temp_directory_path() / ("mote-bench-tune-" + std::to_string(::getpid()));
+  options.pipeline_cache_dir = cache.string();
+  GpuTuneOptions t;
+  t.budget_seconds = o.tune_seconds;
+  t.runs = o.tune_runs;
+  t.candidates = o.tune_candidates;
+  t.progress = [](const std::string& line) { std::fprintf(stderr, "mote-bench --tune: %s\n", line.c_str()); };
+  Stopwatch clock;
+  auto report = tune_gpu_gemms(f.model, f.inputs, options, t);
+  std::error_code ec;
+  fs::remove_all(cache, ec);
+  MOTE_RETURN_IF_ERROR(report.status());
+  const GpuTuneReport& r = report.value();
+  std::printf("GEMM tuning on %s: %d candidate tile(s) in %.1f s\n", r.device.c_str(), r.candidates_tried,
+              clock.elapsed_ms() / 1000);
+  std::printf("  %-22s %-12s %10s  %-12s %10s  %s\n", "shape (RxCxDxB)", "profile", "ms", "best", "ms", "");
+  for (const GpuTunedShape& s : r.shapes) {
+    std::printf("  %-22s %-12s %10.3f  %-12s %10.3f  %s\n", s.shape.c_str(), s.profile_tile.c_str(), s.profile_ms,
+                s.best_tile.c_str(), s.best_ms, s.written ? "written" : "kept profile");
+  }
+  for (const std::string& s : r.skipped) std::printf("  skipped %s\n", s.c_str());
+  std::printf("  a run: %.3f ms with the profile's tiles, %.3f ms tuned (medians of %d)\n", r.model_ms_before,
+              r.model_ms_after, o.tune_runs);
+  std::printf("  tuning file: %s\n", r.path.empty() ? "(unchanged: no shape gained)" : r.path.c_str());
+  return {};
+}
+
 Result<BackendResult> bench_backend(const Fixture& f, const BenchOptions& o, Backend backend) {
   BackendResult r;
   r.name = backend_name(backend);
@@ -147,6 +196,9 @@ Result<BackendResult> bench_backend(const Fixture& f, const BenchOptions& o, Bac
   std::error_code ec;
   fs::remove_all(cache, ec);
   options.pipeline_cache_dir = cache.string();
+  options.gpu_tuning_dir = o.tuning_dir;
+  options.use_gpu_tuning = !o.no_tuning;
+  options.gpu_gemm_tile = o.gemm_tile;
 
   reset_gpu_pipelines();
   MOTE_ASSIGN_OR_RETURN(auto cold, prepared_session(f, options, r.prepare_cold_ms));
@@ -162,6 +214,7 @@ Result<BackendResult> bench_backend(const Fixture& f, const BenchOptions& o, Bac
   r.device_bytes = stats.device_arena_bytes + stats.device_weight_bytes;
   r.ops_gpu = stats.ops_gpu;
   r.ops_cpu = stats.ops_cpu;
+  if (stats.backend == Backend::kVulkan) r.gemm_tiles = stats.gpu_gemm_tuning;
 
   MOTE_RETURN_IF_ERROR(session->run(f.inputs).status());
   for (int i = 0; i < o.warmup; ++i) MOTE_RETURN_IF_ERROR(session->run(f.inputs).status());
@@ -190,6 +243,7 @@ Status bench(const BenchOptions& o) {
     f.shapes[decls[k].name] = prepared[k].tensor.shape();
     f.inputs.push_back(prepared[k].tensor);
   }
+  if (o.tune) MOTE_RETURN_IF_ERROR(tune(f, o));
   std::vector<BackendResult> results;
   for (const std::string& name : split_list(o.backends)) {
     MOTE_ASSIGN_OR_RETURN(Backend backend, parse_backend(name));
@@ -207,6 +261,9 @@ Status bench(const BenchOptions& o) {
                 r.latency.min_ms, short_bytes(r.host_arena).c_str(),
                 r.device_bytes ? short_bytes(r.device_bytes).c_str() : "-", r.ops_gpu, r.ops_cpu,
                 r.note.c_str());
+  }
+  for (const BackendResult& r : results) {
+    if (!r.gemm_tiles.empty()) std::printf("GEMM tiles (%s): %s\n", r.name.c_str(), r.gemm_tiles.c_str());
   }
   std::printf("peak host memory (process RSS)  %s\n", format_bytes(peak_rss_bytes()).c_str());
   return {};
@@ -232,5 +289,19 @@ int main(int argc, char** argv) {
   app.add_flag("--per-op", o.per_op, "also print time per op, slowest first");
   app.add_flag("--planar", o.planar, "CPU: keep every tensor NCHW (no channel-blocked layout), to compare");
   app.add_option("--top", o.top, "with --per-op: ops to list (0 = all)")->capture_default_str();
+  app.add_flag("--tune", o.tune,
+               "Vulkan: time candidate GEMM tiles on this model first and store the winner per shape in the tuning "
+               "file (docs/vulkan.md, 'GEMM tuning')");
+  app.add_option("--tune-seconds", o.tune_seconds, "with --tune: no candidate starts after this many seconds")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--tune-runs", o.tune_runs, "with --tune: timed runs per candidate")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--tune-candidates", o.tune_candidates, "with --tune: tiles to try (default: a list per GEMM core)")
+      ->delimiter(',');
+  app.add_option("--gemm-tile", o.gemm_tile, "Vulkan: run every GEMM on this tile (LXxTMxTNxBK, shared, shared:N)");
+  app.add_option("--tuning-dir", o.tuning_dir, "directory of the GEMM tuning file")->capture_default_str();
+  app.add_flag("--no-tuning", o.no_tuning, "Vulkan: ignore the tuning file (the device profile's tiles)");
   return mote::tools::run_tool(app, argc, argv, [&] { return mote::tools::bench(o); });
 }

@@ -67,14 +67,19 @@ Status save_outputs(const std::string& dir, const std::vector<TensorDesc>& decls
   return {};
 }
 
-// One line per op: where it runs and, when not on the GPU, why.
+// One line per op: where it runs and, when not on the GPU, why; on the GPU,
+// its matrix products' shapes and tiles (what `mote-bench --tune` tunes).
 void print_placement(const std::vector<OpPlacement>& placement) {
   size_t width = 2;
   for (const OpPlacement& p : placement) width = std::max(width, p.op.size());
   std::printf("placement\n");
   for (const OpPlacement& p : placement) {
+    std::string detail = p.reason;
+    for (const GpuGemm& g : p.gemms) {
+      detail += (detail.empty() ? "" : ", ") + ("GEMM " + g.shape + " on " + g.tile) + (g.tuned ? " (tuned)" : "");
+    }
     std::printf("  #%-4d %-*s  %-9s %s\n", p.op_index, static_cast<int>(width), p.op.c_str(), p.device.c_str(),
-                p.reason.c_str());
+                detail.c_str());
   }
 }
 
@@ -136,6 +141,7 @@ Status run(const RunOptions& o) {
                 plan.gpu_segments, plan.gpu_segments == 1 ? "" : "s", plan.gpu_dispatches, plan.gpu_barriers,
                 plan.gpu_transfers, format_bytes(plan.device_arena_bytes + plan.device_weight_bytes).c_str());
     std::printf("cache    %s\n", plan.pipeline_cache.c_str());
+    std::printf("gemm     %s\n", plan.gpu_gemm_tuning.c_str());
   }
   if (o.placement) print_placement(session->placement());
   std::printf("inputs\n");
