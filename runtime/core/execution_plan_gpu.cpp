@@ -89,14 +89,16 @@ Status ExecutionPlan::place_steps() {
     if (!tile.ok()) return invalid_argument("SessionOptions::gpu_gemm_tile: " + tile.status().message());
     gemm_override = tile.value();
     stats_.gpu_gemm_tuning = "every GEMM on " + options_.gpu_gemm_tile + " (SessionOptions::gpu_gemm_tile)";
+  } else if (gpu_->device->profile().gemm_from_environment) {
+    // An experiment asked for one tile everywhere (tile_sweep.py): no tuned exceptions.
+    stats_.gpu_gemm_tuning = "every GEMM on the tile of MOTE_VK_GEMM_TILE; tuning file not read";
   } else if (options_.use_gpu_tuning) {
     const std::string& dir = options_.gpu_tuning_dir.empty() ? options_.pipeline_cache_dir : options_.gpu_tuning_dir;
-    tuning =
-        vk::load_gemm_tuning(vk::pipeline_cache_dir(dir), gpu_->device->info(), features, stats_.gpu_gemm_tuning);
+    tuning = vk::load_gemm_tuning(vk::pipeline_cache_dir(dir), gpu_->device->info(), features, gpu_->fp16,
+                                  stats_.gpu_gemm_tuning);
   } else {
     stats_.gpu_gemm_tuning = "tuning off (SessionOptions::use_gpu_tuning)";
   }
-  int gemms = 0, gemms_tuned = 0;
   gpu_->pipelines_before = gpu_->device->pipelines().stats().pipelines_created;
   stats_.device_name = gpu_->device->info().name;
   const auto& ops = graph_.ops;
@@ -156,18 +158,9 @@ Status ExecutionPlan::place_steps() {
     work->dispatches = std::move(ctx.dispatches);
     work->constants = std::move(ctx.constants);
     work->scratch = std::move(ctx.scratch);
-    for (const auto& g : ctx.gemm_choices) {
-      step.gemms.push_back({g.shape.text(), g.tile, g.tuned});
-      ++gemms;
-      gemms_tuned += g.tuned ? 1 : 0;
-    }
+    for (const auto& g : ctx.gemm_choices) step.gemms.push_back({g.shape.text(), g.tile, g.tuned});
     gpu_->work[k] = std::move(work);
     step.segment = 0;  // numbered below
-  }
-
-  if (!gemm_override && options_.use_gpu_tuning && !tuning.entries.empty()) {
-    stats_.gpu_gemm_tuning +=
-        ": " + std::to_string(gemms_tuned) + " of this plan's " + std::to_string(gemms) + " GEMMs tuned";
   }
 
   // Islands: a run of GPU steps too small to pay for moving data in and out
@@ -194,6 +187,16 @@ Status ExecutionPlan::place_steps() {
       }
     }
     begin = end;
+  }
+  if (!tuning.entries.empty()) {
+    int gemms = 0, tuned = 0;
+    for (const Step& step : steps_) {
+      if (step.segment < 0) continue;
+      gemms += static_cast<int>(step.gemms.size());
+      for (const GpuGemm& g : step.gemms) tuned += g.tuned ? 1 : 0;
+    }
+    stats_.gpu_gemm_tuning +=
+        ": " + std::to_string(tuned) + " of this plan's " + std::to_string(gemms) + " GPU GEMMs tuned";
   }
   int segment = -1;
   for (size_t k = 0; k < steps_.size(); ++k) {

@@ -2,13 +2,15 @@
 // device. Every candidate tile is tried on the whole model through
 // SessionOptions::gpu_gemm_tile, so each op is timed in place (its inputs
 // arriving from the ops before it, as in a real run) by the GPU timestamps
-// of a profiled session; a product shape's score under a candidate is the
-// summed time of the ops that launch it.
+// of a profiled session; a product shape's time under a configuration is the
+// summed time of the ops launching it. Winners are confirmed by a second
+// measurement with the tuning file in use before they stay in the file.
+#include "runtime/core/gpu_tune.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
-#include <map>
 
 #include "mote/gpu.hpp"
 
@@ -20,11 +22,38 @@
 #endif
 
 namespace mote {
+namespace gpu_tune {
+
+std::vector<ShapeChoice> choose_tiles(const Timings& base, const std::vector<Candidate>& candidates,
+                                      double min_gain) {
+  std::vector<ShapeChoice> out;
+  for (const auto& [shape, b] : base) {
+    ShapeChoice c{shape, b.ms, "", b.ms, false, ""};
+    if (b.shares_op) {
+      c.note = "its ops launch other products too: not tuned alone";
+      out.push_back(c);
+      continue;
+    }
+    for (const Candidate& cand : candidates) {
+      auto it = cand.timings.find(shape);
+      if (it == cand.timings.end() || it->second.ops != b.ops) continue;  // placed otherwise under this tile
+      if (it->second.launched == b.launched) continue;                    // the profile's kernel again
+      if (it->second.ms < c.best_ms) c.best = cand.tile, c.best_ms = it->second.ms;
+    }
+    c.write = !c.best.empty() && c.best_ms < b.ms * (1.0 - min_gain);
+    out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace gpu_tune
 
 #if MOTE_HAS_VULKAN
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using gpu_tune::ShapeTiming;
+using gpu_tune::Timings;
 
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -33,45 +62,46 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-// What one configuration measured: per product shape, the median over runs
-// of the summed GPU time of the ops launching it (absent when one of those
-// ops left the GPU under this tile), and the median wall time of a run.
+std::string ms_text(double ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f ms", ms);
+  return buf;
+}
+
 struct Measurement {
-  std::map<std::string, double> shape_ms;
-  std::map<std::string, std::string> shape_tile;  // the tile each shape ran on
-  double model_ms = 0;
+  Timings timings;
+  double model_ms = 0;  // median wall time of a run
 };
 
+// Runs the model `runs` times (after one warm-up) with per-op GPU timestamps.
 Result<Measurement> measure(const std::shared_ptr<const Model>& model, const std::vector<Tensor>& inputs,
                             const SessionOptions& options, int runs) {
   MOTE_ASSIGN_OR_RETURN(auto session, Session::create(model, options));
   MOTE_RETURN_IF_ERROR(session->prepare());
   MOTE_RETURN_IF_ERROR(session->run(inputs).status());  // warm-up
-  std::vector<OpPlacement> placement = session->placement();
+  Measurement m;
+  const std::vector<OpPlacement> placement = session->placement();
+  for (const OpPlacement& p : placement) {
+    for (const GpuGemm& g : p.gemms) {
+      ShapeTiming& t = m.timings[g.shape];
+      t.launched = g.tile;
+      t.ops.insert(p.op_index);
+      t.shares_op = t.shares_op || p.gemms.size() > 1;
+    }
+  }
   std::map<std::string, std::vector<double>> per_run;
   std::vector<double> wall;
-  std::map<std::string, bool> left_gpu;
-  Measurement m;
-  for (const OpPlacement& p : placement) {
-    for (const GpuGemm& g : p.gemms) m.shape_tile[g.shape] = g.tile;
-  }
   for (int r = 0; r < runs; ++r) {
     auto start = Clock::now();
     MOTE_RETURN_IF_ERROR(session->run(inputs).status());
     wall.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
     std::map<std::string, double> sums;
     for (const OpTime& t : session->profile()) {
-      const OpPlacement& p = placement[static_cast<size_t>(t.op_index)];
-      for (const GpuGemm& g : p.gemms) {
-        sums[g.shape] += t.ms;
-        if (t.device != "vulkan") left_gpu[g.shape] = true;
-      }
+      for (const GpuGemm& g : placement[static_cast<size_t>(t.op_index)].gemms) sums[g.shape] += t.ms;
     }
     for (const auto& [shape, ms] : sums) per_run[shape].push_back(ms);
   }
-  for (const auto& [shape, times] : per_run) {
-    if (!left_gpu.count(shape)) m.shape_ms[shape] = median(times);
-  }
+  for (auto& [shape, t] : m.timings) t.ms = median(per_run[shape]);
   m.model_ms = median(wall);
   return m;
 }
@@ -80,23 +110,18 @@ Result<Measurement> measure(const std::shared_ptr<const Model>& model, const std
 // columns per invocation, narrower or wider workgroups, shorter depth steps),
 // and for the shared core the workgroup targets its tile choice is made for.
 std::vector<std::string> default_candidates(const vk::GemmTileLimits& profile) {
-  std::vector<std::string> out;
-  if (profile.shared_core)
-    out = {"shared:32", "shared:128", "shared:512", "shared:2048", "64x32x4x32"};
-  else
-    out = {"64x32x8x32", "64x64x4x32", "64x32x4x16", "128x32x4x32", "32x32x4x32", "64x16x4x32", "64x64x2x32"};
-  return out;
-}
-
-std::string ms_text(double ms) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f ms", ms);
-  return buf;
+  if (profile.shared_core) return {"shared:32", "shared:128", "shared:512", "shared:2048", "64x32x4x32"};
+  return {"64x32x8x32", "64x64x4x32", "64x32x4x16", "128x32x4x32", "32x32x4x32", "64x16x4x32", "64x64x2x32"};
 }
 
 bool parse_shape(const std::string& text, vk::GemmShape& shape) {
   return std::sscanf(text.c_str(), "%" SCNd64 "x%" SCNd64 "x%" SCNd64 "x%" SCNd64, &shape.rows, &shape.cols,
                      &shape.depth, &shape.batch) == 4;
+}
+
+Status write_tuning(const std::string& path, const vk::GemmTuning& file, const vk::DeviceInfo& info) {
+  std::string text = vk::encode_gemm_tuning(file, info);
+  return vk::write_file_atomically(path, std::vector<uint8_t>(text.begin(), text.end()));
 }
 
 }  // namespace
@@ -107,6 +132,13 @@ Result<GpuTuneReport> tune_gpu_gemms(std::shared_ptr<const Model> model, const s
   if (tune.runs < 1) return invalid_argument("tune_gpu_gemms: runs must be at least 1");
   MOTE_ASSIGN_OR_RETURN(vk::Device * device, vk::Device::get());
   const vk::DeviceFeatures& features = device->features();
+  if (!features.timestamps)
+    return unsupported("tune_gpu_gemms: the device has no timestamp queries to time ops with");
+  const std::string dir =
+      vk::pipeline_cache_dir(options.gpu_tuning_dir.empty() ? options.pipeline_cache_dir : options.gpu_tuning_dir);
+  if (dir.empty()) return invalid_argument("tune_gpu_gemms: no directory for the tuning file (set MOTE_CACHE_DIR)");
+  const bool f16 = options.gpu_precision == GpuPrecision::kF16Storage && features.fp16_storage;
+  const std::string path = dir + "/" + vk::gemm_tuning_file_name(device->info(), f16);
   auto say = [&](const std::string& line) {
     if (tune.progress) tune.progress(line);
   };
@@ -121,16 +153,12 @@ Result<GpuTuneReport> tune_gpu_gemms(std::shared_ptr<const Model> model, const s
 
   GpuTuneReport report;
   report.device = device->info().name;
-  const std::string profile_tile = vk::format_gemm_tile(features.gemm_tile);
   MOTE_ASSIGN_OR_RETURN(Measurement base, measure(model, inputs, options, tune.runs));
-  if (base.shape_ms.empty()) return unsupported("tune_gpu_gemms: the model runs no matrix product on the GPU");
-  say("profile tile " + profile_tile + ": " + ms_text(base.model_ms) + " a run, " +
-      std::to_string(base.shape_ms.size()) + " GEMM shape(s)");
+  if (base.timings.empty()) return unsupported("tune_gpu_gemms: the model runs no matrix product on the GPU");
+  say("profile tiles: " + ms_text(base.model_ms) + " a run, " + std::to_string(base.timings.size()) +
+      " GEMM shape(s)");
 
-  // Per shape: the best (tile, ms) so far, starting from the profile's.
-  std::map<std::string, std::pair<std::string, double>> best;
-  for (const auto& [shape, ms] : base.shape_ms) best[shape] = {base.shape_tile[shape], ms};
-
+  std::vector<gpu_tune::Candidate> tried;
   std::vector<std::string> candidates =
       tune.candidates.empty() ? default_candidates(features.gemm_tile) : tune.candidates;
   for (size_t i = 0; i < candidates.size(); ++i) {
@@ -150,46 +178,61 @@ Result<GpuTuneReport> tune_gpu_gemms(std::shared_ptr<const Model> model, const s
       report.skipped.push_back(candidate + ": " + m.status().message());
       continue;
     }
-    ++report.candidates_tried;
     say("candidate " + std::to_string(i + 1) + "/" + std::to_string(candidates.size()) + " " + candidate + ": " +
         ms_text(m->model_ms) + " a run");
-    for (const auto& [shape, ms] : m->shape_ms) {
-      auto it = best.find(shape);
-      if (it != best.end() && ms < it->second.second) it->second = {candidate, ms};
-    }
+    tried.push_back({candidate, std::move(m->timings)});
   }
+  report.candidates_tried = static_cast<int>(tried.size());
+  std::vector<gpu_tune::ShapeChoice> choices = gpu_tune::choose_tiles(base.timings, tried, tune.min_gain);
 
-  // Merge the winners into the file (entries of other models stay).
-  const std::string dir =
-      vk::pipeline_cache_dir(options.gpu_tuning_dir.empty() ? options.pipeline_cache_dir : options.gpu_tuning_dir);
+  // Every measured shape's entry is replaced (a stale winner that lost this
+  // time goes); entries of shapes this model lacks stay.
   std::string note;
-  vk::GemmTuning file = vk::load_gemm_tuning(dir, device->info(), features, note);
+  vk::GemmTuning file = vk::load_gemm_tuning(dir, device->info(), features, f16, note);
+  std::map<std::string, vk::GemmShape> keys;
+  for (const auto& [shape, t] : base.timings) {
+    if (parse_shape(shape, keys[shape])) file.entries.erase(keys[shape]);
+  }
+  auto put = [&](const gpu_tune::ShapeChoice& c) {
+    auto tile = vk::parse_gemm_tile(c.best, features.gemm_tile, features);
+    if (tile.ok() && keys.count(c.shape)) file.entries[keys[c.shape]] = {tile.value(), c.best_ms};
+  };
   int written = 0;
-  for (const auto& [shape, ms] : base.shape_ms) {
-    GpuTunedShape s{shape, profile_tile, ms, best[shape].first, best[shape].second, false};
-    vk::GemmShape key;
-    if (parse_shape(shape, key) && s.best_ms < ms * (1.0 - tune.min_gain)) {
-      auto tile = vk::parse_gemm_tile(s.best_tile, features.gemm_tile, features);
-      if (tile.ok()) {
-        file.entries[key] = {tile.value(), s.best_ms};
-        s.written = true;
-        ++written;
-      }
-    }
-    report.shapes.push_back(s);
+  for (const auto& c : choices) {
+    if (c.write) put(c), ++written;
   }
-  if (written > 0) {
-    if (dir.empty()) return io_error("tune_gpu_gemms: no cache directory to write to (set MOTE_CACHE_DIR)");
-    report.path = dir + "/" + vk::gemm_tuning_file_name(device->info());
-    std::string text = vk::encode_gemm_tuning(file, device->info());
-    MOTE_RETURN_IF_ERROR(vk::write_file_atomically(report.path, std::vector<uint8_t>(text.begin(), text.end())));
-  }
+  MOTE_RETURN_IF_ERROR(write_tuning(path, file, device->info()));
+  report.path = path;
 
-  report.model_ms_before = base.model_ms;
+  // Confirmation: a winner must still beat the profile's time with the file
+  // in use, else it was noise and its entry goes.
   options.use_gpu_tuning = true;
+  options.gpu_tuning_dir = dir;
   MOTE_ASSIGN_OR_RETURN(Measurement after, measure(model, inputs, options, tune.runs));
+  int dropped = 0;
+  for (auto& c : choices) {
+    if (!c.write) continue;
+    auto it = after.timings.find(c.shape);
+    if (it == after.timings.end() || it->second.ms >= c.profile_ms) {
+      c.write = false;
+      c.note = "its gain did not hold when measured again";
+      file.entries.erase(keys[c.shape]);
+      ++dropped;
+    }
+  }
+  if (dropped > 0) {
+    MOTE_RETURN_IF_ERROR(write_tuning(path, file, device->info()));
+    MOTE_ASSIGN_OR_RETURN(after, measure(model, inputs, options, tune.runs));
+  }
+  for (const auto& c : choices) {
+    const ShapeTiming& b = base.timings[c.shape];
+    report.shapes.push_back(
+        {c.shape, b.launched, c.profile_ms, c.best.empty() ? b.launched : c.best, c.best_ms, c.write, c.note});
+  }
+  report.model_ms_before = base.model_ms;
   report.model_ms_after = after.model_ms;
-  say("tuned: " + ms_text(after.model_ms) + " a run (" + std::to_string(written) + " shape(s) written)");
+  say("tuned: " + ms_text(after.model_ms) + " a run (" + std::to_string(written - dropped) + " shape(s) kept, " +
+      std::to_string(dropped) + " dropped on confirmation)");
   return report;
 }
 

@@ -327,7 +327,8 @@ void Device::probe_features() {
 
 // MOTE_VK_DISABLE=subgroup,fp16 switches probed features off, so tests can
 // cover the fallback shaders (shared memory instead of subgroups, f32 instead
-// of f16 storage) on a device that has everything.
+// of f16 storage) on a device that has everything; `winograd` keeps 3x3
+// convolutions on the implicit GEMM.
 void Device::disable_features_from_environment() {
   const char* list = std::getenv("MOTE_VK_DISABLE");
   if (!list) return;
@@ -336,6 +337,7 @@ void Device::disable_features_from_environment() {
   if (items.find(",fp16,") != std::string::npos) features_.fp16_storage = features_.shader_float16 = false;
   if (items.find(",int64,") != std::string::npos) features_.int64 = false;
   if (items.find(",dot,") != std::string::npos) features_.int8_dot_product = false;
+  if (items.find(",winograd,") != std::string::npos) features_.winograd = false;
   quirks_.push_back(std::string("MOTE_VK_DISABLE=") + list);
 }
 

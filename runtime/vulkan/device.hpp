@@ -68,6 +68,9 @@ struct DeviceFeatures {
   bool int8_shaders = true;
   // Not probed: the device profile's choice (device_profile.cpp).
   GemmTileLimits gemm_tile;
+  // 3x3 stride-1 convolutions as Winograd (kernels/conv_winograd.cpp); off
+  // with MOTE_VK_DISABLE=winograd, to compare or to test the implicit GEMM.
+  bool winograd = true;
 };
 
 struct DeviceInfo {
@@ -87,6 +90,7 @@ struct DeviceInfo {
 struct DeviceProfile {
   std::string row;  // the table row that matched, and the override if any
   GemmTileLimits gemm;
+  bool gemm_from_environment = false;  // MOTE_VK_GEMM_TILE set the tile
 };
 
 const char* device_type_name(VkPhysicalDeviceType type);

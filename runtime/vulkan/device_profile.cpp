@@ -146,6 +146,7 @@ Result<DeviceProfile> choose_profile(const DeviceInfo& info, const DeviceFeature
       return invalid_argument("MOTE_VK_GEMM_TILE=" + std::string(gemm_override) + ": " + tile.status().message());
     profile.gemm = tile.value();
     profile.row += std::string(", GEMM tile from MOTE_VK_GEMM_TILE=") + gemm_override;
+    profile.gemm_from_environment = true;
   }
   // A row's tile may not fit a small device: shrink its depth step until the
   // shared tile fits (the shader accepts any bk).

@@ -1,6 +1,8 @@
 #include "runtime/vulkan/gemm_tuning.hpp"
 
 #include <cstdio>
+#include <iomanip>
+#include <locale>
 #include <sstream>
 
 #include "runtime/vulkan/device_profile.hpp"
@@ -24,20 +26,20 @@ std::string GemmShape::text() const {
          std::to_string(batch);
 }
 
-std::string gemm_tuning_file_name(const DeviceInfo& info) {
+std::string gemm_tuning_file_name(const DeviceInfo& info, bool f16) {
   char name[64];
-  std::snprintf(name, sizeof name, "gemm-tuning-%04x-%04x.txt", info.vendor_id, info.device_id);
+  std::snprintf(name, sizeof name, "gemm-tuning-%04x-%04x%s.txt", info.vendor_id, info.device_id, f16 ? "-f16" : "");
   return name;
 }
 
 std::string encode_gemm_tuning(const GemmTuning& tuning, const DeviceInfo& info) {
   std::ostringstream out;
+  out.imbue(std::locale::classic());  // "0.5", not "0,5", in any process locale
+  out << std::fixed << std::setprecision(4);
   out << kMagic << " " << kFormat << "\n" << device_line(info) << "\n";
   for (const auto& [shape, entry] : tuning.entries) {
-    char ms[32];
-    std::snprintf(ms, sizeof ms, "%.4f", entry.ms);
     out << shape.rows << " " << shape.cols << " " << shape.depth << " " << shape.batch << " "
-        << format_gemm_tile(entry.tile) << " " << ms << "\n";
+        << format_gemm_tile(entry.tile) << " " << entry.ms << "\n";
   }
   return out.str();
 }
@@ -56,6 +58,7 @@ Result<GemmTuning> decode_gemm_tuning(const std::string& text, const DeviceInfo&
   for (int number = 3; std::getline(in, line); ++number) {
     if (line.empty()) continue;
     std::istringstream fields(line);
+    fields.imbue(std::locale::classic());
     GemmShape shape;
     std::string tile_text;
     GemmTuningEntry entry;
@@ -74,13 +77,13 @@ Result<GemmTuning> decode_gemm_tuning(const std::string& text, const DeviceInfo&
   return tuning;
 }
 
-GemmTuning load_gemm_tuning(const std::string& dir, const DeviceInfo& info, const DeviceFeatures& features,
+GemmTuning load_gemm_tuning(const std::string& dir, const DeviceInfo& info, const DeviceFeatures& features, bool f16,
                             std::string& note) {
   if (dir.empty()) {
     note = "no cache directory";
     return {};
   }
-  const std::string path = dir + "/" + gemm_tuning_file_name(info);
+  const std::string path = dir + "/" + gemm_tuning_file_name(info, f16);
   auto bytes = read_file_bytes(path);
   if (!bytes.ok()) {
     note = "no tuning file";

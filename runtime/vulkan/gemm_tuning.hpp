@@ -10,7 +10,8 @@
 // the device's limits when the file is read, and a file that does not parse
 // is ignored as a whole with a note naming the file and line.
 //
-// File layout (text, one entry per line):
+// File layout (text in the C locale whatever the process's, one entry per
+// line):
 //   mote-gemm-tuning 1
 //   device <vendor id> <device id> <driver version> <device name>
 //   <rows> <cols> <depth> <batch> <tile> <ms>     (tile as format_gemm_tile)
@@ -45,10 +46,11 @@ struct GemmTuning {
   std::map<GemmShape, GemmTuningEntry> entries;
 };
 
-// "gemm-tuning-<vendor>-<device>.txt" (hex ids), like the pipeline cache; the
-// driver version is checked inside, since a new driver compiles differently
-// and its winners may differ.
-std::string gemm_tuning_file_name(const DeviceInfo& info);
+// "gemm-tuning-<vendor>-<device>.txt" (hex ids), like the pipeline cache, or
+// "...-f16.txt" for sessions with f16 storage (other loads, other winners);
+// the driver version is checked inside, since a new driver compiles
+// differently and its winners may differ.
+std::string gemm_tuning_file_name(const DeviceInfo& info, bool f16 = false);
 
 std::string encode_gemm_tuning(const GemmTuning& tuning, const DeviceInfo& info);
 // The entries, or why the text cannot be used: another device or driver, an
@@ -56,10 +58,10 @@ std::string encode_gemm_tuning(const GemmTuning& tuning, const DeviceInfo& info)
 Result<GemmTuning> decode_gemm_tuning(const std::string& text, const DeviceInfo& info,
                                       const DeviceFeatures& features);
 
-// Reads `dir`/gemm_tuning_file_name(info). Missing file: empty tuning and
-// `note` "no tuning file"; unusable file: empty tuning and a note naming
+// Reads `dir`/gemm_tuning_file_name(info, f16). Missing file: empty tuning
+// and `note` "no tuning file"; unusable file: empty tuning and a note naming
 // the path and the reason. Never fails.
-GemmTuning load_gemm_tuning(const std::string& dir, const DeviceInfo& info, const DeviceFeatures& features,
+GemmTuning load_gemm_tuning(const std::string& dir, const DeviceInfo& info, const DeviceFeatures& features, bool f16,
                             std::string& note);
 
 }  // namespace mote::vk

@@ -66,7 +66,7 @@ struct PlanContext {
   // Each GEMM the op launches and the tile it got (placement, tuning).
   struct GemmChoice {
     GemmShape shape;
-    std::string tile;  // format_gemm_tile of the limits used
+    std::string tile;  // the tile launched (GemmTile::text, and the split-K parts)
     bool tuned = false;
   };
   std::vector<GemmChoice> gemm_choices;

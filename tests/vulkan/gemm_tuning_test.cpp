@@ -9,8 +9,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <map>
+#include <set>
 
 #include "mote/gpu.hpp"
+#include "runtime/core/gpu_tune.hpp"
 #include "runtime/vulkan/device_profile.hpp"
 #include "tests/support/op_attrs.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -59,6 +63,7 @@ TEST(GemmTuningFile, RoundTrips) {
     EXPECT_NEAR(back->entries[shape].ms, entry.ms, 1e-3);
   }
   EXPECT_EQ(vk::gemm_tuning_file_name(sample_device()), "gemm-tuning-10005-0007.txt");
+  EXPECT_EQ(vk::gemm_tuning_file_name(sample_device(), /*f16=*/true), "gemm-tuning-10005-0007-f16.txt");
 }
 
 TEST(GemmTuningFile, BadFilesAreRefusedWithTheLineNamed) {
@@ -89,10 +94,43 @@ TEST(GemmTuningFile, BadFilesAreRefusedWithTheLineNamed) {
     (void)vk::decode_gemm_tuning(good.substr(0, n), sample_device(), sample_features());
 }
 
+gpu_tune::ShapeTiming timing(double ms, const std::string& launched, std::set<int> ops = {3}, bool shares = false) {
+  return {ms, launched, std::move(ops), shares};
+}
+
+TEST(GemmTuner, ChoosesTheFastestCandidateThatRanAnotherKernelOnTheSameOps) {
+  gpu_tune::Timings base = {{"a", timing(10.0, "64x32x4x32")},
+                            {"b", timing(10.0, "64x32x4x32")},
+                            {"c", timing(10.0, "64x32x4x32", {1, 2})},
+                            {"d", timing(10.0, "64x32x4x32", {5}, /*shares=*/true)}};
+  std::vector<gpu_tune::Candidate> candidates = {
+      {"t1",
+       {{"a", timing(8.0, "t1")}, {"b", timing(9.9, "t1")}, {"c", timing(1.0, "t1", {1})}}},  // c: op 2 left the GPU
+      {"t2", {{"a", timing(7.0, "t2")}, {"b", timing(5.0, "64x32x4x32")}, {"d", timing(1.0, "t2", {5}, true)}}},
+      {"t3", {{"a", timing(7.5, "t3")}}},
+  };
+  auto choices = gpu_tune::choose_tiles(base, candidates, 0.03);
+  ASSERT_EQ(choices.size(), 4u);
+  std::map<std::string, gpu_tune::ShapeChoice> by;
+  for (const auto& c : choices) by[c.shape] = c;
+  EXPECT_EQ(by["a"].best, "t2");  // the fastest of three winners
+  EXPECT_DOUBLE_EQ(by["a"].best_ms, 7.0);
+  EXPECT_TRUE(by["a"].write);
+  EXPECT_EQ(by["b"].best, "t1");      // t2 ran the profile's own kernel for b: its 5.0 is noise
+  EXPECT_FALSE(by["b"].write);        // 1 % is below the 3 % asked for
+  EXPECT_TRUE(by["c"].best.empty());  // the only faster run had fewer ops on the GPU
+  EXPECT_FALSE(by["c"].write);
+  EXPECT_FALSE(by["d"].write);  // an op with several products
+  EXPECT_NE(by["d"].note.find("other products"), std::string::npos);
+  EXPECT_TRUE(gpu_tune::choose_tiles(base, {}, 0.03)[0].best.empty());
+}
+
 // A MatMul large enough for the GPU path, with B a constant (weights).
 struct MatMulCase {
+  explicit MatMulCase(int64_t depth = 40)
+      : inputs{random_tensor(DType::F32, {24, depth}, 1), random_tensor(DType::F32, {depth, 72}, 2)} {}
   fb::OpT op = make_op(OpType::MatMul);
-  Inputs inputs = {random_tensor(DType::F32, {24, 40}, 1), random_tensor(DType::F32, {40, 72}, 2)};
+  Inputs inputs;
 };
 
 Result<VulkanRun> run_matmul(const MatMulCase& c, SessionOptions options) {
@@ -128,8 +166,8 @@ TEST(GemmTuningVk, SessionTakesTheTunedTileForItsShapeOnly) {
   auto device = vk::Device::get();
   ASSERT_TRUE(device.ok());
   const vk::DeviceFeatures& f = device.value()->features();
+  // The other core than the profile's, so the launched tile must differ.
   const std::string chosen = f.gemm_tile.shared_core ? "8x8x2x8" : "shared:1";
-  ASSERT_NE(chosen, launched.tile);
   vk::GemmShape shape;
   ASSERT_EQ(std::sscanf(launched.shape.c_str(), "%" SCNd64 "x%" SCNd64 "x%" SCNd64 "x%" SCNd64, &shape.rows,
                         &shape.cols, &shape.depth, &shape.batch),
@@ -144,11 +182,20 @@ TEST(GemmTuningVk, SessionTakesTheTunedTileForItsShapeOnly) {
   auto tuned = run_matmul(c, options);
   ASSERT_TRUE(tuned.ok()) << tuned.status().to_string();
   ASSERT_EQ(tuned->placement[0].gemms.size(), 1u);
-  EXPECT_EQ(tuned->placement[0].gemms[0].tile, chosen);
+  EXPECT_NE(tuned->placement[0].gemms[0].tile, launched.tile);
+  EXPECT_EQ(tuned->placement[0].gemms[0].tile.rfind("shared", 0) == 0, !f.gemm_tile.shared_core)
+      << tuned->placement[0].gemms[0].tile;
   EXPECT_TRUE(tuned->placement[0].gemms[0].tuned);
-  EXPECT_NE(tuned->stats.gpu_gemm_tuning.find("1 of this plan's 1 GEMMs tuned"), std::string::npos)
+  EXPECT_NE(tuned->stats.gpu_gemm_tuning.find("1 of this plan's 1 GPU GEMMs tuned"), std::string::npos)
       << tuned->stats.gpu_gemm_tuning;
   expect_matches_reference(c, *tuned);
+
+  // A product of another shape (depth 44) keeps the profile's tile.
+  auto untouched = run_matmul(MatMulCase(44), options);
+  ASSERT_TRUE(untouched.ok()) << untouched.status().to_string();
+  EXPECT_FALSE(untouched->placement[0].gemms.at(0).tuned);
+  EXPECT_NE(untouched->stats.gpu_gemm_tuning.find("0 of this plan's 1"), std::string::npos)
+      << untouched->stats.gpu_gemm_tuning;
 
   // Tuning off: the profile's tile again.
   options.use_gpu_tuning = false;
@@ -189,23 +236,32 @@ TEST(GemmTuningVk, SessionOverrideTileAndItsErrors) {
   EXPECT_NE(bad.status().message().find("32x8x2"), std::string::npos) << bad.status().message();
 }
 
-TEST(GemmTuningVk, TunerWritesWinnersThatLaterSessionsUse) {
+TEST(GemmTuningVk, TunerRewritesItsShapesAndKeepsOthers) {
   MOTE_REQUIRE_VULKAN();
   ScopedTempDir dir("gemm-tuner");
-  // A 3x3 convolution with bias: one implicit GEMM.
+  // A 3x3 convolution on 2 channels (too few for Winograd): one implicit GEMM.
   fb::OpT op = make_op(OpType::Conv, conv_attrs({}, {1, 1, 1, 1}));
-  Inputs inputs = {random_tensor(DType::F32, {1, 8, 12, 12}, 3), random_tensor(DType::F32, {16, 8, 3, 3}, 4),
+  Inputs inputs = {random_tensor(DType::F32, {1, 2, 40, 40}, 3), random_tensor(DType::F32, {16, 2, 3, 3}, 4),
                    random_tensor(DType::F32, {16}, 5)};
   auto built = one_op_model(op, inputs, /*constant_mask=*/6u);
   ASSERT_TRUE(built.ok()) << built.status().to_string();
+  const std::string shape = "16x1600x18x1";  // channels out x pixels x (channels in x 9) x groups
+
+  // A stale entry for the conv's shape, on a tile not among the candidates,
+  // and one for a shape this model lacks.
+  auto device = vk::Device::get();
+  ASSERT_TRUE(device.ok());
+  const vk::DeviceFeatures& f = device.value()->features();
+  vk::GemmTuning seeded;
+  seeded.entries[{16, 1600, 18, 1}] = {vk::parse_gemm_tile("8x4x1x1", f.gemm_tile, f).value(), 1.0};
+  seeded.entries[{7, 7, 7, 7}] = {vk::parse_gemm_tile("16x4x1x4", f.gemm_tile, f).value(), 2.0};
+  std::ofstream(device_tuning_file(dir.path())) << vk::encode_gemm_tuning(seeded, device.value()->info());
 
   SessionOptions options;
   options.pipeline_cache_dir = dir.path();
-  options.min_gpu_island_elements = 0;
   GpuTuneOptions tune;
   tune.candidates = {"16x4x1x4", "not-a-tile"};
   tune.runs = 1;
-  tune.min_gain = -1e9;  // write the best tile whatever it gained, so the file is certain to be written
   std::vector<std::string> progress;
   tune.progress = [&](const std::string& line) { progress.push_back(line); };
   auto report = tune_gpu_gemms(built->model, built->feeds, options, tune);
@@ -214,17 +270,25 @@ TEST(GemmTuningVk, TunerWritesWinnersThatLaterSessionsUse) {
   ASSERT_EQ(report->skipped.size(), 1u);
   EXPECT_NE(report->skipped[0].find("not-a-tile"), std::string::npos);
   ASSERT_EQ(report->shapes.size(), 1u);
-  EXPECT_EQ(report->shapes[0].shape, "16x144x72x1");  // channels out x pixels x (channels in x 9) x groups
-  EXPECT_TRUE(report->shapes[0].written);
-  EXPECT_TRUE(report->shapes[0].best_tile == "16x4x1x4" ||
-              report->shapes[0].best_tile == report->shapes[0].profile_tile)
-      << report->shapes[0].best_tile;
+  const GpuTunedShape& s = report->shapes[0];
+  EXPECT_EQ(s.shape, shape);
+  EXPECT_TRUE(s.best_tile == "16x4x1x4" || s.best_tile == s.profile_tile) << s.best_tile;
+  EXPECT_TRUE(!s.written || s.best_tile == "16x4x1x4");
   EXPECT_EQ(report->path, device_tuning_file(dir.path()));
-  EXPECT_TRUE(std::filesystem::exists(report->path));
   EXPECT_GE(progress.size(), 3u);  // the profile, the candidate, the result
   EXPECT_GT(report->model_ms_before, 0);
   EXPECT_GT(report->model_ms_after, 0);
 
+  std::ifstream in(report->path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto file = vk::decode_gemm_tuning(text, device.value()->info(), f);
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  EXPECT_EQ(file->entries.count({7, 7, 7, 7}), 1u) << "another model's entry was lost";
+  auto conv = file->entries.find({16, 1600, 18, 1});
+  ASSERT_EQ(conv != file->entries.end(), s.written) << text;
+  if (s.written) EXPECT_EQ(vk::format_gemm_tile(conv->second.tile), "16x4x1x4");
+
+  // Later sessions take the file as it now is, with unchanged results.
   options.backend = Backend::kVulkan;
   auto session = Session::create(built->model, options);
   ASSERT_TRUE(session.ok());
@@ -232,8 +296,7 @@ TEST(GemmTuningVk, TunerWritesWinnersThatLaterSessionsUse) {
   ASSERT_TRUE(out.ok()) << out.status().to_string();
   std::vector<OpPlacement> placement = (*session)->placement();
   ASSERT_EQ(placement.at(0).gemms.size(), 1u);
-  EXPECT_TRUE(placement[0].gemms[0].tuned);
-  EXPECT_EQ(placement[0].gemms[0].tile, report->shapes[0].best_tile);
+  EXPECT_EQ(placement[0].gemms[0].tuned, s.written);
   auto expected = run_op(op, inputs, Impl::kReference);
   ASSERT_TRUE(expected.ok());
   expect_tensors_near((*out)[0], (*expected)[0], 1e-4, 1e-5, "tuned Conv");

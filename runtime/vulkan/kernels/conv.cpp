@@ -1,10 +1,12 @@
 // Vulkan kernel of Conv (1-D and 2-D; 1-D runs as 2-D with height 1).
 // Convolutions with one input channel per group (depthwise, and any conv of
 // a single-channel image) run as a direct stencil on conv_depthwise.comp;
+// 3x3 stride-1 ones with constant weights as Winograd (conv_winograd.cpp),
 // everything else as an implicit GEMM on conv_gemm.comp, groups along z.
 // Weights, bias and the residual (input 3, added before the activation) are
 // bound as they are, so they need not be constants.
 #include "runtime/vulkan/kernels/conv_plan.hpp"
+#include "runtime/vulkan/kernels/conv_winograd.hpp"
 #include "runtime/vulkan/kernels/gemm_split.hpp"
 #include "runtime/vulkan/kernels/shape_args.hpp"
 #include "runtime/vulkan/kernels/unary_codes.hpp"
@@ -139,6 +141,7 @@ Status plan_conv(PlanContext& ctx) {
   MOTE_ASSIGN_OR_RETURN(ConvGeometry g, plannable_conv_geometry(ctx, /*transposed=*/false));
   FusedCode act = fused_code(ctx.op.fused.get());
   if (g.in_channels_per_group() == 1 && g.kernel_volume() <= kMaxStencilTaps) return plan_depthwise(ctx, g, act);
+  if (int tile = gpu_winograd_tile(ctx, g)) return plan_winograd(ctx, g, act, tile);
   return plan_implicit_gemm(ctx, g, act);
 }
 

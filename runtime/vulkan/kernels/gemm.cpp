@@ -37,7 +37,7 @@ Status dispatch_matmul(PlanContext& ctx, const Product& pr) {
   push.depth = u32(pr.k);
   push.alpha = pr.alpha;
   push.beta = pr.beta;
-  FusedCode act = fused_code(ctx.op.fused.get());
+  FusedCode act = pr.apply_fused ? fused_code(ctx.op.fused.get()) : FusedCode{};
   push.act_a = act.a;
   push.act_b = act.b;
   push.batch_dims = pr.batch_dims;

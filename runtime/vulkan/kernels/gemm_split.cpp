@@ -47,7 +47,9 @@ Result<GemmLaunch> plan_gemm_launch(PlanContext& ctx, int64_t rows, int64_t cols
   if (gx > f.max_group_count[0] || gy > f.max_group_count[1] || gz > f.max_group_count[2]) {
     return ctx.unsupported("more workgroups than the device allows");
   }
-  ctx.gemm_choices.push_back({shape, format_gemm_tile(*limits), tuned});
+  std::string launched = tile->text();
+  if (split.parts > 1) launched += ", split-K " + std::to_string(split.parts);
+  ctx.gemm_choices.push_back({shape, launched, tuned});
   return GemmLaunch{*tile, {static_cast<uint32_t>(gx), static_cast<uint32_t>(gy), static_cast<uint32_t>(gz)}, split};
 }
 

@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "runtime/vulkan/device.hpp"
@@ -32,6 +33,11 @@ struct GemmTile {
   // Workgroups along columns (x) and rows (y).
   std::array<int64_t, 2> groups(int64_t rows_total, int64_t cols) const {
     return {(cols + columns() - 1) / columns(), (rows_total + rows() - 1) / rows()};
+  }
+  // What placement shows: "64x32x2x32" (register core) or "shared 64x64".
+  std::string text() const {
+    if (shared_core) return "shared " + std::to_string(rows()) + "x" + std::to_string(columns());
+    return std::to_string(lx) + "x" + std::to_string(tm) + "x" + std::to_string(tn) + "x" + std::to_string(bk);
   }
   uint32_t shared_bytes() const { return shared_core ? bk * (rows() / 4 + 1 + columns() / 4) * 16 : bk * tm * 4; }
 };

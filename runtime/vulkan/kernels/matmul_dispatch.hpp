@@ -1,7 +1,8 @@
 // One batched product Y = act(alpha * A x B + beta * bias) on matmul.comp,
 // described by strides so operands are read in place (transposed,
-// broadcast, a head of a packed tensor). Gemm and MatMul (gemm.cpp) and the
-// Attention kernel's two products (attention.cpp) record through it.
+// broadcast, a head of a packed tensor). Gemm and MatMul (gemm.cpp), the
+// Attention kernel's two products (attention.cpp) and Winograd convolution's
+// point products (conv_winograd.cpp) record through it.
 #pragma once
 
 #include <array>
@@ -24,6 +25,9 @@ struct Product {
   int64_t batch = 1;
   float alpha = 1.0f, beta = 0.0f;
   std::optional<TensorArg> bias;
+  // Whether the op's fused activation applies to this product (not when the
+  // product is an inner step of the op, as Winograd's point products are).
+  bool apply_fused = true;
   // The operands and result; unset: the op's inputs 0 and 1 and output 0.
   std::optional<TensorArg> a, b, y;
 };

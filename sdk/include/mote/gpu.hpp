@@ -36,9 +36,12 @@ MOTE_API std::string default_gpu_cache_dir();
 // for all its GPU matrix products (Gemm, MatMul, Conv), picks per product
 // shape the tile under which the ops of that shape took least GPU time, and
 // writes the winners that beat the device profile's tile into the tuning file
-// (SessionOptions::gpu_tuning_dir, else the pipeline-cache directory; merged with the entries already there).
-// Sessions read that file at prepare (SessionOptions::use_gpu_tuning), so the
-// cost is paid once per device and driver, not at every start.
+// (SessionOptions::gpu_tuning_dir, else the pipeline-cache directory). A
+// winner stays only if a second run with the file in use confirms its gain;
+// the model's other shapes lose any older entry, other models' entries stay.
+// Products of ops that launch several (Attention) are not tuned. Sessions
+// read that file at prepare (SessionOptions::use_gpu_tuning), so the cost is
+// paid once per device and driver, not at every start.
 struct GpuTuneOptions {
   // Tiles to try, as MOTE_VK_GEMM_TILE writes them; empty: a built-in list
   // for the device's GEMM core (docs/vulkan.md).
@@ -54,16 +57,17 @@ struct GpuTuneOptions {
 
 struct GpuTunedShape {
   std::string shape;         // "512x49x4608x1"
-  std::string profile_tile;  // the device profile's tile
+  std::string profile_tile;  // the tile the device profile ran it on (GpuGemm::tile)
   double profile_ms = 0;     // GPU time of the ops with this shape on it
-  std::string best_tile;     // the fastest candidate
+  std::string best_tile;     // the fastest candidate, or profile_tile
   double best_ms = 0;
-  bool written = false;  // beat the profile by min_gain: in the file
+  bool written = false;  // beat the profile by min_gain, confirmed: in the file
+  std::string note;      // why not written, when not for lack of gain
 };
 
 struct GpuTuneReport {
   std::string device;
-  std::string path;  // the tuning file written (empty when nothing won)
+  std::string path;  // the tuning file written
   std::vector<GpuTunedShape> shapes;
   int candidates_tried = 0;
   std::vector<std::string> skipped;  // candidates not run, with the reason

@@ -97,7 +97,7 @@ struct SessionOptions {
 // One matrix product a GPU op launches, and the tile it runs with.
 struct GpuGemm {
   std::string shape;   // "rows x cols x depth x batch", e.g. "512x49x4608x1"
-  std::string tile;    // "64x32x4x32" (register core) or "shared:512"
+  std::string tile;    // what runs: "64x32x2x32" (register core) or "shared 64x64, split-K 4"
   bool tuned = false;  // the tile came from the tuning file
 };
 

@@ -150,6 +150,8 @@ Status print_per_op(const Fixture& f, SessionOptions options, int repeat, int to
 
 // --tune: the tuner's progress on stderr, then its table.
 Status tune(const Fixture& f, const BenchOptions& o) {
+  if (o.tuning_dir.empty())
+    return invalid_argument("--tune needs a tuning directory (--tuning-dir or MOTE_CACHE_DIR)");
   SessionOptions options;
   options.threads = o.threads;
   options.gpu_precision = o.fp16 ? GpuPrecision::kF16Storage : GpuPrecision::kF32;
@@ -171,15 +173,16 @@ Status tune(const Fixture& f, const BenchOptions& o) {
   const GpuTuneReport& r = report.value();
   std::printf("GEMM tuning on %s: %d candidate tile(s) in %.1f s\n", r.device.c_str(), r.candidates_tried,
               clock.elapsed_ms() / 1000);
-  std::printf("  %-22s %-12s %10s  %-12s %10s  %s\n", "shape (RxCxDxB)", "profile", "ms", "best", "ms", "");
+  std::printf("  %-22s %-20s %10s  %-20s %10s  %s\n", "shape (RxCxDxB)", "profile ran", "ms", "best", "ms", "");
   for (const GpuTunedShape& s : r.shapes) {
-    std::printf("  %-22s %-12s %10.3f  %-12s %10.3f  %s\n", s.shape.c_str(), s.profile_tile.c_str(), s.profile_ms,
-                s.best_tile.c_str(), s.best_ms, s.written ? "written" : "kept profile");
+    std::string verdict = s.written ? "written" : s.note.empty() ? "kept profile" : "kept profile: " + s.note;
+    std::printf("  %-22s %-20s %10.3f  %-20s %10.3f  %s\n", s.shape.c_str(), s.profile_tile.c_str(), s.profile_ms,
+                s.best_tile.c_str(), s.best_ms, verdict.c_str());
   }
   for (const std::string& s : r.skipped) std::printf("  skipped %s\n", s.c_str());
   std::printf("  a run: %.3f ms with the profile's tiles, %.3f ms tuned (medians of %d)\n", r.model_ms_before,
               r.model_ms_after, o.tune_runs);
-  std::printf("  tuning file: %s\n", r.path.empty() ? "(unchanged: no shape gained)" : r.path.c_str());
+  std::printf("  tuning file: %s\n", r.path.c_str());
   return {};
 }
 
