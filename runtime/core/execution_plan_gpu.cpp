@@ -198,10 +198,20 @@ Status ExecutionPlan::place_steps() {
     stats_.gpu_gemm_tuning +=
         ": " + std::to_string(tuned) + " of this plan's " + std::to_string(gemms) + " GPU GEMMs tuned";
   }
+  // Segments: runs of consecutive GPU steps, each one command buffer; a
+  // device with a submission limit (a driver quirk) gets runs cut at it.
+  const size_t most_dispatches = features.max_dispatches_per_submit;
   int segment = -1;
+  size_t dispatches = 0;
   for (size_t k = 0; k < steps_.size(); ++k) {
     if (steps_[k].segment < 0) continue;
-    if (k == 0 || steps_[k - 1].segment < 0) ++segment;
+    const size_t own = gpu_->work[k]->dispatches.size();
+    if (k == 0 || steps_[k - 1].segment < 0 ||
+        (most_dispatches && dispatches > 0 && dispatches + own > most_dispatches)) {
+      ++segment;
+      dispatches = 0;
+    }
+    dispatches += own;
     steps_[k].segment = segment;
   }
 

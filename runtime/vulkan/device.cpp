@@ -120,6 +120,7 @@ Status Device::create() {
   probe_features();
   quirks_ = apply_quirks(info_, features_);
   disable_features_from_environment();
+  MOTE_RETURN_IF_ERROR(limit_submissions_from_environment());
   MOTE_ASSIGN_OR_RETURN(profile_, choose_profile(info_, features_, std::getenv("MOTE_VK_GEMM_TILE")));
   features_.gemm_tile = profile_.gemm;
   MOTE_RETURN_IF_ERROR(create_logical_device());
@@ -339,6 +340,22 @@ void Device::disable_features_from_environment() {
   if (items.find(",dot,") != std::string::npos) features_.int8_dot_product = false;
   if (items.find(",winograd,") != std::string::npos) features_.winograd = false;
   quirks_.push_back(std::string("MOTE_VK_DISABLE=") + list);
+}
+
+// MOTE_VK_MAX_DISPATCHES_PER_SUBMIT=N caps the dispatches per submission as
+// the Adreno quirk does, so tests can cover split submissions on any device.
+Status Device::limit_submissions_from_environment() {
+  const char* value = std::getenv("MOTE_VK_MAX_DISPATCHES_PER_SUBMIT");
+  if (!value) return {};
+  char* end = nullptr;
+  long n = std::strtol(value, &end, 10);
+  if (!*value || *end || n < 1 || n > 1000000) {
+    return invalid_argument(std::string("MOTE_VK_MAX_DISPATCHES_PER_SUBMIT=") + value +
+                            ": expected a number of dispatches from 1 to 1000000");
+  }
+  features_.max_dispatches_per_submit = static_cast<uint32_t>(n);
+  quirks_.push_back(std::string("MOTE_VK_MAX_DISPATCHES_PER_SUBMIT=") + value);
+  return {};
 }
 
 Status Device::create_logical_device() {

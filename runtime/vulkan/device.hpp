@@ -71,6 +71,11 @@ struct DeviceFeatures {
   // 3x3 stride-1 convolutions as Winograd (kernels/conv_winograd.cpp); off
   // with MOTE_VK_DISABLE=winograd, to compare or to test the implicit GEMM.
   bool winograd = true;
+  // Most dispatches one submission (command buffer) may carry; 0 = no limit.
+  // Set by a quirk (drivers that hang on one large submission) or by
+  // MOTE_VK_MAX_DISPATCHES_PER_SUBMIT; placement then cuts a run of GPU ops
+  // into several command buffers, submitted one after another.
+  uint32_t max_dispatches_per_submit = 0;
 };
 
 struct DeviceInfo {
@@ -154,6 +159,7 @@ class Device {
   Status create_instance();
   Status pick_physical_device();
   void probe_features();
+  Status limit_submissions_from_environment();
   void disable_features_from_environment();
   Status create_logical_device();
   static VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,

@@ -33,10 +33,32 @@ struct Quirk {
   const char* bug;              // what goes wrong, and the public source
   const char* workaround;       // what the row changes
   void (*apply)(DeviceFeatures& features);
+  // A further test of the device where a name substring cannot say it
+  // (a range of model numbers); null = none.
+  bool (*device_matches)(const DeviceInfo& info) = nullptr;
 };
 
 constexpr uint32_t kMesaVendor = 0x10005;  // VK_VENDOR_ID_MESA
 constexpr uint32_t kImaginationVendor = 0x1010;
+constexpr uint32_t kQualcommVendor = 0x5143;
+
+// Adreno's model number from a device name such as "Adreno (TM) 630", or 0.
+int adreno_model(const std::string& name) {
+  size_t at = name.find("Adreno");
+  if (at == std::string::npos) return 0;
+  at = name.find_first_of("0123456789", at);
+  if (at == std::string::npos) return 0;
+  int n = 0;
+  for (size_t i = at; i < name.size() && i < at + 4 && name[i] >= '0' && name[i] <= '9'; ++i)
+    n = n * 10 + (name[i] - '0');
+  return n;
+}
+
+// Dispatches per submission on the drivers below: the source gives no size,
+// so this is our choice, small enough that a submission is a fraction of a
+// CNN (ResNet-50 records 83 dispatches on lavapipe) and large enough that the
+// wait between submissions (one per 32 dispatches) stays a small cost.
+constexpr uint32_t kAdrenoDispatchesPerSubmit = 32;
 
 bool driver_matches(const Quirk& q, const DeviceInfo& info) {
   if (q.driver_id == 0) return true;
@@ -75,6 +97,19 @@ constexpr Quirk kQuirks[] = {
      "wrong results with integer dot products and cooperative matrices (llama.cpp issue 28502)",
      "no integer dot product (QLinearConv and QLinearMatMul use their portable shaders), no cooperative matrix",
      [](DeviceFeatures& f) { f.int8_dot_product = f.cooperative_matrix = false; }},
+    // Reported publicly, not seen here: Qualcomm's drivers for Adreno 600-
+    // series GPUs and older deadlock when one command-buffer submission
+    // carries too much work. Flutter's Impeller splits its submissions on
+    // every Adreno below the 702 (impeller/renderer/backend/vulkan/
+    // workarounds_vk.cc, batch_submit_command_buffer_timeout).
+    {kQualcommVendor, "Adreno", 0, "", VK_DRIVER_ID_QUALCOMM_PROPRIETARY,
+     "one large submission can deadlock the driver (Flutter Impeller's workarounds, Adreno below 702)",
+     "at most 32 dispatches per submission (a model runs as several command buffers)",
+     [](DeviceFeatures& f) { f.max_dispatches_per_submit = kAdrenoDispatchesPerSubmit; },
+     [](const DeviceInfo& info) {
+       int model = adreno_model(info.name);
+       return model > 0 && model < 702;
+     }},
 };
 
 }  // namespace
@@ -88,6 +123,7 @@ std::vector<std::string> apply_quirks(const DeviceInfo& info, DeviceFeatures& fe
     if (q.below_driver && info.driver_version >= q.below_driver) continue;
     if (q.host_arch && *q.host_arch && std::string(q.host_arch) != kHostArch) continue;
     if (!driver_matches(q, info)) continue;
+    if (q.device_matches && !q.device_matches(info)) continue;
     q.apply(features);
     applied.push_back(info.name + ": " + q.bug + " -> " + q.workaround);
   }

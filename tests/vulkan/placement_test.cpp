@@ -72,6 +72,28 @@ TEST(Placement, AllOnGpuMatchesCpu) {
   expect_same(*again, run(model, {}, x2));
 }
 
+// A device with a submission limit (the Adreno quirk, or
+// MOTE_VK_MAX_DISPATCHES_PER_SUBMIT as CTest's vulkan_split_submissions sets)
+// runs a chain of GPU ops as several command buffers, with the same results.
+TEST(Placement, SubmissionLimitCutsSegments) {
+  MOTE_REQUIRE_VULKAN();
+  const uint32_t limit = vk::Device::get().value()->features().max_dispatches_per_submit;
+  if (limit == 0) GTEST_SKIP() << "no submission limit on this device (MOTE_VK_MAX_DISPATCHES_PER_SUBMIT sets one)";
+  auto model = chain_model(37);
+  Tensor x = random_tensor(DType::F32, {37, 8}, 4);
+  std::unique_ptr<Session> s;
+  auto gpu = run(model, vulkan_options(), x, &s);
+  expect_same(gpu, run(model, {}, x));
+  const PlanStats& stats = s->plan_stats();
+  EXPECT_EQ(stats.ops_gpu, 5);
+  EXPECT_EQ(stats.gpu_dispatches, 5);  // one per op
+  EXPECT_EQ(stats.gpu_segments, static_cast<int>((5 + limit - 1) / limit));
+  Tensor x2 = random_tensor(DType::F32, {37, 8}, 5);
+  auto again = s->run(std::vector<Tensor>{x2});
+  ASSERT_TRUE(again.ok());
+  expect_same(*again, run(model, {}, x2));
+}
+
 TEST(Placement, OpForcedOffTheGpuSplitsSegments) {
   MOTE_REQUIRE_VULKAN();
   auto model = chain_model(37);

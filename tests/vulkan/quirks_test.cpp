@@ -55,6 +55,28 @@ TEST(Quirks, MesaDriversOfTheSameVendorAreNotMatched) {
                       true);
 }
 
+// Submissions split on Qualcomm's driver for Adreno below 702 only.
+uint32_t dispatches_per_submit(const DeviceInfo& info) {
+  DeviceFeatures f = everything();
+  apply_quirks(info, f);
+  return f.max_dispatches_per_submit;
+}
+
+TEST(Quirks, EarlyAdrenoSplitsItsSubmissions) {
+  for (const char* name : {"Adreno (TM) 630", "Adreno (TM) 618", "Adreno (TM) 540", "Adreno (TM) 650"}) {
+    EXPECT_GT(dispatches_per_submit(device(0x5143, name, "Qualcomm 512.502", VK_DRIVER_ID_QUALCOMM_PROPRIETARY)), 0u)
+        << name;
+  }
+  for (const char* name : {"Adreno (TM) 702", "Adreno (TM) 740", "Adreno (TM) 830", "Qualcomm GPU"}) {
+    EXPECT_EQ(dispatches_per_submit(device(0x5143, name, "Qualcomm 762.10", VK_DRIVER_ID_QUALCOMM_PROPRIETARY)), 0u)
+        << name;
+  }
+  // Mesa's Turnip reports Qualcomm's vendor id without the bug.
+  EXPECT_EQ(dispatches_per_submit(
+                device(0x5143, "Turnip Adreno (TM) 630", "turnip Mesa driver 24.0", VK_DRIVER_ID_MESA_TURNIP)),
+            0u);
+}
+
 TEST(Quirks, OtherDevicesKeepTheirFeatures) {
   DeviceFeatures f = everything();
   EXPECT_TRUE(apply_quirks(device(0x10de, "NVIDIA H200", "NVIDIA 580.159.04"), f).empty());

@@ -71,7 +71,8 @@ struct GpuTuneReport {
   std::vector<GpuTunedShape> shapes;
   int candidates_tried = 0;
   std::vector<std::string> skipped;  // candidates not run, with the reason
-  // Median wall time of one run before (profile tiles) and after tuning.
+  // Median wall time of one run with the profile's tiles and with the tuned
+  // ones, measured back to back at the end.
   double model_ms_before = 0, model_ms_after = 0;
 };
 
