@@ -132,8 +132,13 @@ Result<GpuTuneReport> tune_gpu_gemms(std::shared_ptr<const Model> model, const s
   if (tune.runs < 1) return invalid_argument("tune_gpu_gemms: runs must be at least 1");
   MOTE_ASSIGN_OR_RETURN(vk::Device * device, vk::Device::get());
   const vk::DeviceFeatures& features = device->features();
-  if (!features.timestamps)
+  if (!features.timestamps) {
     return unsupported("tune_gpu_gemms: the device has no timestamp queries to time ops with");
+  }
+  if (device->profile().gemm_from_environment) {
+    // Every session would run the variable's tile, the baseline included.
+    return invalid_argument("tune_gpu_gemms: MOTE_VK_GEMM_TILE is set; unset it to tune against the device profile");
+  }
   const std::string dir =
       vk::pipeline_cache_dir(options.gpu_tuning_dir.empty() ? options.pipeline_cache_dir : options.gpu_tuning_dir);
   if (dir.empty()) return invalid_argument("tune_gpu_gemms: no directory for the tuning file (set MOTE_CACHE_DIR)");
@@ -218,11 +223,16 @@ Result<GpuTuneReport> tune_gpu_gemms(std::shared_ptr<const Model> model, const s
     auto it = after.timings.find(c.shape);
     auto again = base_again.timings.find(c.shape);
     const double profile_ms = again == base_again.timings.end() ? c.profile_ms : again->second.ms;
-    if (it == after.timings.end() || it->second.ms >= profile_ms) {
+    if (it == after.timings.end() || it->second.ms >= profile_ms * (1.0 - tune.min_gain)) {
       c.write = false;
       c.note = "its gain did not hold when measured again";
       file.entries.erase(keys[c.shape]);
       ++dropped;
+    } else {
+      // The confirmed figures are what the report and the file give.
+      c.profile_ms = profile_ms;
+      c.best_ms = it->second.ms;
+      file.entries[keys[c.shape]].ms = c.best_ms;
     }
   }
   if (dropped > 0) {

@@ -42,16 +42,18 @@ constexpr uint32_t kMesaVendor = 0x10005;  // VK_VENDOR_ID_MESA
 constexpr uint32_t kImaginationVendor = 0x1010;
 constexpr uint32_t kQualcommVendor = 0x5143;
 
-// Adreno's model number from a device name such as "Adreno (TM) 630", or 0.
+// Adreno's model number from a device name such as "Adreno (TM) 630": the
+// three digits right after "Adreno (TM) ", or 0 for any other name (a
+// Snapdragon X laptop's "Adreno(TM) X1-85" is a new part; Impeller also
+// takes names it does not know for new ones).
 int adreno_model(const std::string& name) {
-  size_t at = name.find("Adreno");
+  const std::string prefix = "Adreno (TM) ";
+  size_t at = name.find(prefix);
   if (at == std::string::npos) return 0;
-  at = name.find_first_of("0123456789", at);
-  if (at == std::string::npos) return 0;
-  int n = 0;
-  for (size_t i = at; i < name.size() && i < at + 4 && name[i] >= '0' && name[i] <= '9'; ++i)
-    n = n * 10 + (name[i] - '0');
-  return n;
+  at += prefix.size();
+  int n = 0, digits = 0;
+  for (; at < name.size() && name[at] >= '0' && name[at] <= '9'; ++at, ++digits) n = n * 10 + (name[at] - '0');
+  return digits == 3 ? n : 0;
 }
 
 // Dispatches per submission on the drivers below: the source gives no size,
@@ -104,7 +106,7 @@ constexpr Quirk kQuirks[] = {
     // workarounds_vk.cc, batch_submit_command_buffer_timeout).
     {kQualcommVendor, "Adreno", 0, "", VK_DRIVER_ID_QUALCOMM_PROPRIETARY,
      "one large submission can deadlock the driver (Flutter Impeller's workarounds, Adreno below 702)",
-     "at most 32 dispatches per submission (a model runs as several command buffers)",
+     "at most 32 dispatches per submission, cut between ops (a model runs as several command buffers)",
      [](DeviceFeatures& f) { f.max_dispatches_per_submit = kAdrenoDispatchesPerSubmit; },
      [](const DeviceInfo& info) {
        int model = adreno_model(info.name);

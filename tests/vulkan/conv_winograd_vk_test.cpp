@@ -42,6 +42,9 @@ TEST(ConvWinogradVk, MatchesReference) {
       // 6x5 outputs: 2 x 2 tiles of 4 are too few, 3 x 3 tiles of 2.
       {"F2 small image", {1, 20, 6, 5}, {18, 20, 3, 3}, {1, 1, 1, 1}, 16},
       {"F2 7x7 two images", {2, 64, 7, 7}, {32, 64, 3, 3}, {1, 1, 1, 1}, 16, true, true},
+      // 18 tiles against 64 output channels: the point products run swapped
+      // (tiles along the rows), over two images.
+      {"F2 swapped product", {2, 16, 6, 6}, {64, 16, 3, 3}, {1, 1, 1, 1}, 16, true, true},
   };
   std::vector<fb::FusedActivationT> acts = {fb::FusedActivationT{}};
   acts.push_back(fused_activation(fb::ActivationKind::Relu));

@@ -1,5 +1,6 @@
 // Conv, ConvTranspose, Gemm and MatMul on Vulkan against the reference
-// kernels: the implicit-GEMM and depthwise conv paths, tile edges (odd sizes
+// kernels: the implicit-GEMM and depthwise conv paths (the stencil's row and
+// pixel variants), tile edges (odd sizes
 // and sizes past one 64 x 64 tile), attribute variants, fused activations,
 // and weights both as model constants and as graph inputs.
 #include "runtime/ops/conv_geometry.hpp"
@@ -44,6 +45,13 @@ std::vector<ConvCase> conv_cases() {
       {"mobilenet depthwise 3x3 s2", {1, 32, 15, 15}, {32, 1, 3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1}, {}, 32)},
       {"depthwise 3x3 s1", {2, 13, 9, 7}, {13, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 13), false},
       {"depthwise multiplier 2", {1, 3, 8, 11}, {6, 1, 3, 3}, conv_attrs({1, 1}, {0, 1, 2, 1}, {}, 3)},
+      // The stencil's row path (4 outputs per invocation) at stride 2 over an
+      // odd width, with a row dilation; and its pixel path (a dilated or
+      // stride-3 row).
+      {"depthwise 5x5 s2 wide", {1, 8, 9, 37}, {8, 1, 5, 5}, conv_attrs({2, 2}, {2, 2, 2, 2}, {}, 8)},
+      {"depthwise rows dilated", {1, 4, 11, 10}, {4, 1, 3, 3}, conv_attrs({1, 1}, {2, 1, 2, 1}, {2, 1}, 4)},
+      {"depthwise dilated", {1, 4, 11, 10}, {4, 1, 3, 3}, conv_attrs({1, 1}, {2, 2, 2, 2}, {2, 2}, 4)},
+      {"depthwise stride 3", {1, 5, 10, 13}, {5, 1, 3, 3}, conv_attrs({3, 3}, {1, 1, 1, 1}, {}, 5)},
       {"single channel image", {2, 1, 13, 13}, {5, 1, 5, 5}, conv_attrs({1, 1}, {2, 2, 2, 2})},
       {"pointwise 1x1", {1, 13, 7, 9}, {24, 13, 1, 1}, conv_attrs()},
       {"pointwise 1x1 batch 2", {2, 32, 14, 14}, {96, 32, 1, 1}, conv_attrs(), false},

@@ -67,7 +67,8 @@ TEST(Quirks, EarlyAdrenoSplitsItsSubmissions) {
     EXPECT_GT(dispatches_per_submit(device(0x5143, name, "Qualcomm 512.502", VK_DRIVER_ID_QUALCOMM_PROPRIETARY)), 0u)
         << name;
   }
-  for (const char* name : {"Adreno (TM) 702", "Adreno (TM) 740", "Adreno (TM) 830", "Qualcomm GPU"}) {
+  for (const char* name : {"Adreno (TM) 702", "Adreno (TM) 740", "Adreno (TM) 830", "Qualcomm GPU",
+                           "Qualcomm(R) Adreno(TM) X1-85 GPU", "Adreno (TM) 6"}) {
     EXPECT_EQ(dispatches_per_submit(device(0x5143, name, "Qualcomm 762.10", VK_DRIVER_ID_QUALCOMM_PROPRIETARY)), 0u)
         << name;
   }

@@ -25,8 +25,13 @@ struct DepthwisePush {
   uint32_t out_pixels, out_w, out_channels, multiplier, in_h, in_w, in_channels;
   ConvWindow window;
   float act_a, act_b;
+  uint32_t groups_w;
 };
-static_assert(sizeof(DepthwisePush) == 60, "must match conv_depthwise.comp's push block");
+static_assert(sizeof(DepthwisePush) == 64, "must match conv_depthwise.comp's push block");
+
+// Outputs per invocation along a row (conv_depthwise.comp's OUT_X): 4 where
+// the row is undilated with a column stride of 1 or 2, else 1.
+constexpr int64_t kDepthwiseRowOutputs = 4;
 
 struct ConvGemmPush {
   uint32_t rows, cols, depth, out_pixels, out_w, in_h, in_w, in_image, in_group, out_channels;
@@ -41,10 +46,15 @@ static_assert(sizeof(ConvGemmPush) == 68, "must match conv_gemm_main.glsl's push
 TensorArg bias_or_weights(PlanContext& ctx) { return ctx.has_input(2) ? ctx.input(2) : ctx.input(1); }
 TensorArg residual_or_weights(PlanContext& ctx) { return ctx.has_input(3) ? ctx.input(3) : ctx.input(1); }
 
-// Workgroups of 64 output pixels; y is the channel and z the image.
+// Workgroups of 64 invocations, each one output pixel or a run of
+// kDepthwiseRowOutputs in a row; y is the channel and z the image.
 Status plan_depthwise(PlanContext& ctx, const ConvGeometry& g, const FusedCode& act) {
   constexpr uint32_t kLocal = 64;
-  int64_t gx = (g.out_pixels() + kLocal - 1) / kLocal;
+  const bool rows = g.dilation[kW] == 1 && (g.stride[kW] == 1 || g.stride[kW] == 2) && g.out_size[kW] > 1;
+  const int64_t out_x = rows ? kDepthwiseRowOutputs : 1;
+  const int64_t groups_w = (g.out_size[kW] + out_x - 1) / out_x;
+  const int64_t items = rows ? g.out_size[kH] * groups_w : g.out_pixels();
+  int64_t gx = (items + kLocal - 1) / kLocal;
   if (gx > ctx.features.max_group_count[0] || g.out_channels > ctx.features.max_group_count[1] ||
       g.batch > ctx.features.max_group_count[2]) {
     return ctx.unsupported("more workgroups than the device allows");
@@ -60,12 +70,18 @@ Status plan_depthwise(PlanContext& ctx, const ConvGeometry& g, const FusedCode& 
   push.window = conv_window(g);
   push.act_a = act.a;
   push.act_b = act.b;
+  push.groups_w = static_cast<uint32_t>(groups_w);
   ctx.dispatch(ShaderId::kConvDepthwise,
                {ctx.input(0), ctx.input(1), bias_or_weights(ctx), ctx.output(0), residual_or_weights(ctx)}, push,
                {static_cast<uint32_t>(gx), static_cast<uint32_t>(g.out_channels), static_cast<uint32_t>(g.batch)},
                {kLocal, 1, 1})
-      .constants = {act.code, ctx.has_input(2) ? 1 : 0, static_cast<int32_t>(g.kernel[kH]),
-                    static_cast<int32_t>(g.kernel[kW]), ctx.has_input(3) ? 1 : 0};
+      .constants = {act.code,
+                    ctx.has_input(2) ? 1 : 0,
+                    static_cast<int32_t>(g.kernel[kH]),
+                    static_cast<int32_t>(g.kernel[kW]),
+                    ctx.has_input(3) ? 1 : 0,
+                    static_cast<int32_t>(out_x),
+                    static_cast<int32_t>(rows ? g.stride[kW] : 1)};
   return {};
 }
 

@@ -15,8 +15,8 @@ constexpr size_t kH = kConvH, kW = kConvW;
 // Below this many channels (in or out) the point products are too shallow
 // or too short for the GEMM tiles, as on the CPU (conv_winograd.cpp).
 constexpr int64_t kMinChannels = 16;
-// F(4x4) needs this many tiles per image, else F(2x2) (ResNet's 7x7 and
-// 14x14 stages: 4 and 16 tiles of 4x4).
+// F(4x4) needs this many tiles per image, else F(2x2): ResNet's 14x14 stage
+// (16 tiles of 4x4) takes F(4x4), its 7x7 stage (4 tiles) F(2x2).
 constexpr int64_t kMinTilesF4 = 16;
 
 struct InputPush {

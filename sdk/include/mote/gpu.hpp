@@ -37,7 +37,8 @@ MOTE_API std::string default_gpu_cache_dir();
 // shape the tile under which the ops of that shape took least GPU time, and
 // writes the winners that beat the device profile's tile into the tuning file
 // (SessionOptions::gpu_tuning_dir, else the pipeline-cache directory). A
-// winner stays only if a second run with the file in use confirms its gain;
+// winner stays only if a second run with the file in use, back to back with
+// the profile's tiles, confirms its gain of min_gain;
 // the model's other shapes lose any older entry, other models' entries stay.
 // Products of ops that launch several (Attention) are not tuned. Sessions
 // read that file at prepare (SessionOptions::use_gpu_tuning), so the cost is
@@ -61,7 +62,7 @@ struct GpuTunedShape {
   double profile_ms = 0;     // GPU time of the ops with this shape on it
   std::string best_tile;     // the fastest candidate, or profile_tile
   double best_ms = 0;
-  bool written = false;  // beat the profile by min_gain, confirmed: in the file
+  bool written = false;  // beat the profile by min_gain twice: in the file (ms: the confirming runs)
   std::string note;      // why not written, when not for lack of gain
 };
 

@@ -7,20 +7,17 @@
 #   job.log           every step's output
 #   vulkan_tests.log  the Vulkan test suite with the validation layer on
 #   ceilings.json     copy bandwidth, fp32 and fp16 GEMM through torch/cuBLAS
-#   gpu_bench.json    Mote against ncnn's Vulkan path, the default tile
-#   tile_sweep.json   Mote with each candidate GEMM tile
-#   gpu_bench_best.json  the same as gpu_bench.json with the sweep's best tile
+#   gpu_bench.json    Mote against ncnn's Vulkan path, the profile's tiles
+#   tune.log          mote-bench --tune on each model (GEMM tiles per shape)
+#   gpu_bench_tuned.json  the same as gpu_bench.json with the tuned tiles
 # Each step has its own time limit so that a hung one leaves the others.
 # QUICK=1 runs a small version of every step (to try the script on lavapipe).
 set -uo pipefail
 quick=${QUICK:-0}
 if [ "$quick" = 1 ]; then
-  tests_filter="*MatMul*:*Conv*"; models=mobilenet_v2; gemms=256; tiles=shared,64x32x4x32; rounds=2
+  tests_filter="*MatMul*:*Conv*"; models=mobilenet_v2; gemms=256; rounds=2; tune_seconds=10
 else
-  # The first tile is the NVIDIA row's choice ("shared" keeps a shared-core
-  # row's number of workgroups).
-  tests_filter="*"; models=mobilenet_v2,resnet18,resnet50; gemms=1024,2048,4096; rounds=3
-  tiles=shared,shared:128,shared:2048,256x8x4x16
+  tests_filter="*"; models=mobilenet_v2,resnet18,resnet50; gemms=1024,2048,4096; rounds=3; tune_seconds=40
 fi
 out=${OUT:-/tmp/mote-gpu-out}
 mkdir -p "$out"
@@ -42,6 +39,7 @@ nvidia_icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 if [ -f "$nvidia_icd" ] && ! vulkaninfo --summary 2>/dev/null | grep -qi nvidia; then
   export VK_DRIVER_FILES=$nvidia_icd
 fi
+# Pipeline cache and GEMM tuning file; empty until the tuning step.
 export MOTE_CACHE_DIR=$work/cache
 
 step "device"
@@ -87,17 +85,16 @@ bench() {  # $1: json name; the rest: environment for Mote
     --mote-convert "$root/bin/mote-convert" --mote-bench "$root/bin/mote-bench" --onnx-dir "$work/onnx" \
     --work "$work/bench" --models "$models" --gemm "$gemms" --rounds "$rounds" --runs 10 --json "$out/$1"
 }
-step "Mote against ncnn, Vulkan, default tile"
+step "Mote against ncnn, Vulkan, the profile's tiles"
 bench gpu_bench.json
 
-step "GEMM tile sweep"
-# The largest MatMul, the largest and smallest network (each once).
-sweep_models=("$work/bench/matmul${gemms##*,}.mote" "$work/bench/${models##*,}.mote")
-[ "${models%%,*}" != "${models##*,}" ] && sweep_models+=("$work/bench/${models%%,*}.mote")
-timeout 150 python3 tests/bench/gpu/tile_sweep.py --mote-bench "$root/bin/mote-bench" --repeat 10 \
-  --tiles "$tiles" --json "$out/tile_sweep.json" "${sweep_models[@]}"
-best=$(python3 -c "import json; print(json.load(open('$out/tile_sweep.json'))['best'] or '')" 2>/dev/null)
-[ "$best" = "${tiles%%,*}" ] && best=""  # the default won: nothing to add
+step "GEMM tuning (mote-bench --tune; the tuning file goes to \$MOTE_CACHE_DIR)"
+for model in ${models//,/ }; do
+  timeout 150 "$root/bin/mote-bench" "$work/bench/$model.mote" --backend vulkan --tune --tune-seconds "$tune_seconds" \
+    --repeat 10 >>"$out/tune.log" 2>&1
+  echo "$model: mote-bench --tune exit $?"
+done
+grep -E "GEMM tuning on|a run:|GEMM tiles" "$out/tune.log"
 
 step "cold and warm start: process start to first result (mote-run)"
 # The driver's own shader cache off, so 'cold' compiles every pipeline and
@@ -114,8 +111,6 @@ for model in ${models//,/ }; do
   done
 done
 
-if [ -n "$best" ]; then
-  step "Mote against ncnn, Vulkan, tile $best"
-  bench gpu_bench_best.json MOTE_VK_GEMM_TILE="$best"
-fi
+step "Mote against ncnn, Vulkan, the tuned tiles"
+bench gpu_bench_tuned.json
 step "done"
