@@ -77,8 +77,9 @@ struct Measurement {
 Result<Measurement> measure(const std::shared_ptr<const Model>& model, const std::vector<Tensor>& inputs,
                             const SessionOptions& options, int runs) {
   MOTE_ASSIGN_OR_RETURN(auto session, Session::create(model, options));
-  MOTE_RETURN_IF_ERROR(session->prepare());
-  MOTE_RETURN_IF_ERROR(session->run(inputs).status());  // warm-up
+  // The first run prepares for the inputs' shapes (a model with dynamic
+  // inputs has no shape to prepare for without them) and warms up.
+  MOTE_RETURN_IF_ERROR(session->run(inputs).status());
   Measurement m;
   const std::vector<OpPlacement> placement = session->placement();
   for (const OpPlacement& p : placement) {
