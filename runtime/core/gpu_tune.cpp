@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cinttypes>
 #include <cstdio>
 
 #include "mote/gpu.hpp"
@@ -115,11 +114,6 @@ std::vector<std::string> default_candidates(const vk::GemmTileLimits& profile) {
   return {"64x32x8x32", "64x64x4x32", "64x32x4x16", "128x32x4x32", "32x32x4x32", "64x16x4x32", "64x64x2x32"};
 }
 
-bool parse_shape(const std::string& text, vk::GemmShape& shape) {
-  return std::sscanf(text.c_str(), "%" SCNd64 "x%" SCNd64 "x%" SCNd64 "x%" SCNd64, &shape.rows, &shape.cols,
-                     &shape.depth, &shape.batch) == 4;
-}
-
 Status write_tuning(const std::string& path, const vk::GemmTuning& file, const vk::DeviceInfo& info) {
   std::string text = vk::encode_gemm_tuning(file, info);
   return vk::write_file_atomically(path, std::vector<uint8_t>(text.begin(), text.end()));
@@ -197,7 +191,7 @@ Result<GpuTuneReport> tune_gpu_gemms(std::shared_ptr<const Model> model, const s
   vk::GemmTuning file = vk::load_gemm_tuning(dir, device->info(), features, f16, note);
   std::map<std::string, vk::GemmShape> keys;
   for (const auto& [shape, t] : base.timings) {
-    if (parse_shape(shape, keys[shape])) file.entries.erase(keys[shape]);
+    if (auto key = vk::GemmShape::parse(shape)) file.entries.erase(keys[shape] = *key);
   }
   auto put = [&](const gpu_tune::ShapeChoice& c) {
     auto tile = vk::parse_gemm_tile(c.best, features.gemm_tile, features);

@@ -1,5 +1,6 @@
 #include "runtime/vulkan/gemm_tuning.hpp"
 
+#include <cinttypes>
 #include <cstdio>
 #include <iomanip>
 #include <locale>
@@ -24,6 +25,17 @@ std::string device_line(const DeviceInfo& info) {
 std::string GemmShape::text() const {
   return std::to_string(rows) + "x" + std::to_string(cols) + "x" + std::to_string(depth) + "x" +
          std::to_string(batch);
+}
+
+std::optional<GemmShape> GemmShape::parse(const std::string& text) {
+  GemmShape s;
+  int end = 0;
+  if (std::sscanf(text.c_str(), "%" SCNd64 "x%" SCNd64 "x%" SCNd64 "x%" SCNd64 "%n", &s.rows, &s.cols, &s.depth,
+                  &s.batch, &end) != 4 ||
+      static_cast<size_t>(end) != text.size()) {
+    return std::nullopt;
+  }
+  return s;
 }
 
 std::string gemm_tuning_file_name(const DeviceInfo& info, bool f16) {

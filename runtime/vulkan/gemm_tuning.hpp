@@ -21,6 +21,7 @@
 #include <compare>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "mote/status.hpp"
@@ -35,6 +36,8 @@ struct GemmShape {
   int64_t rows = 0, cols = 0, depth = 0, batch = 1;
   auto operator<=>(const GemmShape&) const = default;
   std::string text() const;  // "512x49x4608x1"
+  // The inverse of text() (GpuGemm::shape), or nullopt for other text.
+  static std::optional<GemmShape> parse(const std::string& text);
 };
 
 struct GemmTuningEntry {

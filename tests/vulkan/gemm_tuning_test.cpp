@@ -5,12 +5,11 @@
 // reference kernels.
 #include "runtime/vulkan/gemm_tuning.hpp"
 
-#include <cinttypes>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "mote/gpu.hpp"
@@ -63,6 +62,11 @@ TEST(GemmTuningFile, RoundTrips) {
     EXPECT_NEAR(back->entries[shape].ms, entry.ms, 1e-3);
   }
   EXPECT_EQ(vk::gemm_tuning_file_name(sample_device()), "gemm-tuning-10005-0007.txt");
+  const vk::GemmShape shape{512, 49, 4608, 3};
+  EXPECT_EQ(vk::GemmShape::parse(shape.text()), shape);
+  for (const char* bad : {"512x49x4608", "512x49x4608x1x", "512x49x4608x1 ", "x49x4608x1", ""}) {
+    EXPECT_FALSE(vk::GemmShape::parse(bad)) << bad;
+  }
   EXPECT_EQ(vk::gemm_tuning_file_name(sample_device(), /*f16=*/true), "gemm-tuning-10005-0007-f16.txt");
 }
 
@@ -168,10 +172,9 @@ TEST(GemmTuningVk, SessionTakesTheTunedTileForItsShapeOnly) {
   const vk::DeviceFeatures& f = device.value()->features();
   // The other core than the profile's, so the launched tile must differ.
   const std::string chosen = f.gemm_tile.shared_core ? "8x8x2x8" : "shared:1";
-  vk::GemmShape shape;
-  ASSERT_EQ(std::sscanf(launched.shape.c_str(), "%" SCNd64 "x%" SCNd64 "x%" SCNd64 "x%" SCNd64, &shape.rows,
-                        &shape.cols, &shape.depth, &shape.batch),
-            4);
+  std::optional<vk::GemmShape> parsed = vk::GemmShape::parse(launched.shape);
+  ASSERT_TRUE(parsed) << launched.shape;
+  const vk::GemmShape shape = *parsed;
   vk::GemmTuning tuning;
   tuning.entries[shape] = {vk::parse_gemm_tile(chosen, f.gemm_tile, f).value(), 1.0};
   vk::GemmShape other = shape;
