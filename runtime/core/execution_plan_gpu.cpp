@@ -12,6 +12,7 @@
 #include "runtime/vulkan/gemm_tuning.hpp"
 #include "runtime/vulkan/pipelines.hpp"
 #include "runtime/vulkan/program.hpp"
+#include "runtime/vulkan/storage_precision.hpp"
 #include "runtime/vulkan/vk_kernel.hpp"
 #endif
 
@@ -20,7 +21,7 @@ namespace mote {
 #if MOTE_HAS_VULKAN
 struct ExecutionPlan::GpuState {
   vk::Device* device = nullptr;
-  bool fp16 = false;
+  bool fp16 = false;  // f16 storage, but for the ops of gpu_f32_ops
   // Per step: the kernel's plan while placing; moved into the program.
   std::vector<std::unique_ptr<vk::ProgramStep>> work;
   std::vector<bool> slot_read_by_cpu;
@@ -48,6 +49,7 @@ std::vector<OpPlacement> ExecutionPlan::placement() const {
     p.device = step.segment >= 0 ? "vulkan" : (backend_ == Backend::kReference ? "reference" : "cpu");
     p.reason = step.segment >= 0 ? "" : step.cpu_reason;
     if (step.segment >= 0) p.gemms = step.gemms;
+    if (step.segment >= 0) p.precision = step.fp16 ? "f16" : "f32";
   }
   return out;
 }
@@ -67,9 +69,11 @@ bool ExecutionPlan::device_only(int slot) const {
 
 namespace {
 
-bool forced_to_cpu(const std::vector<std::string>& cpu_ops, const fb::OpT& op) {
-  return std::any_of(cpu_ops.begin(), cpu_ops.end(),
-                     [&](const std::string& s) { return s == op_type_name(op.type) || (!op.name.empty() && s == op.name); });
+// Whether `names` (op types or op names, as cpu_ops and gpu_f32_ops take them) names `op`.
+bool names_op(const std::vector<std::string>& names, const fb::OpT& op) {
+  return std::any_of(names.begin(), names.end(), [&](const std::string& s) {
+    return s == op_type_name(op.type) || (!op.name.empty() && s == op.name);
+  });
 }
 
 }  // namespace
@@ -80,6 +84,14 @@ Status ExecutionPlan::place_steps() {
   gpu_ = std::make_unique<GpuState>();
   gpu_->device = device.value();
   gpu_->fp16 = options_.gpu_precision == GpuPrecision::kF16Storage && gpu_->device->features().fp16_storage;
+  if (options_.gpu_precision == GpuPrecision::kF16Storage && !gpu_->fp16) {
+    stats_.gpu_precision = "f32 (this device has no 16-bit storage buffers)";
+  }
+  if (gpu_->fp16 && !options_.gpu_f32_ops.empty() && !gpu_->device->features().half_conversions) {
+    // Mixing needs f16 conversions in shaders, which this driver gets wrong.
+    gpu_->fp16 = false;
+    stats_.gpu_precision = "f32 (gpu_f32_ops needs f16 conversions, which this device's driver miscompiles)";
+  }
   gpu_->device->pipelines().configure_cache(options_.pipeline_cache_dir);
   const vk::DeviceFeatures& features = gpu_->device->features();
   std::optional<vk::GemmTileLimits> gemm_override;
@@ -116,7 +128,7 @@ Status ExecutionPlan::place_steps() {
       step.cpu_reason = "output shape known only at run time";
       continue;
     }
-    if (forced_to_cpu(options_.cpu_ops, op)) {
+    if (names_op(options_.cpu_ops, op)) {
       step.cpu_reason = "forced to the CPU (cpu_ops)";
       continue;
     }
@@ -126,7 +138,8 @@ Status ExecutionPlan::place_steps() {
     }
     std::vector<Tensor> views;
     std::vector<Tensor*> outputs;
-    vk::PlanContext ctx{op, {}, {}, features, gpu_->fp16};
+    step.fp16 = gpu_->fp16 && !names_op(options_.gpu_f32_ops, op);
+    vk::PlanContext ctx{op, {}, {}, features, step.fp16};
     ctx.gemm_override = gemm_override ? &*gemm_override : nullptr;
     ctx.gemm_tuning = &tuning;
     prepare_time_views(op, views, ctx.inputs, outputs);
@@ -141,7 +154,7 @@ Status ExecutionPlan::place_steps() {
     // op to the CPU instead of failing the model.
     Status built;
     for (const vk::Dispatch& d : ctx.dispatches) {
-      auto p = gpu_->device->pipelines().get({d.shader, gpu_->fp16, d.local, d.constants});
+      auto p = gpu_->device->pipelines().get({d.shader, step.fp16, d.local, d.constants});
       if (!p.ok()) {
         built = p.status();
         break;
@@ -153,6 +166,7 @@ Status ExecutionPlan::place_steps() {
     }
     auto work = std::make_unique<vk::ProgramStep>();
     work->label = op_label(step.op_index);
+    work->fp16 = step.fp16;
     work->inputs.assign(op.inputs.begin(), op.inputs.end());
     work->outputs.assign(op.outputs.begin(), op.outputs.end());
     work->dispatches = std::move(ctx.dispatches);
@@ -256,7 +270,16 @@ Status ExecutionPlan::build_gpu_program() {
   }
   gpu_->work.clear();
   if (!steps.empty()) {
-    vk::ProgramOptions program_options{gpu_->fp16, options_.profile, options_.max_arena_bytes};
+    vk::StoragePrecisionPlan precision = vk::assign_storage_precision(tensors, steps, gpu_->device->features());
+    if (gpu_->fp16) {
+      stats_.gpu_precision = "f16 storage: " + std::to_string(precision.f16_steps) + " GPU ops f16, " +
+                             std::to_string(precision.f32_steps) + " f32 (gpu_f32_ops), " +
+                             std::to_string(precision.conversions) +
+                             (precision.conversions == 1 ? " conversion" : " conversions");
+    } else if (stats_.gpu_precision.empty()) {
+      stats_.gpu_precision = "f32";
+    }
+    vk::ProgramOptions program_options{options_.profile, options_.max_arena_bytes};
     MOTE_ASSIGN_OR_RETURN(gpu_->program, vk::Program::build(*gpu_->device, program_options, tensors,
                                                             std::move(steps)));
     const vk::ProgramStats& ps = gpu_->program->stats();

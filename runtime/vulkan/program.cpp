@@ -59,14 +59,14 @@ void memory_barrier(VkCommandBuffer cb, VkPipelineStageFlags src_stage, VkAccess
 
 }  // namespace
 
-uint64_t Program::device_bytes(DType dtype, int64_t numel) const {
+uint64_t Program::device_bytes(DType dtype, int64_t numel, bool f16) {
   uint64_t n = static_cast<uint64_t>(std::max<int64_t>(numel, 0));
-  uint64_t bytes = (fp16_ && dtype == DType::F32) ? n * 2 : n * dtype_size(dtype);
+  uint64_t bytes = (f16 && dtype == DType::F32) ? n * 2 : n * dtype_size(dtype);
   return std::max<uint64_t>(align_up(bytes, 4), 4);
 }
 
-void Program::copy_to_device(const Tensor& host, uint8_t* dst) const {
-  if (fp16_ && host.dtype() == DType::F32) {
+void Program::copy_to_device(const Tensor& host, uint8_t* dst, bool f16) {
+  if (f16 && host.dtype() == DType::F32) {
     const float* src = host.data<float>();
     auto* out = reinterpret_cast<uint16_t*>(dst);
     for (int64_t i = 0; i < host.numel(); ++i) out[i] = float_to_half(src[i]);
@@ -75,8 +75,8 @@ void Program::copy_to_device(const Tensor& host, uint8_t* dst) const {
   }
 }
 
-void Program::copy_to_host(const uint8_t* src, Tensor& host) const {
-  if (fp16_ && host.dtype() == DType::F32) {
+void Program::copy_to_host(const uint8_t* src, Tensor& host, bool f16) {
+  if (f16 && host.dtype() == DType::F32) {
     const auto* in = reinterpret_cast<const uint16_t*>(src);
     float* out = host.data<float>();
     for (int64_t i = 0; i < host.numel(); ++i) out[i] = half_to_float(in[i]);
@@ -89,7 +89,6 @@ Result<std::unique_ptr<Program>> Program::build(Device& device, const ProgramOpt
                                                 const std::vector<ProgramTensor>& tensors,
                                                 std::vector<ProgramStep> steps) {
   std::unique_ptr<Program> p(new Program(device));
-  p->fp16_ = options.fp16;
   p->profile_ = options.profile && device.features().timestamps;
   p->max_arena_bytes_ = options.max_arena_bytes;
   p->tensors_ = tensors;
@@ -194,15 +193,16 @@ Status Program::plan_memory(const std::vector<ProgramTensor>& tensors) {
   std::vector<int> request_tensor;
   for (size_t k = 0; k < n; ++k) {
     if (first[k] < 0) continue;
-    requests.push_back({device_bytes(tensors[k].dtype, tensors[k].numel), first[k], last[k]});
+    requests.push_back({device_bytes(tensors[k].dtype, tensors[k].numel, tensors[k].f16), first[k], last[k]});
     request_tensor.push_back(static_cast<int>(k));
   }
   // Scratch: (step index into steps_, scratch index) per request past the tensors.
   std::vector<std::pair<size_t, size_t>> scratch_of;
   for (size_t i = 0; i < steps_.size(); ++i) {
     for (size_t j = 0; j < steps_[i].scratch.size(); ++j) {
-      requests.push_back({device_bytes(steps_[i].scratch[j].dtype, steps_[i].scratch[j].numel), steps_[i].step,
-                          steps_[i].step});
+      const PlanContext::Scratch& scratch = steps_[i].scratch[j];
+      requests.push_back(
+          {device_bytes(scratch.dtype, scratch.numel, steps_[i].fp16), steps_[i].step, steps_[i].step});
       scratch_of.push_back({i, j});
     }
   }
@@ -238,13 +238,13 @@ Status Program::plan_memory(const std::vector<ProgramTensor>& tensors) {
       }
       uint64_t& used = staging_used[static_cast<size_t>(upload_segment[k])];
       segments_[static_cast<size_t>(upload_segment[k])].uploads.push_back({static_cast<int>(k), used});
-      if (!direct) used += align_up(device_bytes(tensors[k].dtype, tensors[k].numel), 16);
+      if (!direct) used += align_up(device_bytes(tensors[k].dtype, tensors[k].numel, tensors[k].f16), 16);
       ++stats_.uploads;
     }
     if (produced_segment[k] >= 0 && tensors[k].host_read_after) {
       uint64_t& used = staging_used[static_cast<size_t>(produced_segment[k])];
       segments_[static_cast<size_t>(produced_segment[k])].downloads.push_back({static_cast<int>(k), used});
-      if (!direct) used += align_up(device_bytes(tensors[k].dtype, tensors[k].numel), 16);
+      if (!direct) used += align_up(device_bytes(tensors[k].dtype, tensors[k].numel, tensors[k].f16), 16);
       ++stats_.downloads;
     }
   }
@@ -270,7 +270,8 @@ Status Program::upload_weights(const std::vector<ProgramTensor>& tensors) {
       int t = st.inputs[static_cast<size_t>(arg.index)];
       if (t < 0 || !tensors[static_cast<size_t>(t)].constant || constant_offset.count(t)) continue;
       constant_offset[t] = total;
-      total += align_up(device_bytes(tensors[static_cast<size_t>(t)].dtype, tensors[static_cast<size_t>(t)].numel), alignment);
+      const ProgramTensor& pt = tensors[static_cast<size_t>(t)];
+      total += align_up(device_bytes(pt.dtype, pt.numel, pt.f16), alignment);
      }
     }
   }
@@ -278,7 +279,7 @@ Status Program::upload_weights(const std::vector<ProgramTensor>& tensors) {
   for (size_t i = 0; i < steps_.size(); ++i) {
     for (const Tensor& c : steps_[i].constants) {
       kernel_offset[i].push_back(total);
-      total += align_up(device_bytes(c.dtype(), c.numel()), alignment);
+      total += align_up(device_bytes(c.dtype(), c.numel(), steps_[i].fp16), alignment);
     }
   }
   stats_.weight_bytes = total;
@@ -293,15 +294,16 @@ Status Program::upload_weights(const std::vector<ProgramTensor>& tensors) {
   for (auto& [t, offset] : constant_offset) {
     const ProgramTensor& pt = tensors[static_cast<size_t>(t)];
     Tensor view = Tensor::borrow(pt.dtype, Shape{pt.numel}, pt.constant);
-    copy_to_device(view, dst + offset);
-    tensor_region_[static_cast<size_t>(t)] = {&weights_, offset, device_bytes(pt.dtype, pt.numel)};
+    copy_to_device(view, dst + offset, pt.f16);
+    tensor_region_[static_cast<size_t>(t)] = {&weights_, offset, device_bytes(pt.dtype, pt.numel, pt.f16)};
   }
   constant_region_.assign(steps_.size(), {});
   for (size_t i = 0; i < steps_.size(); ++i) {
     for (size_t j = 0; j < steps_[i].constants.size(); ++j) {
       const Tensor& c = steps_[i].constants[j];
-      copy_to_device(c, dst + kernel_offset[i][j]);
-      constant_region_[i].push_back({&weights_, kernel_offset[i][j], device_bytes(c.dtype(), c.numel())});
+      copy_to_device(c, dst + kernel_offset[i][j], steps_[i].fp16);
+      constant_region_[i].push_back(
+          {&weights_, kernel_offset[i][j], device_bytes(c.dtype(), c.numel(), steps_[i].fp16)});
     }
   }
   if (!upload.handle()) return {};
@@ -363,7 +365,7 @@ Status Program::record(Segment& seg) {
   for (int step_index : seg.steps) {
     const ProgramStep& step = steps_[static_cast<size_t>(step_index)];
     for (const Dispatch& d : step.dispatches) {
-      PipelineKey key{d.shader, fp16_, d.local, d.constants};
+      PipelineKey key{d.shader, step.fp16, d.local, d.constants};
       auto pipeline = device_.pipelines().get(key);
       if (!pipeline.ok()) return pipeline.status().with_context(step.label);
       const Pipeline& p = *pipeline.value();
@@ -444,12 +446,14 @@ Status Program::run_segment(int segment, const std::function<Tensor&(int)>& host
   const bool direct = arena_.mapped() != nullptr;
   for (const Transfer& t : seg.uploads) {
     const Region& r = tensor_region_[static_cast<size_t>(t.tensor)];
-    copy_to_device(host(t.tensor), direct ? arena_.mapped() + r.offset : staging_.mapped() + t.staging_offset);
+    copy_to_device(host(t.tensor), direct ? arena_.mapped() + r.offset : staging_.mapped() + t.staging_offset,
+                   tensors_[static_cast<size_t>(t.tensor)].f16);
   }
   MOTE_RETURN_IF_ERROR(device_.submit_and_wait(&seg.commands, 1));
   for (const Transfer& t : seg.downloads) {
     const Region& r = tensor_region_[static_cast<size_t>(t.tensor)];
-    copy_to_host(direct ? arena_.mapped() + r.offset : staging_.mapped() + t.staging_offset, host(t.tensor));
+    copy_to_host(direct ? arena_.mapped() + r.offset : staging_.mapped() + t.staging_offset, host(t.tensor),
+                 tensors_[static_cast<size_t>(t.tensor)].f16);
   }
   if (query_pool_) {
     if (segment == 0) step_times_.clear();
@@ -461,7 +465,13 @@ Status Program::run_segment(int segment, const std::function<Tensor&(int)>& host
       double ns = device_.features().timestamp_period_ns;
       for (size_t i = 0; i < seg.steps.size(); ++i) {
         double ms = static_cast<double>(ticks[i + 1] - ticks[i]) * ns * 1e-6;
-        step_times_.push_back({steps_[static_cast<size_t>(seg.steps[i])].step, ms});
+        int step = steps_[static_cast<size_t>(seg.steps[i])].step;
+        // A precision conversion carries its consumer's step: one entry for both.
+        if (!step_times_.empty() && step_times_.back().first == step) {
+          step_times_.back().second += ms;
+        } else {
+          step_times_.push_back({step, ms});
+        }
       }
     }
   }

@@ -29,11 +29,15 @@ struct ProgramTensor {
   const void* constant = nullptr;  // host data of a weight / folded constant
   bool host_produced = false;      // a graph input or a CPU step's output
   bool host_read_after = false;    // read by a later CPU step or returned
+  bool f16 = false;                // an F32 tensor stored as f16 on the device
 };
 
 struct ProgramStep {
   int step = 0;       // index among the plan's steps (execution order)
   int segment = 0;    // consecutive GPU steps share a segment
+  // Runs the f16-storage variants of its shaders: its F32 tensors (inputs,
+  // outputs, kernel constants, scratch) are f16 on the device.
+  bool fp16 = false;
   std::string label;  // "op #3 (Conv 'conv1')", for errors and profiles
   std::vector<int> inputs;   // tensor index per op input, -1 when omitted
   std::vector<int> outputs;
@@ -54,7 +58,6 @@ struct ProgramStats {
 };
 
 struct ProgramOptions {
-  bool fp16 = false;             // f16 storage of float tensors
   bool profile = false;          // per-step GPU timestamps
   uint64_t max_arena_bytes = 0;  // SessionOptions::max_arena_bytes; 0 = none
 };
@@ -98,13 +101,12 @@ class Program {
   Status upload_weights(const std::vector<ProgramTensor>& tensors);
   Status record(Segment& segment);
   Region region_of(const ProgramStep& step, const TensorArg& arg) const;
-  uint64_t device_bytes(DType dtype, int64_t numel) const;
-  void copy_to_device(const Tensor& host, uint8_t* dst) const;
-  void copy_to_host(const uint8_t* src, Tensor& host) const;
+  static uint64_t device_bytes(DType dtype, int64_t numel, bool f16);
+  static void copy_to_device(const Tensor& host, uint8_t* dst, bool f16);
+  static void copy_to_host(const uint8_t* src, Tensor& host, bool f16);
 
   Device& device_;
   uint64_t max_arena_bytes_ = 0;
-  bool fp16_ = false;
   bool profile_ = false;
   std::vector<ProgramTensor> tensors_;
   std::vector<ProgramStep> steps_;

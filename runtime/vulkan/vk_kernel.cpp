@@ -6,11 +6,15 @@
 
 namespace mote::vk {
 
-std::array<uint32_t, 3> PlanContext::groups_1d(int64_t count, uint32_t local) const {
+std::array<uint32_t, 3> groups_1d(int64_t count, uint32_t local, const DeviceFeatures& features) {
   uint64_t groups = std::max<uint64_t>(1, (static_cast<uint64_t>(std::max<int64_t>(count, 0)) + local - 1) / local);
   uint64_t x = std::min<uint64_t>(groups, features.max_group_count[0]);
   uint64_t y = (groups + x - 1) / x;
   return {static_cast<uint32_t>(x), static_cast<uint32_t>(y), 1};
+}
+
+std::array<uint32_t, 3> PlanContext::groups_1d(int64_t count, uint32_t local) const {
+  return vk::groups_1d(count, local, features);
 }
 
 Status PlanContext::unsupported(const std::string& reason) const {

@@ -41,6 +41,10 @@ struct Dispatch {
   std::array<uint32_t, 3> groups{1, 1, 1};
 };
 
+// Workgroups covering a 1-D range of `count` invocations in groups of
+// `local`, spread over y past the device's x limit.
+std::array<uint32_t, 3> groups_1d(int64_t count, uint32_t local, const DeviceFeatures& features);
+
 struct PlanContext {
   const fb::OpT& op;
   // Shapes and dtypes of the op's tensors; data only for inputs known at

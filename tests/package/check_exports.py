@@ -14,7 +14,7 @@ CXX_API = re.compile(
     r"^(mote::(Model|Session|Tensor|Status|TrainingSession|GraphBuilder)::|"
     r"mote::(status_code_name|dtype_size|dtype_name|shape_to_string|shape_numel|backend_name|parse_backend|"
     r"scheduled_learning_rate|parse_loss_kind|parse_optimizer_kind|parse_schedule_kind|describe_gpu|"
-    r"reset_gpu_pipelines|tune_gpu_gemms|default_gpu_cache_dir|encode_source_inputs|encode_source_outputs|source_interface|source_dims_to_string)"
+    r"reset_gpu_pipelines|tune_gpu_gemms|choose_gpu_precision|default_gpu_cache_dir|encode_source_inputs|encode_source_outputs|source_interface|source_dims_to_string)"
     r"(\[abi:cxx11\])?\()")
 # Judged on the mangled names: the weak instantiations of standard-library
 # templates (std::vector<...>, <regex>), which libstdc++'s headers declare

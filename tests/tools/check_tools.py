@@ -301,6 +301,15 @@ def relu_values(text):
     return [l.split("  ", 3)[-1] for l in text.splitlines() if l.strip().startswith("y  f32")]
 
 
+def printed_values(text, name):
+    """The values mote-run printed of output `name` ("  y  f32  64x64  [0.1, 0.2, ...]")."""
+    for line in text.splitlines():
+        if line.strip().startswith(name + "  ") and "[" in line:
+            inside = line[line.index("[") + 1:line.index("]")]
+            return [float(v) for v in inside.split(",") if v.strip() and v.strip() != "..."]
+    return []
+
+
 @case
 def run_vulkan(args):
     # 1024x4 = 4096 elements: at the island threshold, so Relu is placed on the
@@ -350,6 +359,34 @@ def bench_tune(args):
         raise Failure(f"no tuning row for the MatMul's shape:\n{out}")
     expect_ok([args.run, model(args, "matmul.mote"), "--backend", "vulkan", "--placement", "--repeat", "0"],
               contains=["GEMM 48x128x32x1 on ", "gemm "])
+
+
+@case
+def run_fp16_auto(args):
+    has_device = expect_ok([args.info, "--devices"]).startswith("device ")
+    cmd = [args.run, model(args, "overflow.mote"), "--backend", "vulkan", "--fp16", "auto", "--repeat", "1"]
+    expect_clean_failure(cmd[:-4] + ["--fp16", "half"], "mote-run", contains=["--fp16"])
+    if not has_device:
+        code, out, err = run(cmd)
+        if code == 0 or code < 0 or code >= 128:
+            raise Failure(f"--fp16 auto without a device should fail cleanly, got exit {code}: {err}")
+        return
+    # 1e5 * x passes f16's 65504: the op making it and the one reading it stay
+    # f32; Relu stores f16. The output equals the CPU's (to f16 rounding).
+    out = expect_ok(cmd + ["--placement"], contains=["fp16 auto on", "scale_up", "makes values up to",
+                                                     "scale_down", "reads values up to", "a run: f32",
+                                                     "storage  f16 storage: 1 GPU ops f16, 2 f32"])
+    listed = out.split("\nplacement\n", 1)[-1].splitlines()
+    row = [l for l in listed if "'relu'" in l] + [l for l in listed if "'scale_up'" in l]
+    if len(row) != 2 or "vulkan f16" not in row[0] or "vulkan f32" not in row[1]:
+        raise Failure(f"Relu should run on the GPU in f16, scale_up in f32:\n{out}")
+    cpu = expect_ok([args.run, model(args, "overflow.mote"), "--repeat", "0", "--values", "6"])
+    gpu = expect_ok(cmd[:-1] + ["0", "--values", "6"])
+    a, b = printed_values(cpu, "y"), printed_values(gpu, "y")
+    if len(a) != 6 or len(b) != 6 or any(abs(x - y) > 2e-3 * max(1.0, abs(x)) for x, y in zip(a, b)):
+        raise Failure(f"--fp16 auto outputs differ from the CPU's: {b} against {a}")
+    expect_ok([args.bench, model(args, "overflow.mote"), "--backend", "vulkan", "--fp16", "auto", "--repeat", "1",
+               "--warmup", "0"], contains=["fp16 auto on", "f16 storage but 2 op name(s)/type(s) f32"])
 
 
 def main():

@@ -7,6 +7,9 @@
 //                 segment, for parameter counts and truncation tests
 //   matmul.mote   input "x" f32 128x32 -> MatMul with a 32x48 constant -> "y"
 //                 (a GEMM for mote-bench --tune)
+//   overflow.mote input "x" f32 64x64 -> Mul 1e5 "scale_up" -> Mul 1e-5
+//                 "scale_down" -> Relu "relu" -> "y": values past f16's range
+//                 in the middle (for --fp16 auto)
 //   newer.mote    one op of type 4000, unknown to this schema (as if written
 //                 by a newer Mote)
 #include <cstdio>
@@ -52,6 +55,18 @@ mote::Status write_matmul(const std::string& dir) {
   return b.save(dir + "/matmul.mote");
 }
 
+mote::Status write_overflow(const std::string& dir) {
+  mote::GraphBuilder b;
+  int x = b.add_input("x", mote::DType::F32, {64, 64});
+  int up = b.add_op(mote::fb::OpType::Mul, {x, b.add_constant("big", mote::Tensor::from_vector<float>({1}, {1e5f}))},
+                    1, "scale_up")[0];
+  int down =
+      b.add_op(mote::fb::OpType::Mul, {up, b.add_constant("small", mote::Tensor::from_vector<float>({1}, {1e-5f}))},
+               1, "scale_down")[0];
+  b.mark_output(b.add_op(mote::fb::OpType::Relu, {down}, 1, "relu")[0], "y");
+  return b.save(dir + "/overflow.mote");
+}
+
 mote::Status write_newer(const std::string& dir) {
   mote::GraphBuilder b;
   int x = b.add_input("x", mote::DType::F32, {2, 3});
@@ -66,7 +81,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s OUTPUT_DIR\n", argv[0]);
     return 2;
   }
-  for (auto* write : {write_relu, write_dynamic, write_weights, write_matmul, write_newer}) {
+  for (auto* write : {write_relu, write_dynamic, write_weights, write_matmul, write_overflow, write_newer}) {
     mote::Status st = write(argv[1]);
     if (!st.ok()) {
       std::fprintf(stderr, "make_test_models: %s\n", st.to_string().c_str());

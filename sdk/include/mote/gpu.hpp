@@ -83,4 +83,49 @@ struct GpuTuneReport {
 MOTE_API Result<GpuTuneReport> tune_gpu_gemms(std::shared_ptr<const Model> model, const std::vector<Tensor>& inputs,
                                               SessionOptions options, const GpuTuneOptions& tune = {});
 
+// Mixed storage precision (`--fp16 auto` in mote-run and mote-bench): which
+// ops keep f32 storage on the GPU while the rest stores f16, chosen by
+// measuring on a calibration input. The model runs once in f32 (the
+// reference) with every op's outputs returned; an op making or reading
+// values past f16's range (65504) stays f32; then rounds in f16 storage
+// compare every intermediate with the reference and move to f32 each op that
+// grows its inputs' error most, with the ops making its inputs, until the
+// model's outputs are within the tolerance. The result goes into
+// SessionOptions::gpu_f32_ops (op names; an unnamed op by its type).
+// Arithmetic is f32 either way: the choice is about storage.
+struct GpuPrecisionOptions {
+  // Largest accepted max |f16 - f32| / max |f32| over each float output.
+  double tolerance = 1e-2;
+  int max_rounds = 6;  // f16 runs after the first
+  int runs = 3;        // timed runs per configuration in the report; 0: no timing
+  std::function<void(const std::string&)> progress;
+};
+
+struct GpuOpPrecision {
+  int op_index = 0;
+  std::string op;         // "Conv 'conv1'"
+  std::string precision;  // "f16" or "f32", as chosen
+  double error = 0;       // its outputs' relative error in the last f16 run
+  double growth = 0;      // that error over its inputs' (1: passed on unchanged)
+  std::string reason;     // why it stays f32; empty for f16 ops
+};
+
+struct GpuPrecisionReport {
+  std::string device;
+  std::vector<std::string> f32_ops;  // for SessionOptions::gpu_f32_ops
+  bool met = false;                  // the outputs are within the tolerance with f32_ops; else run in f32
+  double error_all_f16 = 0;          // the outputs' relative error with every op f16
+  double error_chosen = 0;           // ... with f32_ops kept f32
+  int rounds = 0;                    // f16 runs made
+  std::vector<GpuOpPrecision> ops;   // the GPU ops, in graph order
+  // Median wall time of a run in f32, all f16 and as chosen (runs > 0).
+  double ms_f32 = 0, ms_all_f16 = 0, ms_chosen = 0;
+};
+
+// `inputs` are the calibration input, in the model's input order. Fails when
+// no Vulkan device is usable or it has no 16-bit storage.
+MOTE_API Result<GpuPrecisionReport> choose_gpu_precision(std::shared_ptr<const Model> model,
+                                                         const std::vector<Tensor>& inputs, SessionOptions options,
+                                                         const GpuPrecisionOptions& choose = {});
+
 }  // namespace mote

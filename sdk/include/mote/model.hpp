@@ -41,6 +41,9 @@ class MOTE_API Model {
   Model(const Model&) = delete;
   Model& operator=(const Model&) = delete;
 
+  // The file's bytes, in place: the flatbuffer, then the weight segment.
+  const uint8_t* data() const { return bytes_; }
+  size_t size() const { return size_; }
   // The file path, or the name given to from_buffer.
   const std::string& source() const { return source_; }
   const fb::ModelT& def() const { return *def_; }

@@ -60,6 +60,11 @@ struct SessionOptions {
   // Threads for CPU kernels; 0 = one per hardware thread.
   int threads = 0;
   GpuPrecision gpu_precision = GpuPrecision::kF32;
+  // With kF16Storage: op types ("Softmax") or op names whose tensors stay f32
+  // on the GPU; conversions are inserted where f16 and f32 ops meet.
+  // choose_gpu_precision (mote/gpu.hpp; `--fp16 auto` in the tools) picks
+  // them by measuring each op's error on a calibration input.
+  std::vector<std::string> gpu_f32_ops;
   // Op types ("Softmax") or op names forced onto the CPU.
   std::vector<std::string> cpu_ops;
   // A run of consecutive GPU ops whose outputs hold fewer elements than this
@@ -108,6 +113,7 @@ struct OpPlacement {
   std::string device;   // "vulkan", "cpu", or "folded" (computed at prepare)
   std::string reason;   // why not on the GPU; empty when it is
   std::vector<GpuGemm> gemms;  // on the GPU: its matrix products
+  std::string precision;       // on the GPU: how its float tensors are stored, "f32" or "f16"
 };
 
 // Time of one op in the last run (with SessionOptions::profile).
@@ -147,6 +153,9 @@ struct PlanStats {
   // Where the GPU GEMM tiles came from, in words: the tuning file and how
   // many of the plan's products it covered, or the override.
   std::string gpu_gemm_tuning;
+  // How float tensors are stored on the GPU, in words: "f32", or "f16" with
+  // the ops kept f32 and the conversions between them.
+  std::string gpu_precision;
   // The GPU fault this session survived by moving to the CPU, in words; empty
   // when none (SessionOptions::gpu_faults).
   std::string gpu_fault;

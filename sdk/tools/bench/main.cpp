@@ -27,6 +27,7 @@
 #include "mote/model.hpp"
 #include "mote/session.hpp"
 #include "sdk/tools/common/cli_args.hpp"
+#include "sdk/tools/common/fp16_option.hpp"
 #include "sdk/tools/common/text.hpp"
 #include "sdk/tools/common/timing.hpp"
 #include "sdk/tools/common/tool_main.hpp"
@@ -42,7 +43,7 @@ struct BenchOptions {
   int repeat = 20;
   int warmup = 3;
   int threads = 0;
-  bool fp16 = false;
+  Fp16Option fp16;
   bool per_op = false;
   int top = 15;
   bool planar = false;
@@ -101,6 +102,7 @@ struct Fixture {
   std::shared_ptr<const Model> model;
   std::map<std::string, Shape> shapes;
   std::vector<Tensor> inputs;
+  SessionOptions precision;  // gpu_precision and gpu_f32_ops from --fp16
 };
 
 Result<std::unique_ptr<Session>> prepared_session(const Fixture& f, SessionOptions options, double& prepare_ms) {
@@ -154,7 +156,8 @@ Status tune(const Fixture& f, const BenchOptions& o) {
     return invalid_argument("--tune needs a tuning directory (--tuning-dir or MOTE_CACHE_DIR)");
   SessionOptions options;
   options.threads = o.threads;
-  options.gpu_precision = o.fp16 ? GpuPrecision::kF16Storage : GpuPrecision::kF32;
+  options.gpu_precision = f.precision.gpu_precision;
+  options.gpu_f32_ops = f.precision.gpu_f32_ops;
   options.gpu_tuning_dir = o.tuning_dir;
   // Candidates' pipelines go to a scratch directory, not the user's cache.
   namespace fs = std::filesystem;
@@ -193,7 +196,8 @@ Result<BackendResult> bench_backend(const Fixture& f, const BenchOptions& o, Bac
   options.backend = backend;
   options.threads = o.threads;
   options.channel_blocked_layout = !o.planar;
-  options.gpu_precision = o.fp16 ? GpuPrecision::kF16Storage : GpuPrecision::kF32;
+  options.gpu_precision = f.precision.gpu_precision;
+  options.gpu_f32_ops = f.precision.gpu_f32_ops;
   namespace fs = std::filesystem;
   fs::path cache = fs::temp_directory_path() / ("mote-bench-cache-" + std::to_string(::getpid()));
   std::error_code ec;
@@ -246,6 +250,8 @@ Status bench(const BenchOptions& o) {
     f.shapes[decls[k].name] = prepared[k].tensor.shape();
     f.inputs.push_back(prepared[k].tensor);
   }
+  if (o.fp16.mode == "auto") std::fprintf(stderr, "mote-bench: --fp16 auto ...\n");
+  MOTE_RETURN_IF_ERROR(apply_fp16_option(o.fp16, f.model, f.inputs, f.precision));
   if (o.tune) MOTE_RETURN_IF_ERROR(tune(f, o));
   std::vector<BackendResult> results;
   for (const std::string& name : split_list(o.backends)) {
@@ -255,7 +261,7 @@ Status bench(const BenchOptions& o) {
     results.push_back(std::move(r));
   }
   std::printf("model  %s\n", o.model_path.c_str());
-  std::printf("runs   %d timed after %d warm-up%s\n", o.repeat, o.warmup, o.fp16 ? ", f16 storage on the GPU" : "");
+  std::printf("runs   %d timed after %d warm-up%s\n", o.repeat, o.warmup, describe_fp16(f.precision).c_str());
   std::printf("%-9s %-34s %11s %11s %9s %9s %9s %12s %12s  %s\n", "backend", "device", "prep cold", "prep warm",
               "p50 ms", "p90 ms", "min ms", "host arena", "device mem", "ops gpu/cpu");
   for (const BackendResult& r : results) {
@@ -288,7 +294,7 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   app.add_option("--shape", o.shape_args, "input shape NAME=1x3x224x224 (for dynamic inputs)")->allow_extra_args(false);
-  app.add_flag("--fp16", o.fp16, "store float tensors as f16 on the GPU");
+  mote::tools::add_fp16_option(app, o.fp16);
   app.add_flag("--per-op", o.per_op, "also print time per op, slowest first");
   app.add_flag("--planar", o.planar, "CPU: keep every tensor NCHW (no channel-blocked layout), to compare");
   app.add_option("--top", o.top, "with --per-op: ops to list (0 = all)")->capture_default_str();

@@ -11,6 +11,7 @@
 #include "mote/model.hpp"
 #include "mote/session.hpp"
 #include "sdk/tools/common/cli_args.hpp"
+#include "sdk/tools/common/fp16_option.hpp"
 #include "sdk/tools/common/npy.hpp"
 #include "sdk/tools/common/text.hpp"
 #include "sdk/tools/common/timing.hpp"
@@ -27,7 +28,7 @@ struct RunOptions {
   std::vector<std::string> shape_args;
   std::string output_dir;
   std::string backend = "cpu";
-  bool fp16 = false;
+  Fp16Option fp16;
   bool placement = false;
   bool planar = false;
   std::vector<std::string> cpu_ops;
@@ -68,17 +69,23 @@ Status save_outputs(const std::string& dir, const std::vector<TensorDesc>& decls
 }
 
 // One line per op: where it runs and, when not on the GPU, why; on the GPU,
-// its matrix products' shapes and tiles (what `mote-bench --tune` tunes).
+// its matrix products' shapes and tiles (what `mote-bench --tune` tunes),
+// and with f16 storage how it stores its float tensors.
 void print_placement(const std::vector<OpPlacement>& placement) {
   size_t width = 2;
-  for (const OpPlacement& p : placement) width = std::max(width, p.op.size());
+  bool mixed = false;  // some op stores f16: then each GPU op's precision is shown
+  for (const OpPlacement& p : placement) {
+    width = std::max(width, p.op.size());
+    mixed = mixed || p.precision == "f16";
+  }
   std::printf("placement\n");
   for (const OpPlacement& p : placement) {
     std::string detail = p.reason;
     for (const GpuGemm& g : p.gemms) {
       detail += (detail.empty() ? "" : ", ") + ("GEMM " + g.shape + " on " + g.tile) + (g.tuned ? " (tuned)" : "");
     }
-    std::printf("  #%-4d %-*s  %-9s %s\n", p.op_index, static_cast<int>(width), p.op.c_str(), p.device.c_str(),
+    std::string where = p.device + (mixed && !p.precision.empty() ? " " + p.precision : "");
+    std::printf("  #%-4d %-*s  %-11s %s\n", p.op_index, static_cast<int>(width), p.op.c_str(), where.c_str(),
                 detail.c_str());
   }
 }
@@ -93,10 +100,7 @@ Status run(const RunOptions& o) {
   session_options.backend = backend;
   session_options.threads = o.threads;
   session_options.channel_blocked_layout = !o.planar;
-  session_options.gpu_precision = o.fp16 ? GpuPrecision::kF16Storage : GpuPrecision::kF32;
   session_options.cpu_ops = o.cpu_ops;
-  MOTE_ASSIGN_OR_RETURN(auto session, Session::create(model, session_options));
-
   std::vector<TensorDesc> input_decls = model->inputs();
   std::map<std::string, Shape> shapes;
   std::vector<Tensor> inputs;
@@ -104,6 +108,9 @@ Status run(const RunOptions& o) {
     shapes[input_decls[k].name] = prepared[k].tensor.shape();
     inputs.push_back(prepared[k].tensor);
   }
+  if (o.fp16.mode != "off" && backend == Backend::kCpu) return invalid_argument("--fp16 needs --backend vulkan");
+  MOTE_RETURN_IF_ERROR(apply_fp16_option(o.fp16, model, inputs, session_options));
+  MOTE_ASSIGN_OR_RETURN(auto session, Session::create(model, session_options));
   Stopwatch prepare_clock;
   MOTE_RETURN_IF_ERROR(session->prepare(shapes));
   double prepare_ms = prepare_clock.elapsed_ms();
@@ -131,7 +138,7 @@ Status run(const RunOptions& o) {
   if (plan.backend != backend) std::printf(" (asked for %s)", backend_name(backend));
   if (plan.backend == Backend::kVulkan) {
     std::printf(" on %s: %d ops on the GPU, %d on the CPU (%d threads)%s", plan.device_name.c_str(), plan.ops_gpu,
-                plan.ops_cpu, threads, o.fp16 ? ", f16 storage" : "");
+                plan.ops_cpu, threads, describe_fp16(session_options).c_str());
   } else {
     std::printf(", %d thread%s", threads, threads == 1 ? "" : "s");
   }
@@ -142,6 +149,7 @@ Status run(const RunOptions& o) {
                 plan.gpu_transfers, format_bytes(plan.device_arena_bytes + plan.device_weight_bytes).c_str());
     std::printf("cache    %s\n", plan.pipeline_cache.c_str());
     std::printf("gemm     %s\n", plan.gpu_gemm_tuning.c_str());
+    std::printf("storage  %s\n", plan.gpu_precision.c_str());
   }
   if (o.placement) print_placement(session->placement());
   std::printf("inputs\n");
@@ -196,7 +204,7 @@ int main(int argc, char** argv) {
                  "cpu (optimised kernels), vulkan (GPU, each op it lacks on the CPU), auto (vulkan on a real GPU, "
                  "else cpu) or reference (plain kernels); MOTE_BACKEND overrides it")
       ->capture_default_str();
-  app.add_flag("--fp16", o.fp16, "with vulkan: store float tensors as f16 on the GPU (f32 arithmetic)");
+  mote::tools::add_fp16_option(app, o.fp16);
   app.add_flag("--placement", o.placement, "print where each op runs (vulkan, cpu, folded) and why");
   app.add_flag("--planar", o.planar, "cpu: keep every tensor NCHW (no channel-blocked layout), to compare");
   app.add_option("--cpu-op", o.cpu_ops, "with vulkan: keep this op type or op name on the CPU (repeatable)")

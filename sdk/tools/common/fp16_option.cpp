@@ -1,0 +1,67 @@
+#include "sdk/tools/common/fp16_option.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "mote/gpu.hpp"
+
+namespace mote::tools {
+
+void add_fp16_option(CLI::App& app, Fp16Option& option) {
+  app.add_option("--fp16", option.mode,
+                 "with vulkan: store float tensors as f16 on the GPU (arithmetic stays f32): on, off, or auto to "
+                 "keep f32 the ops whose error grows, measured on this run's inputs (docs/vulkan.md, 'Mixed "
+                 "precision'); --fp16 alone is on, the default off")
+      ->expected(0, 1)
+      ->default_str("on")
+      ->check(CLI::IsMember({"on", "off", "auto"}));
+  app.add_option("--fp16-tolerance", option.tolerance,
+                 "with --fp16 auto: the largest accepted max|f16 - f32| / max|f32| of an output")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+}
+
+Status apply_fp16_option(const Fp16Option& option, const std::shared_ptr<const Model>& model,
+                         const std::vector<Tensor>& inputs, SessionOptions& options) {
+  options.gpu_precision = option.mode == "off" ? GpuPrecision::kF32 : GpuPrecision::kF16Storage;
+  if (option.mode != "auto") return {};
+  GpuPrecisionOptions choose;
+  choose.tolerance = option.tolerance;
+  choose.progress = [](const std::string& line) { std::fprintf(stderr, "--fp16 auto: %s\n", line.c_str()); };
+  MOTE_ASSIGN_OR_RETURN(GpuPrecisionReport r, choose_gpu_precision(model, inputs, options, choose));
+  int kept = 0;
+  for (const GpuOpPrecision& op : r.ops) kept += op.precision == "f32" ? 1 : 0;
+  std::printf(
+      "fp16 auto on %s: %d of %zu GPU ops kept f32; outputs within %.2g of f32 (all f16: %.2g), %d f16 run%s\n",
+      r.device.c_str(), kept, r.ops.size(), r.error_chosen, r.error_all_f16, r.rounds, r.rounds == 1 ? "" : "s");
+  for (const GpuOpPrecision& op : r.ops) {
+    if (!op.reason.empty()) std::printf("  f32  #%-4d %s: %s\n", op.op_index, op.op.c_str(), op.reason.c_str());
+  }
+  // Where f16 loses most, for a user weighing a tighter or looser tolerance.
+  std::vector<GpuOpPrecision> f16_ops;
+  for (const GpuOpPrecision& op : r.ops) {
+    if (op.precision == "f16") f16_ops.push_back(op);
+  }
+  std::sort(f16_ops.begin(), f16_ops.end(), [](const auto& a, const auto& b) { return a.growth > b.growth; });
+  for (size_t i = 0; i < f16_ops.size() && i < 3; ++i) {
+    std::printf("  f16  #%-4d %s: error %.2g, %.2gx its inputs'\n", f16_ops[i].op_index, f16_ops[i].op.c_str(),
+                f16_ops[i].error, f16_ops[i].growth);
+  }
+  std::printf("  a run: f32 %.3f ms, all f16 %.3f ms, as chosen %.3f ms (medians of %d)\n", r.ms_f32, r.ms_all_f16,
+              r.ms_chosen, choose.runs);
+  if (!r.met) {
+    std::printf("  over the tolerance %.2g: running in f32\n", option.tolerance);
+    options.gpu_precision = GpuPrecision::kF32;
+    return {};
+  }
+  options.gpu_f32_ops = r.f32_ops;
+  return {};
+}
+
+std::string describe_fp16(const SessionOptions& options) {
+  if (options.gpu_precision != GpuPrecision::kF16Storage) return "";
+  if (options.gpu_f32_ops.empty()) return ", f16 storage";
+  return ", f16 storage but " + std::to_string(options.gpu_f32_ops.size()) + " op name(s)/type(s) f32";
+}
+
+}  // namespace mote::tools
