@@ -42,6 +42,8 @@ class ExecutionPlan {
   // The session records in the stats a GPU fault it moved to the CPU after.
   void note_gpu_fault(const std::string& what) { stats_.gpu_fault = what; }
   std::vector<OpPlacement> placement() const;
+  // Session::mapped_input for the graph's input `input` (by position).
+  Result<Tensor> mapped_input(size_t input) const;
   const std::vector<OpTime>& profile() const { return profile_; }
 
  private:

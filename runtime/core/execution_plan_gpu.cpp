@@ -69,10 +69,13 @@ bool ExecutionPlan::device_only(int slot) const {
 
 namespace {
 
-// Whether `names` (op types or op names, as cpu_ops and gpu_f32_ops take them) names `op`.
-bool names_op(const std::vector<std::string>& names, const fb::OpT& op) {
+// Whether `names` (op types, op names or "#index", as cpu_ops and
+// gpu_f32_ops take them) names op `index`.
+bool names_op(const std::vector<std::string>& names, const fb::OpT& op, int index) {
+  const std::string position = std::to_string(index);
   return std::any_of(names.begin(), names.end(), [&](const std::string& s) {
-    return s == op_type_name(op.type) || (!op.name.empty() && s == op.name);
+    return s == op_type_name(op.type) || (!op.name.empty() && s == op.name) ||
+           (s.size() == position.size() + 1 && s[0] == '#' && s.compare(1, std::string::npos, position) == 0);
   });
 }
 
@@ -128,7 +131,7 @@ Status ExecutionPlan::place_steps() {
       step.cpu_reason = "output shape known only at run time";
       continue;
     }
-    if (names_op(options_.cpu_ops, op)) {
+    if (names_op(options_.cpu_ops, op, step.op_index)) {
       step.cpu_reason = "forced to the CPU (cpu_ops)";
       continue;
     }
@@ -138,7 +141,7 @@ Status ExecutionPlan::place_steps() {
     }
     std::vector<Tensor> views;
     std::vector<Tensor*> outputs;
-    step.fp16 = gpu_->fp16 && !names_op(options_.gpu_f32_ops, op);
+    step.fp16 = gpu_->fp16 && !names_op(options_.gpu_f32_ops, op, step.op_index);
     vk::PlanContext ctx{op, {}, {}, features, step.fp16};
     ctx.gemm_override = gemm_override ? &*gemm_override : nullptr;
     ctx.gemm_tuning = &tuning;
@@ -215,11 +218,23 @@ Status ExecutionPlan::place_steps() {
   // Segments: runs of consecutive GPU steps, each one command buffer; a
   // device with a submission limit (a driver quirk) gets runs cut at it.
   const size_t most_dispatches = features.max_dispatches_per_submit;
+  int f16_steps = 0, f32_steps = 0;
+  for (const Step& step : steps_) {
+    if (step.segment >= 0) ++(step.fp16 ? f16_steps : f32_steps);
+  }
+  const bool mixed = f16_steps > 0 && f32_steps > 0;
   int segment = -1;
   size_t dispatches = 0;
   for (size_t k = 0; k < steps_.size(); ++k) {
     if (steps_[k].segment < 0) continue;
-    const size_t own = gpu_->work[k]->dispatches.size();
+    // In a session mixing precisions each float input may need a conversion
+    // dispatched just before the step, in its segment (storage_precision.hpp).
+    size_t own = gpu_->work[k]->dispatches.size();
+    if (mixed) {
+      for (int32_t index : ops[static_cast<size_t>(steps_[k].op_index)]->inputs) {
+        if (index >= 0 && slots_[static_cast<size_t>(index)].dtype == DType::F32) ++own;
+      }
+    }
     if (k == 0 || steps_[k - 1].segment < 0 ||
         (most_dispatches && dispatches > 0 && dispatches + own > most_dispatches)) {
       ++segment;
@@ -258,6 +273,7 @@ Status ExecutionPlan::build_gpu_program() {
     tensors[k].numel = s.shape_known ? shape_numel(s.shape) : 0;
     tensors[k].constant = s.storage == Storage::kConstant ? s.value.raw() : nullptr;
     tensors[k].host_produced = s.storage == Storage::kInput || produced_by_cpu[k];
+    tensors[k].graph_input = s.storage == Storage::kInput;
     tensors[k].host_read_after = gpu_->slot_read_by_cpu[k];
   }
   std::vector<vk::ProgramStep> steps;
@@ -299,6 +315,13 @@ Status ExecutionPlan::build_gpu_program() {
   return {};
 }
 
+Result<Tensor> ExecutionPlan::mapped_input(size_t input) const {
+  const int slot = graph_.inputs[input];
+  if (!gpu_ || !gpu_->program) return unsupported("the plan runs no op on the GPU");
+  const Slot& s = slots_[static_cast<size_t>(slot)];
+  return gpu_->program->input_view(slot, s.shape);
+}
+
 Status ExecutionPlan::run_gpu_segment(int segment) {
   Status st = gpu_->program->run_segment(segment, [this](int t) -> Tensor& { return slots_[static_cast<size_t>(t)].value; });
   if (!st.ok()) return st;
@@ -317,6 +340,9 @@ Status ExecutionPlan::run_gpu_segment(int segment) {
 Status ExecutionPlan::place_steps() { return unsupported("Mote was built without Vulkan (MOTE_VULKAN=OFF)"); }
 Status ExecutionPlan::build_gpu_program() { return {}; }
 Status ExecutionPlan::run_gpu_segment(int) { return internal_error("no GPU segments without Vulkan"); }
+Result<Tensor> ExecutionPlan::mapped_input(size_t) const {
+  return unsupported("Mote was built without Vulkan (MOTE_VULKAN=OFF)");
+}
 
 #endif
 

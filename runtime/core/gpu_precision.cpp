@@ -177,7 +177,13 @@ Result<double> time_model(const std::shared_ptr<const Model>& model, const std::
   return median_ms(*session, inputs, runs);
 }
 
-std::string op_key(const fb::OpT& op) { return op.name.empty() ? op_type_name(op.type) : op.name; }
+// How gpu_f32_ops names op `index`: by name, or "#index" when it has none.
+std::string op_key(const fb::OpT& op, int index) {
+  if (!op.name.empty()) return op.name;
+  std::string key = std::to_string(index);
+  key.insert(key.begin(), '#');
+  return key;
+}
 
 }  // namespace
 
@@ -195,6 +201,9 @@ Result<GpuPrecisionReport> choose_gpu_precision(std::shared_ptr<const Model> mod
   options.gpu_faults = GpuFaultPolicy::kReturnError;  // a run on the CPU would measure nothing
   options.profile = false;
   options.gpu_f32_ops.clear();
+  // Every intermediate is returned, so the probe needs more memory than a
+  // run; the limit is for the app's own sessions.
+  options.max_arena_bytes = 0;
 
   struct Run {
     std::vector<Tensor> outputs;
@@ -230,10 +239,15 @@ Result<GpuPrecisionReport> choose_gpu_precision(std::shared_ptr<const Model> mod
         m.ref_max_abs = std::max<double>(m.ref_max_abs, std::fabs(t.data<float>()[i]));
     }
   }
-  for (int32_t t : graph.inputs) {
-    TensorMeasure& m = tensors[static_cast<size_t>(t)];
-    if (graph.tensors[static_cast<size_t>(t)]->dtype == DType::F32)
-      m.measured = true, m.error = gpu_precision::kHalfRounding;
+  for (size_t k = 0; k < graph.inputs.size() && k < inputs.size(); ++k) {
+    if (inputs[k].dtype() != DType::F32) continue;
+    TensorMeasure& m = tensors[static_cast<size_t>(graph.inputs[k])];
+    m.measured = true;
+    m.error = gpu_precision::kHalfRounding;  // rounded once, on the way in
+    for (int64_t i = 0; i < inputs[k].numel(); ++i) {
+      const float v = inputs[k].data<float>()[i];
+      if (std::isfinite(v)) m.ref_max_abs = std::max<double>(m.ref_max_abs, std::fabs(v));
+    }
   }
   std::vector<OpMeasure> ops(graph.ops.size());
   for (size_t i = 0; i < graph.ops.size(); ++i) {
@@ -247,7 +261,7 @@ Result<GpuPrecisionReport> choose_gpu_precision(std::shared_ptr<const Model> mod
   for (const auto& pick : gpu_precision::out_of_range(ops, tensors)) kept.emplace(pick.op_index, pick.reason);
   auto kept_names = [&] {
     std::vector<std::string> names;
-    for (const auto& [index, why] : kept) names.push_back(op_key(*graph.ops[static_cast<size_t>(index)]));
+    for (const auto& [index, why] : kept) names.push_back(op_key(*graph.ops[static_cast<size_t>(index)], index));
     std::sort(names.begin(), names.end());
     names.erase(std::unique(names.begin(), names.end()), names.end());
     return names;
@@ -267,6 +281,7 @@ Result<GpuPrecisionReport> choose_gpu_precision(std::shared_ptr<const Model> mod
   double error = INFINITY;
   for (int round = 0; round <= choose.max_rounds; ++round) {
     MOTE_ASSIGN_OR_RETURN(Run f16, run(GpuPrecision::kF16Storage, kept_names()));
+    if (f16.stats.ops_gpu == 0) return unsupported("choose_gpu_precision: no op of the model runs on the GPU");
     if (f16.stats.gpu_precision.rfind("f16", 0) != 0) {
       return unsupported("choose_gpu_precision: " + report.device + " stores " + f16.stats.gpu_precision);
     }
@@ -281,7 +296,7 @@ Result<GpuPrecisionReport> choose_gpu_precision(std::shared_ptr<const Model> mod
     std::snprintf(text, sizeof text, "round %d: %zu op(s) kept f32, outputs within %.3g of f32", round + 1,
                   kept.size(), error);
     say(text);
-    if (error <= choose.tolerance) break;
+    if (error <= choose.tolerance || round == choose.max_rounds) break;  // later picks would go unmeasured
     size_t before = kept.size();
     for (const auto& pick : gpu_precision::amplifiers(ops, tensors)) kept.emplace(pick.op_index, pick.reason);
     if (kept.size() == before) break;  // nothing more to try

@@ -172,6 +172,22 @@ std::vector<OpPlacement> Session::placement() const {
 }
 std::vector<OpTime> Session::profile() const { return impl_->plan ? impl_->plan->profile() : std::vector<OpTime>{}; }
 
+Result<Tensor> Session::mapped_input(const std::string& name) {
+  OneCaller::Scope scope(impl_->one_caller);
+  if (!scope.acquired()) return OneCaller::busy_error("Session::mapped_input");
+  const fb::GraphT& g = impl_->model->graph();
+  const std::string what = impl_->model->source() + ": input '" + name + "'";
+  for (size_t k = 0; k < g.inputs.size(); ++k) {
+    if (g.tensors[static_cast<size_t>(g.inputs[k])]->name != name) continue;
+    if (!impl_->plan) return invalid_argument(what + ": call prepare() before mapped_input()");
+    auto view = impl_->plan->mapped_input(k);
+    if (!view.ok())
+      return Status(view.status().code(), what + " cannot be written in place: " + view.status().message());
+    return view;
+  }
+  return not_found(impl_->model->source() + ": the model has no input named '" + name + "'");
+}
+
 Status Session::prepare(const std::map<std::string, Shape>& input_shapes) {
   OneCaller::Scope scope(impl_->one_caller);
   if (!scope.acquired()) return OneCaller::busy_error("Session::prepare");

@@ -129,6 +129,12 @@ Tensor Tensor::borrow(DType dtype, Shape shape, void* data) {
   return t;
 }
 
+Tensor Tensor::view(DType dtype, Shape shape, void* data, std::shared_ptr<void> owner) {
+  Tensor t = borrow(dtype, std::move(shape), data);
+  t.storage_ = std::move(owner);
+  return t;
+}
+
 Tensor Tensor::reshaped(Shape shape) const {
   Tensor t = *this;
   t.shape_ = std::move(shape);

@@ -66,6 +66,7 @@ uint64_t Program::device_bytes(DType dtype, int64_t numel, bool f16) {
 }
 
 void Program::copy_to_device(const Tensor& host, uint8_t* dst, bool f16) {
+  if (host.raw() == dst) return;  // written in place (input_view)
   if (f16 && host.dtype() == DType::F32) {
     const float* src = host.data<float>();
     auto* out = reinterpret_cast<uint16_t*>(dst);
@@ -189,6 +190,16 @@ Status Program::plan_memory(const std::vector<ProgramTensor>& tensors) {
       if (tensors[k].host_read_after) last[k] = std::max(last[k], segment_end[static_cast<size_t>(st.segment)]);
     }
   }
+  // Graph inputs on unified memory live through the whole run: the caller
+  // may have written one in place (input_view) before the run starts, and
+  // CPU steps read it there until the end.
+  if (device_.features().host_visible_device_local && !steps_.empty()) {
+    for (size_t k = 0; k < n; ++k) {
+      if (!tensors[k].graph_input || upload_segment[k] < 0 || tensors[k].f16) continue;
+      first[k] = 0;
+      last[k] = std::max(last[k], steps_.back().step);
+    }
+  }
   std::vector<LifetimeRequest> requests;
   std::vector<int> request_tensor;
   for (size_t k = 0; k < n; ++k) {
@@ -213,22 +224,23 @@ Status Program::plan_memory(const std::vector<ProgramTensor>& tensors) {
                                                 " bytes, over SessionOptions::max_arena_bytes = " +
                                                 std::to_string(max_arena_bytes_));
   }
-  MOTE_ASSIGN_OR_RETURN(arena_, Buffer::create(device_, std::max<uint64_t>(mp.arena_bytes, 4), MemoryKind::kDevice,
-                                               "the intermediate tensors"));
+  MOTE_ASSIGN_OR_RETURN(Buffer arena, Buffer::create(device_, std::max<uint64_t>(mp.arena_bytes, 4),
+                                                     MemoryKind::kDevice, "the intermediate tensors"));
+  arena_ = std::make_shared<Buffer>(std::move(arena));
   tensor_region_.assign(n, Region{});
   for (size_t r = 0; r < request_tensor.size(); ++r) {
-    tensor_region_[static_cast<size_t>(request_tensor[r])] = {&arena_, mp.offsets[r], requests[r].bytes};
+    tensor_region_[static_cast<size_t>(request_tensor[r])] = {arena_.get(), mp.offsets[r], requests[r].bytes};
   }
   scratch_region_.assign(steps_.size(), {});
   for (size_t i = 0; i < steps_.size(); ++i) scratch_region_[i].resize(steps_[i].scratch.size());
   for (size_t r = 0; r < scratch_of.size(); ++r) {
     size_t q = request_tensor.size() + r;
-    scratch_region_[scratch_of[r].first][scratch_of[r].second] = {&arena_, mp.offsets[q], requests[q].bytes};
+    scratch_region_[scratch_of[r].first][scratch_of[r].second] = {arena_.get(), mp.offsets[q], requests[q].bytes};
   }
 
   // Transfers and their staging offsets (staging is reused by every segment:
   // segments run one after another).
-  const bool direct = arena_.mapped() != nullptr;
+  const bool direct = arena_->mapped() != nullptr;
   uint64_t staging_peak = 0;
   std::vector<uint64_t> staging_used(segments_.size(), 0);
   for (size_t k = 0; k < n; ++k) {
@@ -345,7 +357,7 @@ Status Program::record(Segment& seg) {
   VkCommandBuffer cb = seg.commands;
   VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   MOTE_VK_CHECK(vkBeginCommandBuffer(cb, &bi), "vkBeginCommandBuffer");
-  const bool direct = arena_.mapped() != nullptr;
+  const bool direct = arena_->mapped() != nullptr;
   if (query_pool_) {
     vkCmdResetQueryPool(cb, query_pool_, seg.first_query, static_cast<uint32_t>(seg.steps.size()) + 1);
     vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, query_pool_, seg.first_query);
@@ -354,7 +366,7 @@ Status Program::record(Segment& seg) {
     for (const Transfer& t : seg.uploads) {
       const Region& r = tensor_region_[static_cast<size_t>(t.tensor)];
       VkBufferCopy copy{t.staging_offset, r.offset, r.bytes};
-      vkCmdCopyBuffer(cb, staging_.handle(), arena_.handle(), 1, &copy);
+      vkCmdCopyBuffer(cb, staging_.handle(), arena_->handle(), 1, &copy);
     }
     memory_barrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
@@ -394,7 +406,7 @@ Status Program::record(Segment& seg) {
         writes[b].descriptorCount = 1;
         writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
         writes[b].pBufferInfo = &infos[b];
-        if (r.buffer == &arena_) {
+        if (r.buffer == arena_.get()) {
           std::pair<uint64_t, uint64_t> range{r.offset, r.offset + r.bytes};
           reads.push_back(range);
           TensorArg::Kind kind = d.args[b].kind;
@@ -430,7 +442,7 @@ Status Program::record(Segment& seg) {
       for (const Transfer& t : seg.downloads) {
         const Region& r = tensor_region_[static_cast<size_t>(t.tensor)];
         VkBufferCopy copy{r.offset, t.staging_offset, r.bytes};
-        vkCmdCopyBuffer(cb, arena_.handle(), staging_.handle(), 1, &copy);
+        vkCmdCopyBuffer(cb, arena_->handle(), staging_.handle(), 1, &copy);
       }
       memory_barrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
                      VK_ACCESS_HOST_READ_BIT);
@@ -441,18 +453,33 @@ Status Program::record(Segment& seg) {
   return {};
 }
 
+Result<Tensor> Program::input_view(int tensor, const Shape& shape) const {
+  const ProgramTensor& t = tensors_[static_cast<size_t>(tensor)];
+  if (!arena_ || !arena_->mapped()) {
+    return unsupported("the GPU's memory is not mapped for the CPU here (a discrete GPU): inputs go through staging");
+  }
+  if (t.f16) return unsupported("it is stored as f16 on the GPU (f16 storage): it is converted on the way in");
+  bool uploaded = false;
+  for (const Segment& seg : segments_) {
+    for (const Transfer& u : seg.uploads) uploaded = uploaded || u.tensor == tensor;
+  }
+  if (!t.graph_input || !uploaded) return unsupported("no GPU op reads it");
+  const Region& r = tensor_region_[static_cast<size_t>(tensor)];
+  return Tensor::view(t.dtype, shape, arena_->mapped() + r.offset, arena_);
+}
+
 Status Program::run_segment(int segment, const std::function<Tensor&(int)>& host) {
   Segment& seg = segments_[static_cast<size_t>(segment)];
-  const bool direct = arena_.mapped() != nullptr;
+  const bool direct = arena_->mapped() != nullptr;
   for (const Transfer& t : seg.uploads) {
     const Region& r = tensor_region_[static_cast<size_t>(t.tensor)];
-    copy_to_device(host(t.tensor), direct ? arena_.mapped() + r.offset : staging_.mapped() + t.staging_offset,
+    copy_to_device(host(t.tensor), direct ? arena_->mapped() + r.offset : staging_.mapped() + t.staging_offset,
                    tensors_[static_cast<size_t>(t.tensor)].f16);
   }
   MOTE_RETURN_IF_ERROR(device_.submit_and_wait(&seg.commands, 1));
   for (const Transfer& t : seg.downloads) {
     const Region& r = tensor_region_[static_cast<size_t>(t.tensor)];
-    copy_to_host(direct ? arena_.mapped() + r.offset : staging_.mapped() + t.staging_offset, host(t.tensor),
+    copy_to_host(direct ? arena_->mapped() + r.offset : staging_.mapped() + t.staging_offset, host(t.tensor),
                  tensors_[static_cast<size_t>(t.tensor)].f16);
   }
   if (query_pool_) {

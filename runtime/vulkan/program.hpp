@@ -30,6 +30,9 @@ struct ProgramTensor {
   bool host_produced = false;      // a graph input or a CPU step's output
   bool host_read_after = false;    // read by a later CPU step or returned
   bool f16 = false;                // an F32 tensor stored as f16 on the device
+  // A graph input: on unified memory it keeps its bytes for the whole run,
+  // so the caller may write it in place (input_view).
+  bool graph_input = false;
 };
 
 struct ProgramStep {
@@ -73,6 +76,13 @@ class Program {
   // uploads (valid data) and the destination of downloads (allocated).
   Status run_segment(int segment, const std::function<Tensor&(int)>& host);
 
+  // Zero-copy input: a Tensor over the mapped device memory graph input
+  // `tensor` is read from, keeping that memory alive; run_segment copies
+  // nothing for an input whose host data is this memory. kUnsupported with
+  // the reason where the GPU cannot read it in place (memory not mapped: a
+  // discrete GPU; stored as f16; no GPU op reads it).
+  Result<Tensor> input_view(int tensor, const Shape& shape) const;
+
   const ProgramStats& stats() const { return stats_; }
   // With profiling on: GPU milliseconds per step of the last run, by the
   // plan's step index (0 for steps not on the GPU).
@@ -114,7 +124,9 @@ class Program {
   std::vector<Region> tensor_region_;                  // per tensor
   std::vector<std::vector<Region>> constant_region_;   // per step, per kernel constant
   std::vector<std::vector<Region>> scratch_region_;    // per step, per scratch
-  Buffer arena_;
+  // Shared: a caller's view of a graph input in it (input_view) keeps the
+  // memory alive past the program.
+  std::shared_ptr<Buffer> arena_;
   Buffer weights_;
   Buffer staging_;
   VkDescriptorPool descriptor_pool_ = VK_NULL_HANDLE;

@@ -27,28 +27,53 @@ StoragePrecisionPlan assign_storage_precision(std::vector<ProgramTensor>& tensor
   enum : int8_t { kUnset = -1, kF32 = 0, kF16 = 1 };
   std::vector<int8_t> stored(tensors.size(), kUnset);
   std::map<std::pair<int, bool>, int> twin_of;  // (tensor, f16) -> twin
-  std::vector<ProgramStep> out;
-  out.reserve(steps.size());
-  for (ProgramStep& step : steps) {
-    (step.fp16 ? plan.f16_steps : plan.f32_steps) += 1;
-    const int8_t want = step.fp16 ? kF16 : kF32;
-    // Only inputs a shader binds: plan() reads others (shapes) on the host.
+  // Which inputs each step binds: plan() reads others (shapes) on the host.
+  auto bound_inputs = [](const ProgramStep& step) {
     std::vector<bool> bound(step.inputs.size(), false);
     for (const Dispatch& d : step.dispatches) {
       for (const TensorArg& arg : d.args) {
         if (arg.kind == TensorArg::kInput) bound[static_cast<size_t>(arg.index)] = true;
       }
     }
+    return bound;
+  };
+  // A tensor the host uploads (a graph input, a CPU op's output) is stored
+  // f32 when any GPU step reads it in f32, so an op kept f32 never reads a
+  // rounded copy; its f16 readers get a converted twin.
+  std::vector<bool> made_on_gpu(tensors.size(), false);
+  for (const ProgramStep& step : steps) {
+    for (int t : step.outputs) {
+      if (t >= 0) made_on_gpu[static_cast<size_t>(t)] = true;
+    }
+  }
+  std::vector<bool> upload_f32(tensors.size(), false);
+  for (const ProgramStep& step : steps) {
+    if (step.fp16) continue;
+    std::vector<bool> bound = bound_inputs(step);
+    for (size_t i = 0; i < step.inputs.size(); ++i) {
+      const int t = step.inputs[i];
+      if (t >= 0 && bound[i] && !made_on_gpu[static_cast<size_t>(t)]) upload_f32[static_cast<size_t>(t)] = true;
+    }
+  }
+  std::vector<ProgramStep> out;
+  out.reserve(steps.size());
+  for (ProgramStep& step : steps) {
+    (step.fp16 ? plan.f16_steps : plan.f32_steps) += 1;
+    const int8_t want = step.fp16 ? kF16 : kF32;
+    const std::vector<bool> bound = bound_inputs(step);
     for (size_t i = 0; i < step.inputs.size(); ++i) {
       int& t = step.inputs[i];
       if (t < 0 || !bound[i] || tensors[static_cast<size_t>(t)].dtype != DType::F32) continue;
       int8_t& have = stored[static_cast<size_t>(t)];
-      if (have == kUnset) have = want;  // a weight or an upload: stored as its first reader needs
+      if (have == kUnset) {  // a weight (its first reader's precision) or an upload
+        const bool weight = tensors[static_cast<size_t>(t)].constant != nullptr;
+        have = !weight && upload_f32[static_cast<size_t>(t)] ? static_cast<int8_t>(kF32) : want;
+      }
       if (have == want) continue;
       auto it = twin_of.find({t, step.fp16});
       if (it == twin_of.end()) {
         ProgramTensor twin = tensors[static_cast<size_t>(t)];
-        twin.host_produced = twin.host_read_after = false;
+        twin.host_produced = twin.host_read_after = twin.graph_input = false;
         twin.f16 = step.fp16;
         const int index = static_cast<int>(tensors.size());
         tensors.push_back(twin);

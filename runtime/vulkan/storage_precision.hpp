@@ -7,7 +7,7 @@
 // precision, once, just before the first such reader; later readers of that
 // precision share the twin. A weight read in both precisions is uploaded
 // twice instead (converted on the host); a graph input or a CPU step's output
-// is uploaded in the precision of its first GPU reader.
+// is uploaded f32 when some GPU step reads it in f32, else f16.
 #pragma once
 
 #include <vector>

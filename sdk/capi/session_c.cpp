@@ -28,6 +28,19 @@ mote::Result<mote::SessionOptions> convert_options(const mote_session_options* o
   return converted;
 }
 
+// The name of the session's model input `index`, or nullptr when out of range.
+const std::string* input_name(const mote_session& session, size_t index) {
+  const mote::fb::GraphT& graph = session.session->model().graph();
+  if (index >= graph.inputs.size()) return nullptr;
+  return &graph.tensors[static_cast<size_t>(graph.inputs[index])]->name;
+}
+
+mote_status input_out_of_range(const char* fn, const mote_session& session, size_t index) {
+  return fail(fn, MOTE_INVALID_ARGUMENT,
+              "input index " + std::to_string(index) + " is out of range (the model has " +
+                  std::to_string(session.session->model().graph().inputs.size()) + ")");
+}
+
 }  // namespace
 
 extern "C" {
@@ -67,17 +80,11 @@ mote_status mote_session_set_input_shape(mote_session* session, size_t index, co
   const char* fn = __func__;
   return guarded(fn, [&] {
     if (session == nullptr) return null_argument(fn, "session");
-    const mote::Model& model = session->session->model();
-    const auto& inputs = model.graph().inputs;
-    if (index >= inputs.size()) {
-      return fail(fn, MOTE_INVALID_ARGUMENT,
-                  "input index " + std::to_string(index) + " is out of range (the model has " +
-                      std::to_string(inputs.size()) + ")");
-    }
+    const std::string* name = input_name(*session, index);
+    if (!name) return input_out_of_range(fn, *session, index);
     auto shape = to_shape(dims, rank, /*allow_dynamic=*/false);
     if (!shape.ok()) return fail(fn, shape.status());
-    const std::string& name = model.graph().tensors[static_cast<size_t>(inputs[index])]->name;
-    session->input_shapes[name] = std::move(shape).value();
+    session->input_shapes[*name] = std::move(shape).value();
     return MOTE_OK;
   });
 }
@@ -88,6 +95,20 @@ mote_status mote_session_prepare(mote_session* session) {
     if (session == nullptr) return null_argument(fn, "session");
     mote::Status status = session->session->prepare(session->input_shapes);
     if (!status.ok()) return fail(fn, status);
+    return MOTE_OK;
+  });
+}
+
+mote_status mote_session_mapped_input(mote_session* session, size_t index, mote_tensor** out_tensor) {
+  const char* fn = __func__;
+  return guarded(fn, [&] {
+    if (session == nullptr) return null_argument(fn, "session");
+    if (out_tensor == nullptr) return null_argument(fn, "out_tensor");
+    const std::string* name = input_name(*session, index);
+    if (!name) return input_out_of_range(fn, *session, index);
+    auto view = session->session->mapped_input(*name);
+    if (!view.ok()) return fail(fn, view.status());
+    *out_tensor = new mote_tensor{std::move(view).value()};
     return MOTE_OK;
   });
 }

@@ -185,6 +185,42 @@ TEST_F(CApiTest, RunsWithTheReferenceBackendAndBorrowedInputs) {
   expect_f32(again[0], {2, 3}, relu(a));
 }
 
+TEST_F(CApiTest, MappedInputIsWrittenInPlaceOrRefusedWithAReason) {
+  GraphBuilder b;
+  int x = b.add_input("x", DType::F32, {64, 64});  // 4096 elements: enough for the GPU
+  b.mark_output(b.add_op(fb::OpType::Relu, {x})[0], "y");
+  ASSERT_EQ(mote_model_load(save(b, "relu.mote").c_str(), &model_), MOTE_OK) << mote_last_error();
+  create_session("cpu");
+  mote_tensor* view = nullptr;
+  EXPECT_EQ(mote_session_mapped_input(session_, 0, &view), MOTE_INVALID_ARGUMENT);  // not prepared
+  ASSERT_EQ(mote_session_prepare(session_), MOTE_OK);
+  EXPECT_EQ(mote_session_mapped_input(session_, 0, &view), MOTE_UNSUPPORTED);  // a CPU plan
+  EXPECT_NE(std::string(mote_last_error()).find("cannot be written in place"), std::string::npos)
+      << mote_last_error();
+  EXPECT_EQ(mote_session_mapped_input(session_, 1, &view), MOTE_INVALID_ARGUMENT);
+  EXPECT_EQ(mote_session_mapped_input(session_, 0, nullptr), MOTE_INVALID_ARGUMENT);
+  EXPECT_EQ(mote_session_mapped_input(nullptr, 0, &view), MOTE_INVALID_ARGUMENT);
+  EXPECT_EQ(view, nullptr);
+
+  mote_session_release(session_);
+  session_ = nullptr;
+  create_session("vulkan");
+  ASSERT_EQ(mote_session_prepare(session_), MOTE_OK);
+  mote_status status = mote_session_mapped_input(session_, 0, &view);
+  if (status == MOTE_UNSUPPORTED) GTEST_SKIP() << "no unified-memory GPU here: " << mote_last_error();
+  ASSERT_EQ(status, MOTE_OK) << mote_last_error();
+  tensors_.push_back(view);
+  void* data = nullptr;
+  ASSERT_EQ(mote_tensor_mutable_data(view, &data), MOTE_OK);
+  std::vector<float> values(64 * 64);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i % 13) - 6.0f;
+  std::copy(values.begin(), values.end(), static_cast<float*>(data));
+  mote_tensor* output = nullptr;
+  ASSERT_EQ(mote_session_run(session_, &view, 1, &output, 1), MOTE_OK) << mote_last_error();
+  tensors_.push_back(output);
+  expect_f32(output, {64, 64}, relu(values));
+}
+
 TEST_F(CApiTest, LoadsACopiedBufferOfAnyAlignment) {
   auto bytes = two_relu_builder().serialize();
   ASSERT_TRUE(bytes.ok());

@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "mote/session.hpp"
+
 namespace mote::test {
 
 std::shared_ptr<const Model> load_built(const GraphBuilder& b, const std::string& name) {
@@ -28,6 +30,20 @@ std::shared_ptr<const Model> load_built(const GraphBuilder& b, const std::string
   };
   auto holder = std::make_shared<Holder>(Holder{storage, *model});
   return std::shared_ptr<const Model>(holder, holder->model.get());
+}
+
+std::vector<Tensor> run_on_cpu(const std::shared_ptr<const Model>& model, const std::vector<Tensor>& inputs) {
+  auto session = Session::create(model, SessionOptions{});
+  if (!session.ok()) {
+    ADD_FAILURE() << session.status().to_string();
+    return {};
+  }
+  auto out = (*session)->run(inputs);
+  if (!out.ok()) {
+    ADD_FAILURE() << out.status().to_string();
+    return {};
+  }
+  return *out;
 }
 
 }  // namespace mote::test

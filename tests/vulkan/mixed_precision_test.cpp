@@ -57,14 +57,6 @@ SessionOptions f16_options(std::vector<std::string> f32_ops = {}) {
   return o;
 }
 
-std::vector<Tensor> run_cpu(const std::shared_ptr<const Model>& model, const Tensor& x) {
-  auto s = Session::create(model, SessionOptions{});
-  EXPECT_TRUE(s.ok());
-  auto out = (*s)->run(std::vector<Tensor>{x});
-  EXPECT_TRUE(out.ok()) << out.status().to_string();
-  return *out;
-}
-
 std::string precision_of(const Session& s, const std::string& name) {
   for (const OpPlacement& p : s.placement()) {
     if (p.op.find("'" + name + "'") != std::string::npos) return p.device + " " + p.precision;
@@ -84,7 +76,7 @@ TEST(MixedPrecision, AllF16OverflowsWhereF32OpsDoNot) {
   if (!device_has_fp16_storage() || !device_has_half_conversions()) GTEST_SKIP() << "no f16 storage";
   auto model = overflow_model(33);
   Tensor x = random_tensor(DType::F32, {33, 8}, 1);
-  std::vector<Tensor> cpu = run_cpu(model, x);
+  std::vector<Tensor> cpu = run_on_cpu(model, {x});
 
   // Everything f16: 1e5 * x is stored as infinity and y saturates.
   auto all16 = Session::create(model, f16_options());
@@ -118,7 +110,8 @@ TEST(MixedPrecision, AllF16OverflowsWhereF32OpsDoNot) {
   // A second run reuses the recorded conversions.
   auto again = (*mixed)->run(std::vector<Tensor>{random_tensor(DType::F32, {33, 8}, 2)});
   ASSERT_TRUE(again.ok());
-  expect_tensors_near(again->at(0), run_cpu(model, random_tensor(DType::F32, {33, 8}, 2))[0], 2e-3, 2e-3, "y, run 2");
+  expect_tensors_near(again->at(0), run_on_cpu(model, {random_tensor(DType::F32, {33, 8}, 2)})[0], 2e-3, 2e-3,
+                      "y, run 2");
 }
 
 TEST(MixedPrecision, ByOpType) {
@@ -126,7 +119,7 @@ TEST(MixedPrecision, ByOpType) {
   if (!device_has_fp16_storage() || !device_has_half_conversions()) GTEST_SKIP() << "no f16 storage";
   auto model = overflow_model(17);
   Tensor x = random_tensor(DType::F32, {17, 8}, 3);
-  std::vector<Tensor> cpu = run_cpu(model, x);
+  std::vector<Tensor> cpu = run_on_cpu(model, {x});
   // By type: both Muls and both Adds f32; Neg and Sigmoid f16.
   auto s = Session::create(model, f16_options({"Mul", "Add"}));
   ASSERT_TRUE(s.ok());
@@ -149,7 +142,7 @@ TEST(MixedPrecision, F32SessionIgnoresTheList) {
   Tensor x = random_tensor(DType::F32, {9, 8}, 4);
   auto out = (*s)->run(std::vector<Tensor>{x});
   ASSERT_TRUE(out.ok());
-  expect_tensors_near(out->at(0), run_cpu(model, x)[0], 1e-5, 1e-6, "y");
+  expect_tensors_near(out->at(0), run_on_cpu(model, {x})[0], 1e-5, 1e-6, "y");
   EXPECT_EQ((*s)->plan_stats().gpu_precision, "f32");
   EXPECT_EQ(precision_of(**s, "neg"), "vulkan f32");
 }
@@ -195,7 +188,7 @@ TEST(ChooseGpuPrecision, KeepsACancellationAndWhatFeedsIt) {
   ASSERT_TRUE(s.ok());
   auto out = (*s)->run(std::vector<Tensor>{x});
   ASSERT_TRUE(out.ok());
-  expect_tensors_near(out->at(0), run_cpu(model, x)[0], 5e-3, 5e-3, "y");
+  expect_tensors_near(out->at(0), run_on_cpu(model, {x})[0], 5e-3, 5e-3, "y");
 }
 
 // The rules on made-up measurements (no device).
@@ -235,10 +228,18 @@ TEST(GpuPrecisionRules, GrowthAndAmplifiers) {
   EXPECT_TRUE(std::isinf(growth(ops[1], t)));
   t[3].error = INFINITY;
   EXPECT_DOUBLE_EQ(growth(ops[2], t), 1.0);
-  // Ops already f32 or on the CPU are not picked; growth under kMinGrowth is none.
+  // An op already f32, or on the CPU, is not picked, nor are its producers.
+  t[2].error = 100 * kHalfRounding;
+  t[3].error = 120 * kHalfRounding;
   ops[1].f16 = false;
-  t[2].error = kHalfRounding;
-  t[3].error = kHalfRounding;
+  EXPECT_TRUE(amplifiers(ops, t).empty());
+  ops[1].f16 = true;
+  ops[1].on_gpu = false;
+  EXPECT_TRUE(amplifiers(ops, t).empty());
+  // Growth under kMinGrowth picks nothing.
+  ops[1].on_gpu = true;
+  t[2].error = 3 * kHalfRounding;
+  t[3].error = 3 * kHalfRounding;
   EXPECT_TRUE(amplifiers(ops, t).empty());
 }
 
@@ -269,40 +270,47 @@ TEST(StoragePrecision, TwinsAndConversions) {
   vk::StoragePrecisionPlan plan = vk::assign_storage_precision(tensors, steps, features);
   EXPECT_EQ(plan.f16_steps, 2);
   EXPECT_EQ(plan.f32_steps, 2);
-  // a -> f32 once (read by steps 1 and 2), x -> f32 (uploaded f16 for step 0),
-  // b and c -> f16 for step 3; the weight twice instead of converted.
+  // x -> f16 for step 0 (uploaded f32: step 2 reads it in f32), a -> f32 once
+  // (read by steps 1 and 2), b and c -> f16 for step 3; the weight is
+  // uploaded twice instead of converted.
   EXPECT_EQ(plan.conversions, 4);
   EXPECT_EQ(plan.weight_twins, 1);
   ASSERT_EQ(steps.size(), 8u);
-  EXPECT_TRUE(tensors[0].f16);  // uploaded as its first reader stores it
-  EXPECT_TRUE(tensors[1].f16);  // the weight as step 0 reads it
+  EXPECT_FALSE(tensors[0].f16);  // an upload some step reads in f32
+  EXPECT_TRUE(tensors[1].f16);   // the weight as step 0, its first reader, needs it
   EXPECT_TRUE(tensors[2].f16);
   EXPECT_FALSE(tensors[3].f16);
   EXPECT_FALSE(tensors[6].f16);  // not a float
-  // Step 1: a's twin (converted) and the weight's twin (f32, the same data).
-  const vk::ProgramStep& convert_a = steps[1];
+  // Before step 0: x converted down, with the f32 variant of cast.comp.
+  const vk::ProgramStep& convert_x = steps[0];
+  EXPECT_EQ(convert_x.inputs, std::vector<int>{0});
+  EXPECT_FALSE(convert_x.fp16);
+  EXPECT_EQ(convert_x.step, 0);
+  ASSERT_EQ(convert_x.dispatches.size(), 1u);
+  EXPECT_EQ(convert_x.dispatches[0].constants, (std::vector<int32_t>{vk::kCastFloat, vk::kCastHalf}));
+  EXPECT_EQ(convert_x.dispatches[0].groups[0], 1u);  // 4 values, two per invocation
+  EXPECT_EQ(steps[1].inputs[0], convert_x.outputs[0]);
+  EXPECT_TRUE(tensors[static_cast<size_t>(convert_x.outputs[0])].f16);
+  // Step 1: a's twin (converted up) and the weight's twin (f32, the same data).
+  const vk::ProgramStep& convert_a = steps[2];
   EXPECT_EQ(convert_a.inputs, std::vector<int>{2});
-  EXPECT_FALSE(convert_a.fp16);
   EXPECT_EQ(convert_a.step, 1);
-  ASSERT_EQ(convert_a.dispatches.size(), 1u);
   EXPECT_EQ(convert_a.dispatches[0].constants, (std::vector<int32_t>{vk::kCastHalf, vk::kCastFloat}));
   const int a32 = convert_a.outputs[0];
   EXPECT_FALSE(tensors[static_cast<size_t>(a32)].f16);
-  const vk::ProgramStep& one = steps[2];
-  EXPECT_EQ(one.inputs[0], a32);
-  const int w32 = one.inputs[1];
+  EXPECT_EQ(steps[3].inputs[0], a32);
+  const int w32 = steps[3].inputs[1];
   EXPECT_NE(w32, 1);
   EXPECT_EQ(tensors[static_cast<size_t>(w32)].constant, static_cast<const void*>(weight));
   EXPECT_FALSE(tensors[static_cast<size_t>(w32)].f16);
-  // Step 2 shares a's twin, converts x, leaves the i64 tensor alone.
-  EXPECT_EQ(steps[3].inputs, std::vector<int>{0});
-  EXPECT_EQ(steps[4].inputs[0], a32);
-  EXPECT_EQ(steps[4].inputs[2], 6);
-  // Step 3 reads b and c converted to f16, a as it is.
+  // Step 2 shares a's twin and reads x and the i64 tensor as they are.
+  EXPECT_EQ(steps[4].inputs, (std::vector<int>{a32, 0, 6}));
+  // Step 3 reads b and c converted down, a as it is.
+  EXPECT_EQ(steps[5].inputs, std::vector<int>{3});
+  EXPECT_EQ(steps[6].inputs, std::vector<int>{4});
   EXPECT_EQ(steps[7].inputs[2], 2);
   EXPECT_TRUE(tensors[static_cast<size_t>(steps[7].inputs[0])].f16);
-  EXPECT_EQ(steps[5].dispatches[0].constants, (std::vector<int32_t>{vk::kCastFloat, vk::kCastHalf}));
-  EXPECT_EQ(steps[5].dispatches[0].groups[0], 1u);  // 4 values, two per invocation
+  EXPECT_TRUE(tensors[static_cast<size_t>(steps[7].inputs[1])].f16);
 }
 
 }  // namespace

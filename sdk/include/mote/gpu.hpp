@@ -90,8 +90,10 @@ MOTE_API Result<GpuTuneReport> tune_gpu_gemms(std::shared_ptr<const Model> model
 // values past f16's range (65504) stays f32; then rounds in f16 storage
 // compare every intermediate with the reference and move to f32 each op that
 // grows its inputs' error most, with the ops making its inputs, until the
-// model's outputs are within the tolerance. The result goes into
-// SessionOptions::gpu_f32_ops (op names; an unnamed op by its type).
+// model's outputs are within the tolerance, nothing is left to pick, or
+// max_rounds is spent. The result goes into SessionOptions::gpu_f32_ops (op
+// names; "#N" for an unnamed op). The probe runs return every intermediate:
+// they take more memory than a run (max_arena_bytes does not apply to them).
 // Arithmetic is f32 either way: the choice is about storage.
 struct GpuPrecisionOptions {
   // Largest accepted max |f16 - f32| / max |f32| over each float output.

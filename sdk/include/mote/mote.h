@@ -170,6 +170,15 @@ MOTE_C_API mote_status mote_session_prepare(mote_session* session);
 MOTE_C_API mote_status mote_session_run(mote_session* session, mote_tensor* const* inputs, size_t num_inputs,
                                         mote_tensor** outputs, size_t num_outputs);
 
+/* Zero-copy input on unified memory (Jetson, phones, integrated GPUs): a
+ * tensor over the device memory the GPU reads input `index` from, for the
+ * caller to fill (mote_tensor_mutable_data) and pass to mote_session_run,
+ * which then copies nothing for it. Call after mote_session_prepare; release
+ * the handle as any tensor (it keeps that memory alive). MOTE_UNSUPPORTED,
+ * with the reason in mote_last_error, where the GPU cannot read the input in
+ * place (CPU session, discrete GPU, f16 storage, no GPU op reads it). */
+MOTE_C_API mote_status mote_session_mapped_input(mote_session* session, size_t index, mote_tensor** out_tensor);
+
 /* ---- Tensors ------------------------------------------------------------ */
 
 /* A new tensor owning a copy of `data` (`data_bytes` must equal the element

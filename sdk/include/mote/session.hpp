@@ -60,12 +60,13 @@ struct SessionOptions {
   // Threads for CPU kernels; 0 = one per hardware thread.
   int threads = 0;
   GpuPrecision gpu_precision = GpuPrecision::kF32;
-  // With kF16Storage: op types ("Softmax") or op names whose tensors stay f32
+  // With kF16Storage: ops (named as cpu_ops names them) whose tensors stay f32
   // on the GPU; conversions are inserted where f16 and f32 ops meet.
   // choose_gpu_precision (mote/gpu.hpp; `--fp16 auto` in the tools) picks
   // them by measuring each op's error on a calibration input.
   std::vector<std::string> gpu_f32_ops;
-  // Op types ("Softmax") or op names forced onto the CPU.
+  // Op types ("Softmax"), op names, or "#N" (the op at index N of the graph)
+  // forced onto the CPU.
   std::vector<std::string> cpu_ops;
   // A run of consecutive GPU ops whose outputs hold fewer elements than this
   // stays on the CPU: it would not pay for the transfers around it.
@@ -180,6 +181,18 @@ class MOTE_API Session {
   Result<std::vector<Tensor>> run(const std::vector<Tensor>& inputs);
   // Same, by name.
   Result<std::map<std::string, Tensor>> run(const std::map<std::string, Tensor>& inputs);
+
+  // Zero-copy input on unified memory (Jetson, phones, integrated GPUs,
+  // lavapipe): a Tensor over the device memory the GPU reads input `name`
+  // from. Fill it and pass it (or a view of its data) to run(), which then
+  // copies nothing for that input; the GPU never writes those bytes, so they
+  // keep their contents between runs. Call after prepare(); a later plan for
+  // other shapes has its own memory, and this Tensor (still valid: it keeps
+  // its memory alive) is then copied like any other input. kUnsupported,
+  // saying why, where the GPU cannot read the input in place: a CPU plan, a
+  // discrete GPU (inputs go through staging), f16 storage of the input, or
+  // an input no GPU op reads.
+  Result<Tensor> mapped_input(const std::string& name);
 
   // Threads the CPU kernels use (the resolved value of options().threads).
   int thread_count() const;

@@ -46,6 +46,9 @@ class MOTE_API Tensor {
   static Tensor borrow(DType dtype, Shape shape, const void* data) {
     return borrow(dtype, std::move(shape), const_cast<void*>(data));
   }
+  // Views `data`, keeping `owner` (whatever holds that memory) alive for as
+  // long as any Tensor shares it.
+  static Tensor view(DType dtype, Shape shape, void* data, std::shared_ptr<void> owner);
   // Copies `values` into a new owned tensor.
   template <class T>
   static Tensor from_vector(Shape shape, const std::vector<T>& values) {

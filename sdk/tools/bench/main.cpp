@@ -250,11 +250,20 @@ Status bench(const BenchOptions& o) {
     f.shapes[decls[k].name] = prepared[k].tensor.shape();
     f.inputs.push_back(prepared[k].tensor);
   }
-  if (o.fp16.mode == "auto") std::fprintf(stderr, "mote-bench: --fp16 auto ...\n");
-  MOTE_RETURN_IF_ERROR(apply_fp16_option(o.fp16, f.model, f.inputs, f.precision));
+  const std::vector<std::string> backends = split_list(o.backends);
+  const bool gpu =
+      std::any_of(backends.begin(), backends.end(), [](const auto& b) { return b != "cpu" && b != "reference"; });
+  if (o.fp16.mode == "auto" && gpu) {
+    std::fprintf(stderr, "mote-bench: --fp16 auto ...\n");
+    f.precision.backend =
+        std::find(backends.begin(), backends.end(), "vulkan") != backends.end() ? Backend::kVulkan : Backend::kAuto;
+    MOTE_RETURN_IF_ERROR(apply_fp16_option(o.fp16, f.model, f.inputs, f.precision));
+  } else if (o.fp16.mode == "on") {
+    f.precision.gpu_precision = GpuPrecision::kF16Storage;
+  }
   if (o.tune) MOTE_RETURN_IF_ERROR(tune(f, o));
   std::vector<BackendResult> results;
-  for (const std::string& name : split_list(o.backends)) {
+  for (const std::string& name : backends) {
     MOTE_ASSIGN_OR_RETURN(Backend backend, parse_backend(name));
     std::fprintf(stderr, "mote-bench: %s ...\n", name.c_str());
     MOTE_ASSIGN_OR_RETURN(BackendResult r, bench_backend(f, o, backend));

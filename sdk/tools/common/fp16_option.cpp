@@ -28,7 +28,15 @@ Status apply_fp16_option(const Fp16Option& option, const std::shared_ptr<const M
   GpuPrecisionOptions choose;
   choose.tolerance = option.tolerance;
   choose.progress = [](const std::string& line) { std::fprintf(stderr, "--fp16 auto: %s\n", line.c_str()); };
-  MOTE_ASSIGN_OR_RETURN(GpuPrecisionReport r, choose_gpu_precision(model, inputs, options, choose));
+  auto chosen = choose_gpu_precision(model, inputs, options, choose);
+  if (!chosen.ok() && chosen.status().code() == StatusCode::kUnsupported && options.backend == Backend::kAuto) {
+    // Auto may mean the CPU here: nothing to choose, nothing to fail for.
+    std::fprintf(stderr, "--fp16 auto: %s; f16 storage off\n", chosen.status().message().c_str());
+    options.gpu_precision = GpuPrecision::kF32;
+    return {};
+  }
+  MOTE_RETURN_IF_ERROR(chosen.status());
+  const GpuPrecisionReport& r = chosen.value();
   int kept = 0;
   for (const GpuOpPrecision& op : r.ops) kept += op.precision == "f32" ? 1 : 0;
   std::printf(

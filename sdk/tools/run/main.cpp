@@ -108,7 +108,9 @@ Status run(const RunOptions& o) {
     shapes[input_decls[k].name] = prepared[k].tensor.shape();
     inputs.push_back(prepared[k].tensor);
   }
-  if (o.fp16.mode != "off" && backend == Backend::kCpu) return invalid_argument("--fp16 needs --backend vulkan");
+  if (o.fp16.mode != "off" && (backend == Backend::kCpu || backend == Backend::kReference)) {
+    return invalid_argument("--fp16 is for the GPU: add --backend vulkan (or auto)");
+  }
   MOTE_RETURN_IF_ERROR(apply_fp16_option(o.fp16, model, inputs, session_options));
   MOTE_ASSIGN_OR_RETURN(auto session, Session::create(model, session_options));
   Stopwatch prepare_clock;
