@@ -650,7 +650,7 @@ Result<std::vector<Tensor>> ExecutionPlan::run(const std::vector<Tensor>& inputs
   const fb::GraphT& g = graph_;
   for (size_t k = 0; k < g.inputs.size(); ++k) {
     Slot& s = slots_[static_cast<size_t>(g.inputs[k])];
-    s.value = Tensor::borrow(s.dtype, s.shape, inputs[k].raw());
+    s.value = Tensor::borrow(s.dtype, s.shape, input_source(k, inputs[k]));
   }
   for (Slot& s : slots_) {
     if (s.storage == Storage::kOutput) MOTE_RETURN_IF_ERROR(output_storage(s));

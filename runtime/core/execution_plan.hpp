@@ -44,6 +44,9 @@ class ExecutionPlan {
   std::vector<OpPlacement> placement() const;
   // Session::mapped_input for the graph's input `input` (by position).
   Result<Tensor> mapped_input(size_t input) const;
+  // The first of `inputs` whose data lies in this plan's device memory (a
+  // mapped_input view), or -1: after a lost device its contents are gone.
+  int input_in_device_memory(const std::vector<Tensor>& inputs) const;
   const std::vector<OpTime>& profile() const { return profile_; }
 
  private:
@@ -120,6 +123,10 @@ class ExecutionPlan {
   Status run_gpu_segment(int segment);
   // Slots whose only readers and writer are GPU steps need no host memory.
   bool device_only(int slot) const;
+  // The data run() reads input `k` from: the caller's, or a copy of it when
+  // it is a mapped_input view of another input's device memory (which that
+  // input's upload may overwrite first).
+  const void* input_source(size_t k, const Tensor& input);
 
   const Model& model_;
   const fb::GraphT& graph_;

@@ -27,6 +27,7 @@ struct ExecutionPlan::GpuState {
   std::vector<bool> slot_read_by_cpu;
   std::vector<bool> slot_written_by_gpu;
   std::unique_ptr<vk::Program> program;
+  std::vector<Tensor> staged_inputs;  // per graph input: input_source's copy, if any
   int pipelines_before = 0;  // created process-wide before this plan
 };
 #else
@@ -70,12 +71,13 @@ bool ExecutionPlan::device_only(int slot) const {
 namespace {
 
 // Whether `names` (op types, op names or "#index", as cpu_ops and
-// gpu_f32_ops take them) names op `index`.
+// gpu_f32_ops take them) names op `index` (-1: no index to match).
 bool names_op(const std::vector<std::string>& names, const fb::OpT& op, int index) {
   const std::string position = std::to_string(index);
   return std::any_of(names.begin(), names.end(), [&](const std::string& s) {
     return s == op_type_name(op.type) || (!op.name.empty() && s == op.name) ||
-           (s.size() == position.size() + 1 && s[0] == '#' && s.compare(1, std::string::npos, position) == 0);
+           (index >= 0 && s.size() == position.size() + 1 && s[0] == '#' &&
+            s.compare(1, std::string::npos, position) == 0);
   });
 }
 
@@ -131,7 +133,9 @@ Status ExecutionPlan::place_steps() {
       step.cpu_reason = "output shape known only at run time";
       continue;
     }
-    if (names_op(options_.cpu_ops, op, step.op_index)) {
+    // "#N" names an op of the main graph, not of a control-flow body.
+    const int position = &graph_ == &model_.graph() ? step.op_index : -1;
+    if (names_op(options_.cpu_ops, op, position)) {
       step.cpu_reason = "forced to the CPU (cpu_ops)";
       continue;
     }
@@ -141,7 +145,7 @@ Status ExecutionPlan::place_steps() {
     }
     std::vector<Tensor> views;
     std::vector<Tensor*> outputs;
-    step.fp16 = gpu_->fp16 && !names_op(options_.gpu_f32_ops, op, step.op_index);
+    step.fp16 = gpu_->fp16 && !names_op(options_.gpu_f32_ops, op, position);
     vk::PlanContext ctx{op, {}, {}, features, step.fp16};
     ctx.gemm_override = gemm_override ? &*gemm_override : nullptr;
     ctx.gemm_tuning = &tuning;
@@ -315,6 +319,22 @@ Status ExecutionPlan::build_gpu_program() {
   return {};
 }
 
+const void* ExecutionPlan::input_source(size_t k, const Tensor& input) {
+  if (!gpu_ || !gpu_->program || !gpu_->program->in_arena(input.raw())) return input.raw();
+  if (input.raw() == gpu_->program->input_address(graph_.inputs[k])) return input.raw();
+  gpu_->staged_inputs.resize(graph_.inputs.size());
+  gpu_->staged_inputs[k] = input.clone();
+  return gpu_->staged_inputs[k].raw();
+}
+
+int ExecutionPlan::input_in_device_memory(const std::vector<Tensor>& inputs) const {
+  if (!gpu_ || !gpu_->program) return -1;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    if (gpu_->program->in_arena(inputs[k].raw())) return static_cast<int>(k);
+  }
+  return -1;
+}
+
 Result<Tensor> ExecutionPlan::mapped_input(size_t input) const {
   const int slot = graph_.inputs[input];
   if (!gpu_ || !gpu_->program) return unsupported("the plan runs no op on the GPU");
@@ -343,6 +363,8 @@ Status ExecutionPlan::run_gpu_segment(int) { return internal_error("no GPU segme
 Result<Tensor> ExecutionPlan::mapped_input(size_t) const {
   return unsupported("Mote was built without Vulkan (MOTE_VULKAN=OFF)");
 }
+const void* ExecutionPlan::input_source(size_t, const Tensor& input) { return input.raw(); }
+int ExecutionPlan::input_in_device_memory(const std::vector<Tensor>&) const { return -1; }
 
 #endif
 

@@ -236,8 +236,16 @@ Result<std::vector<Tensor>> Session::run(const std::vector<Tensor>& inputs) {
   auto result = impl_->plan->run(inputs, *impl_->pool);
   if (!result.ok() && result.status().code() == StatusCode::kGpuFault) {
     // The CPU plan recomputes everything from the inputs: nothing the failed
-    // GPU run wrote reaches the caller.
+    // GPU run wrote reaches the caller. An input written in place into the
+    // lost device's memory (mapped_input) is gone with it.
+    const int in_place = impl_->plan->input_in_device_memory(inputs);
     MOTE_RETURN_IF_ERROR(impl_->on_gpu_fault(result.status(), "a run"));
+    if (in_place >= 0 && impl_->options.backend == Backend::kCpu) {
+      const fb::TensorT& decl = *g.tensors[static_cast<size_t>(g.inputs[static_cast<size_t>(in_place)])];
+      return Status(StatusCode::kGpuFault, impl_->model->source() + ": input '" + decl.name +
+                                               "' was written in place into the lost GPU's memory (mapped_input);"
+                                               " run again with a host Tensor");
+    }
     MOTE_RETURN_IF_ERROR(impl_->plan_on_cpu(shapes));
     result = impl_->plan->run(inputs, *impl_->pool);
   }

@@ -468,6 +468,18 @@ Result<Tensor> Program::input_view(int tensor, const Shape& shape) const {
   return Tensor::view(t.dtype, shape, arena_->mapped() + r.offset, arena_);
 }
 
+bool Program::in_arena(const void* p) const {
+  if (!arena_ || !arena_->mapped() || !p) return false;
+  const auto* byte = static_cast<const uint8_t*>(p);
+  return byte >= arena_->mapped() && byte < arena_->mapped() + arena_->size();
+}
+
+const void* Program::input_address(int tensor) const {
+  if (!arena_ || !arena_->mapped() || static_cast<size_t>(tensor) >= tensor_region_.size()) return nullptr;
+  const Region& r = tensor_region_[static_cast<size_t>(tensor)];
+  return r.buffer == arena_.get() ? arena_->mapped() + r.offset : nullptr;
+}
+
 Status Program::run_segment(int segment, const std::function<Tensor&(int)>& host) {
   Segment& seg = segments_[static_cast<size_t>(segment)];
   const bool direct = arena_->mapped() != nullptr;

@@ -80,8 +80,13 @@ class Program {
   // `tensor` is read from, keeping that memory alive; run_segment copies
   // nothing for an input whose host data is this memory. kUnsupported with
   // the reason where the GPU cannot read it in place (memory not mapped: a
-  // discrete GPU; stored as f16; no GPU op reads it).
+  // discrete GPU without mapped video memory; stored as f16; no GPU op reads it).
   Result<Tensor> input_view(int tensor, const Shape& shape) const;
+  // Whether `p` points into this program's mapped arena (a view from
+  // input_view, of this or another input).
+  bool in_arena(const void* p) const;
+  // Where input_view of `tensor` points, or nullptr when it has no view.
+  const void* input_address(int tensor) const;
 
   const ProgramStats& stats() const { return stats_; }
   // With profiling on: GPU milliseconds per step of the last run, by the

@@ -89,6 +89,29 @@ TEST_F(GpuFaults, DeviceLostDuringARunFinishesOnTheCpu) {
   expect_tensors_near((*out)[0], expected, 1e-5, 1e-6, "a session made after the loss");
 }
 
+TEST_F(GpuFaults, DeviceLostWithAnInputWrittenInPlaceIsAnError) {
+  auto model = load_built(zoo::small_cnn(), "small_cnn.mote");
+  Tensor x = random_tensor(DType::F32, {1, 1, 28, 28}, 3);
+  Tensor expected = cpu_result(model, x);
+  auto session = Session::create(model, vulkan_options(GpuFaultPolicy::kFallBackToCpu));
+  ASSERT_TRUE(session.ok());
+  ASSERT_TRUE((*session)->prepare().ok());
+  auto view = (*session)->mapped_input(model->inputs()[0].name);
+  if (!view.ok()) GTEST_SKIP() << view.status().to_string();
+  std::copy(x.data<float>(), x.data<float>() + x.numel(), view->data<float>());
+  // The loss takes the input's only copy with it: no silent CPU result
+  // computed from memory whose contents are gone.
+  vk::arm_fault(vk::Fault::kDeviceLost);
+  auto hit = (*session)->run({*view});
+  ASSERT_FALSE(hit.ok());
+  EXPECT_EQ(hit.status().code(), StatusCode::kGpuFault);
+  EXPECT_NE(hit.status().message().find("written in place into the lost GPU's memory"), std::string::npos)
+      << hit.status().message();
+  auto next = (*session)->run({x});
+  ASSERT_TRUE(next.ok()) << next.status().to_string();
+  expect_tensors_near((*next)[0], expected, 1e-5, 1e-6, "the run with a host input after the loss");
+}
+
 TEST_F(GpuFaults, DeviceLostDuringARunCanBeReturnedAsAnError) {
   auto model = load_built(zoo::small_cnn(), "small_cnn.mote");
   Tensor x = random_tensor(DType::F32, {1, 1, 28, 28}, 2);

@@ -68,6 +68,34 @@ TEST(MappedInput, WrittenInPlaceMatchesCpuAndKeepsItsBytes) {
   expect_tensors_near(out->at(0), run_on_cpu(model, {x})[0], 1e-5, 1e-6, "y from a host input");
 }
 
+TEST(MappedInput, AViewPassedForAnotherInputIsCopiedFirst) {
+  MOTE_REQUIRE_VULKAN();
+  if (!unified_memory()) GTEST_SKIP() << "inputs go through staging on this device";
+  // y = a * c + b, both inputs read on the GPU.
+  GraphBuilder g;
+  int a = g.add_input("a", DType::F32, {128, 64});
+  int b = g.add_input("b", DType::F32, {128, 64});
+  int m = g.add_op(fb::OpType::Mul, {a, g.add_constant("c", random_tensor(DType::F32, {64}, 12))}, 1, "mul")[0];
+  g.mark_output(g.add_op(fb::OpType::Add, {m, b}, 1, "add")[0], "y");
+  auto model = load_built(g, "two_inputs.mote");
+  SessionOptions o;
+  o.backend = Backend::kVulkan;
+  o.min_gpu_island_elements = 0;
+  auto session = Session::create(model, o);
+  ASSERT_TRUE(session.ok());
+  ASSERT_TRUE((*session)->prepare().ok());
+  auto view_a = (*session)->mapped_input("a");
+  ASSERT_TRUE(view_a.ok()) << view_a.status().to_string();
+  Tensor x = random_tensor(DType::F32, {128, 64}, 5), h = random_tensor(DType::F32, {128, 64}, 6);
+  std::copy(x.data<float>(), x.data<float>() + x.numel(), view_a->data<float>());
+  // a's view as b, a host tensor as a: a's upload overwrites the view's
+  // bytes, so b must read a copy taken before.
+  auto out = (*session)->run(std::vector<Tensor>{h, *view_a});
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  expect_tensors_near(out->at(0), run_on_cpu(model, {h, x})[0], 1e-5, 1e-6, "y");
+  expect_tensors_near(*view_a, h, 0, 0, "a's bytes hold the host tensor given for a");
+}
+
 TEST(MappedInput, OutlivesItsSession) {
   MOTE_REQUIRE_VULKAN();
   if (!unified_memory()) GTEST_SKIP() << "inputs go through staging on this device";

@@ -176,7 +176,8 @@ MOTE_C_API mote_status mote_session_run(mote_session* session, mote_tensor* cons
  * which then copies nothing for it. Call after mote_session_prepare; release
  * the handle as any tensor (it keeps that memory alive). MOTE_UNSUPPORTED,
  * with the reason in mote_last_error, where the GPU cannot read the input in
- * place (CPU session, discrete GPU, f16 storage, no GPU op reads it). */
+ * place (CPU session, GPU memory the CPU does not map, f16 storage, no GPU
+ * op reads it). */
 MOTE_C_API mote_status mote_session_mapped_input(mote_session* session, size_t index, mote_tensor** out_tensor);
 
 /* ---- Tensors ------------------------------------------------------------ */

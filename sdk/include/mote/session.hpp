@@ -183,15 +183,19 @@ class MOTE_API Session {
   Result<std::map<std::string, Tensor>> run(const std::map<std::string, Tensor>& inputs);
 
   // Zero-copy input on unified memory (Jetson, phones, integrated GPUs,
-  // lavapipe): a Tensor over the device memory the GPU reads input `name`
-  // from. Fill it and pass it (or a view of its data) to run(), which then
-  // copies nothing for that input; the GPU never writes those bytes, so they
-  // keep their contents between runs. Call after prepare(); a later plan for
-  // other shapes has its own memory, and this Tensor (still valid: it keeps
-  // its memory alive) is then copied like any other input. kUnsupported,
+  // lavapipe; also discrete GPUs whose video memory the CPU maps, where
+  // writes cross the bus): a Tensor over the device memory the GPU reads
+  // input `name` from. Fill it and pass it to run(), which then copies
+  // nothing for that input. The GPU never writes those bytes, so they keep
+  // their contents between runs, unless a run is given another Tensor for
+  // that input: its upload lands there. Call after prepare(); a later plan
+  // for other shapes has its own memory, and this Tensor (still valid: it
+  // keeps the old device memory alive, uncounted in max_arena_bytes) is then
+  // copied like any other input. A lost device takes the contents with it:
+  // that run fails (kGpuFault) instead of finishing on the CPU. kUnsupported,
   // saying why, where the GPU cannot read the input in place: a CPU plan, a
-  // discrete GPU (inputs go through staging), f16 storage of the input, or
-  // an input no GPU op reads.
+  // GPU whose memory the CPU does not map (inputs go through staging), f16
+  // storage of the input, or an input no GPU op reads.
   Result<Tensor> mapped_input(const std::string& name);
 
   // Threads the CPU kernels use (the resolved value of options().threads).
