@@ -44,8 +44,12 @@ class ExecutionPlan {
   std::vector<OpPlacement> placement() const;
   // Session::mapped_input for the graph's input `input` (by position).
   Result<Tensor> mapped_input(size_t input) const;
+  // Session::mapped_output for the graph's output `output` (by position);
+  // from then on run() writes and returns that output in place.
+  Result<Tensor> mapped_output(size_t output);
   // The first of `inputs` whose data lies in this plan's device memory (a
-  // mapped_input view), or -1: after a lost device its contents are gone.
+  // mapped_input view, or a mapped_output view passed back as an input), or
+  // -1: after a lost device its contents are gone.
   int input_in_device_memory(const std::vector<Tensor>& inputs) const;
   const std::vector<OpTime>& profile() const { return profile_; }
 
@@ -61,6 +65,9 @@ class ExecutionPlan {
     // A graph output's storage from the last run, reused by the next one when
     // the caller has let go of it (output_storage).
     Tensor last_output;
+    // A graph output's mapped_output view: each run writes the output there
+    // (the GPU, in place) and returns it instead of a copy.
+    Tensor mapped_output;
     uint64_t arena_offset = 0;
     bool blocked = false;  // channel-blocked (layout.hpp); arena slots of CPU plans only
   };

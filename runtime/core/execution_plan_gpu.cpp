@@ -280,6 +280,7 @@ Status ExecutionPlan::build_gpu_program() {
     tensors[k].graph_input = s.storage == Storage::kInput;
     tensors[k].host_read_after = gpu_->slot_read_by_cpu[k];
   }
+  for (int32_t index : graph_.outputs) tensors[static_cast<size_t>(index)].graph_output = true;
   std::vector<vk::ProgramStep> steps;
   for (size_t k = 0; k < steps_.size(); ++k) {
     if (steps_[k].segment < 0) continue;
@@ -342,6 +343,17 @@ Result<Tensor> ExecutionPlan::mapped_input(size_t input) const {
   return gpu_->program->input_view(slot, s.shape);
 }
 
+Result<Tensor> ExecutionPlan::mapped_output(size_t output) {
+  const int index = graph_.outputs[output];
+  if (!gpu_ || !gpu_->program) return unsupported("the plan runs no op on the GPU");
+  Slot& s = slots_[static_cast<size_t>(index)];
+  if (s.storage != Storage::kOutput) return unsupported("no GPU op makes it");
+  if (!s.mapped_output.raw()) {
+    MOTE_ASSIGN_OR_RETURN(s.mapped_output, gpu_->program->output_view(index, s.shape));
+  }
+  return s.mapped_output;
+}
+
 Status ExecutionPlan::run_gpu_segment(int segment) {
   Status st = gpu_->program->run_segment(segment, [this](int t) -> Tensor& { return slots_[static_cast<size_t>(t)].value; });
   if (!st.ok()) return st;
@@ -361,6 +373,9 @@ Status ExecutionPlan::place_steps() { return unsupported("Mote was built without
 Status ExecutionPlan::build_gpu_program() { return {}; }
 Status ExecutionPlan::run_gpu_segment(int) { return internal_error("no GPU segments without Vulkan"); }
 Result<Tensor> ExecutionPlan::mapped_input(size_t) const {
+  return unsupported("Mote was built without Vulkan (MOTE_VULKAN=OFF)");
+}
+Result<Tensor> ExecutionPlan::mapped_output(size_t) {
   return unsupported("Mote was built without Vulkan (MOTE_VULKAN=OFF)");
 }
 const void* ExecutionPlan::input_source(size_t, const Tensor& input) { return input.raw(); }

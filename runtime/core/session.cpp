@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <mutex>
 #include <optional>
 
@@ -82,6 +83,9 @@ struct Session::Impl {
   PlanStats empty_stats;
   OneCaller one_caller;
   std::string gpu_fault;  // the last GPU fault survived, for PlanStats::gpu_fault
+
+  Result<Tensor> mapped_view(const std::string& name, bool input,
+                             const std::function<Result<Tensor>(size_t)>& view_of);
 
   Status plan_for(const std::vector<Shape>& shapes) {
     if (plan && plan->input_shapes() == shapes) return {};
@@ -172,20 +176,39 @@ std::vector<OpPlacement> Session::placement() const {
 }
 std::vector<OpTime> Session::profile() const { return impl_->plan ? impl_->plan->profile() : std::vector<OpTime>{}; }
 
+// mapped_input and mapped_output: the view of graph input or output `name`
+// from `view_of(position)`, with errors naming the model and the tensor.
+Result<Tensor> Session::Impl::mapped_view(const std::string& name, bool input,
+                                          const std::function<Result<Tensor>(size_t)>& view_of) {
+  const fb::GraphT& g = model->graph();
+  const std::vector<int32_t>& list = input ? g.inputs : g.outputs;
+  const char* kind = input ? "input" : "output";
+  const std::string fn = input ? "mapped_input()" : "mapped_output()";
+  const std::string what = model->source() + ": " + kind + " '" + name + "'";
+  for (size_t k = 0; k < list.size(); ++k) {
+    if (g.tensors[static_cast<size_t>(list[k])]->name != name) continue;
+    if (!plan) return invalid_argument(what + ": call prepare() before " + fn);
+    auto view = view_of(k);
+    if (!view.ok()) {
+      return Status(
+          view.status().code(),
+          what + (input ? " cannot be written in place: " : " cannot be read in place: ") + view.status().message());
+    }
+    return view;
+  }
+  return not_found(model->source() + ": the model has no " + kind + " named '" + name + "'");
+}
+
 Result<Tensor> Session::mapped_input(const std::string& name) {
   OneCaller::Scope scope(impl_->one_caller);
   if (!scope.acquired()) return OneCaller::busy_error("Session::mapped_input");
-  const fb::GraphT& g = impl_->model->graph();
-  const std::string what = impl_->model->source() + ": input '" + name + "'";
-  for (size_t k = 0; k < g.inputs.size(); ++k) {
-    if (g.tensors[static_cast<size_t>(g.inputs[k])]->name != name) continue;
-    if (!impl_->plan) return invalid_argument(what + ": call prepare() before mapped_input()");
-    auto view = impl_->plan->mapped_input(k);
-    if (!view.ok())
-      return Status(view.status().code(), what + " cannot be written in place: " + view.status().message());
-    return view;
-  }
-  return not_found(impl_->model->source() + ": the model has no input named '" + name + "'");
+  return impl_->mapped_view(name, true, [this](size_t k) { return impl_->plan->mapped_input(k); });
+}
+
+Result<Tensor> Session::mapped_output(const std::string& name) {
+  OneCaller::Scope scope(impl_->one_caller);
+  if (!scope.acquired()) return OneCaller::busy_error("Session::mapped_output");
+  return impl_->mapped_view(name, false, [this](size_t k) { return impl_->plan->mapped_output(k); });
 }
 
 Status Session::prepare(const std::map<std::string, Shape>& input_shapes) {
@@ -242,9 +265,10 @@ Result<std::vector<Tensor>> Session::run(const std::vector<Tensor>& inputs) {
     MOTE_RETURN_IF_ERROR(impl_->on_gpu_fault(result.status(), "a run"));
     if (in_place >= 0 && impl_->options.backend == Backend::kCpu) {
       const fb::TensorT& decl = *g.tensors[static_cast<size_t>(g.inputs[static_cast<size_t>(in_place)])];
-      return Status(StatusCode::kGpuFault, impl_->model->source() + ": input '" + decl.name +
-                                               "' was written in place into the lost GPU's memory (mapped_input);"
-                                               " run again with a host Tensor");
+      return Status(StatusCode::kGpuFault,
+                    impl_->model->source() + ": input '" + decl.name +
+                        "' was in the lost GPU's memory (a mapped_input or mapped_output view);"
+                        " run again with a host Tensor");
     }
     MOTE_RETURN_IF_ERROR(impl_->plan_on_cpu(shapes));
     result = impl_->plan->run(inputs, *impl_->pool);

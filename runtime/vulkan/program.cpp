@@ -77,6 +77,7 @@ void Program::copy_to_device(const Tensor& host, uint8_t* dst, bool f16) {
 }
 
 void Program::copy_to_host(const uint8_t* src, Tensor& host, bool f16) {
+  if (host.raw() == src) return;  // read in place (output_view)
   if (f16 && host.dtype() == DType::F32) {
     const auto* in = reinterpret_cast<const uint16_t*>(src);
     float* out = host.data<float>();
@@ -192,12 +193,17 @@ Status Program::plan_memory(const std::vector<ProgramTensor>& tensors) {
   }
   // Graph inputs on unified memory live through the whole run: the caller
   // may have written one in place (input_view) before the run starts, and
-  // CPU steps read it there until the end.
+  // CPU steps read it there until the end. Graph outputs made on the GPU
+  // live from their step to the end: the caller may read one in place
+  // (output_view) after the run, where a later segment's intermediates
+  // would otherwise have overwritten it.
   if (device_.features().host_visible_device_local && !steps_.empty()) {
     for (size_t k = 0; k < n; ++k) {
-      if (!tensors[k].graph_input || upload_segment[k] < 0 || tensors[k].f16) continue;
-      first[k] = 0;
-      last[k] = std::max(last[k], steps_.back().step);
+      if (tensors[k].f16) continue;
+      if (tensors[k].graph_input && upload_segment[k] >= 0) first[k] = 0;
+      const bool pinned =
+          (tensors[k].graph_input && upload_segment[k] >= 0) || (tensors[k].graph_output && produced_segment[k] >= 0);
+      if (pinned) last[k] = std::max(last[k], steps_.back().step);
     }
   }
   std::vector<LifetimeRequest> requests;
@@ -453,17 +459,37 @@ Status Program::record(Segment& seg) {
   return {};
 }
 
-Result<Tensor> Program::input_view(int tensor, const Shape& shape) const {
-  const ProgramTensor& t = tensors_[static_cast<size_t>(tensor)];
-  if (!arena_ || !arena_->mapped()) {
-    return unsupported("the GPU's memory is not mapped for the CPU here (a discrete GPU): inputs go through staging");
-  }
-  if (t.f16) return unsupported("it is stored as f16 on the GPU (f16 storage): it is converted on the way in");
-  bool uploaded = false;
+bool Program::transferred(int tensor, std::vector<Transfer> Segment::*transfers) const {
   for (const Segment& seg : segments_) {
-    for (const Transfer& u : seg.uploads) uploaded = uploaded || u.tensor == tensor;
+    for (const Transfer& t : seg.*transfers) {
+      if (t.tensor == tensor) return true;
+    }
   }
-  if (!t.graph_input || !uploaded) return unsupported("no GPU op reads it");
+  return false;
+}
+
+std::string Program::mapped_view_refusal(int tensor) const {
+  if (!arena_ || !arena_->mapped()) {
+    return "the GPU's memory is not mapped for the CPU here (a discrete GPU): tensors go through staging";
+  }
+  if (tensors_[static_cast<size_t>(tensor)].f16) {
+    return "it is stored as f16 on the GPU (f16 storage): it is converted on the way";
+  }
+  return {};
+}
+
+Result<Tensor> Program::input_view(int tensor, const Shape& shape) const {
+  if (std::string why = mapped_view_refusal(tensor); !why.empty()) return unsupported(why);
+  const ProgramTensor& t = tensors_[static_cast<size_t>(tensor)];
+  if (!t.graph_input || !transferred(tensor, &Segment::uploads)) return unsupported("no GPU op reads it");
+  const Region& r = tensor_region_[static_cast<size_t>(tensor)];
+  return Tensor::view(t.dtype, shape, arena_->mapped() + r.offset, arena_);
+}
+
+Result<Tensor> Program::output_view(int tensor, const Shape& shape) const {
+  if (std::string why = mapped_view_refusal(tensor); !why.empty()) return unsupported(why);
+  const ProgramTensor& t = tensors_[static_cast<size_t>(tensor)];
+  if (!t.graph_output || !transferred(tensor, &Segment::downloads)) return unsupported("no GPU op makes it");
   const Region& r = tensor_region_[static_cast<size_t>(tensor)];
   return Tensor::view(t.dtype, shape, arena_->mapped() + r.offset, arena_);
 }

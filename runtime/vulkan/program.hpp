@@ -33,6 +33,10 @@ struct ProgramTensor {
   // A graph input: on unified memory it keeps its bytes for the whole run,
   // so the caller may write it in place (input_view).
   bool graph_input = false;
+  // A graph output: on unified memory, when a GPU step makes it, its bytes
+  // stay its own until the last GPU step, so run() may hand them to the
+  // caller in place (output_view).
+  bool graph_output = false;
 };
 
 struct ProgramStep {
@@ -82,8 +86,14 @@ class Program {
   // the reason where the GPU cannot read it in place (memory not mapped: a
   // discrete GPU without mapped video memory; stored as f16; no GPU op reads it).
   Result<Tensor> input_view(int tensor, const Shape& shape) const;
+  // Zero-copy output: a Tensor over the mapped device memory a GPU step
+  // writes graph output `tensor` to, keeping that memory alive; run_segment
+  // copies nothing for an output whose host tensor is this memory. Every run
+  // overwrites it. kUnsupported with the reason where it cannot be read in
+  // place (memory not mapped; stored as f16; no GPU step makes it).
+  Result<Tensor> output_view(int tensor, const Shape& shape) const;
   // Whether `p` points into this program's mapped arena (a view from
-  // input_view, of this or another input).
+  // input_view or output_view, of this or another tensor).
   bool in_arena(const void* p) const;
   // Where input_view of `tensor` points, or nullptr when it has no view.
   const void* input_address(int tensor) const;
@@ -116,6 +126,9 @@ class Program {
   Status upload_weights(const std::vector<ProgramTensor>& tensors);
   Status record(Segment& segment);
   Region region_of(const ProgramStep& step, const TensorArg& arg) const;
+  // Why `tensor` cannot be viewed in place in the mapped arena, or empty.
+  std::string mapped_view_refusal(int tensor) const;
+  bool transferred(int tensor, std::vector<Transfer> Segment::*transfers) const;
   static uint64_t device_bytes(DType dtype, int64_t numel, bool f16);
   static void copy_to_device(const Tensor& host, uint8_t* dst, bool f16);
   static void copy_to_host(const uint8_t* src, Tensor& host, bool f16);
@@ -129,8 +142,8 @@ class Program {
   std::vector<Region> tensor_region_;                  // per tensor
   std::vector<std::vector<Region>> constant_region_;   // per step, per kernel constant
   std::vector<std::vector<Region>> scratch_region_;    // per step, per scratch
-  // Shared: a caller's view of a graph input in it (input_view) keeps the
-  // memory alive past the program.
+  // Shared: a caller's view of a graph input or output in it (input_view,
+  // output_view) keeps the memory alive past the program.
   std::shared_ptr<Buffer> arena_;
   Buffer weights_;
   Buffer staging_;

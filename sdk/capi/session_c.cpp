@@ -28,17 +28,33 @@ mote::Result<mote::SessionOptions> convert_options(const mote_session_options* o
   return converted;
 }
 
-// The name of the session's model input `index`, or nullptr when out of range.
-const std::string* input_name(const mote_session& session, size_t index) {
+// The name of the session's model input (or output) `index`, or nullptr when
+// out of range.
+const std::string* io_name(const mote_session& session, size_t index, bool input) {
   const mote::fb::GraphT& graph = session.session->model().graph();
-  if (index >= graph.inputs.size()) return nullptr;
-  return &graph.tensors[static_cast<size_t>(graph.inputs[index])]->name;
+  const std::vector<int32_t>& list = input ? graph.inputs : graph.outputs;
+  if (index >= list.size()) return nullptr;
+  return &graph.tensors[static_cast<size_t>(list[index])]->name;
 }
 
-mote_status input_out_of_range(const char* fn, const mote_session& session, size_t index) {
+mote_status io_out_of_range(const char* fn, const mote_session& session, size_t index, bool input) {
+  const mote::fb::GraphT& graph = session.session->model().graph();
   return fail(fn, MOTE_INVALID_ARGUMENT,
-              "input index " + std::to_string(index) + " is out of range (the model has " +
-                  std::to_string(session.session->model().graph().inputs.size()) + ")");
+              std::string(input ? "input" : "output") + " index " + std::to_string(index) +
+                  " is out of range (the model has " +
+                  std::to_string(input ? graph.inputs.size() : graph.outputs.size()) + ")");
+}
+
+// mote_session_mapped_input and _output: the view of input (or output) `index`.
+mote_status mapped_view(const char* fn, mote_session* session, size_t index, bool input, mote_tensor** out_tensor) {
+  if (session == nullptr) return null_argument(fn, "session");
+  if (out_tensor == nullptr) return null_argument(fn, "out_tensor");
+  const std::string* name = io_name(*session, index, input);
+  if (!name) return io_out_of_range(fn, *session, index, input);
+  auto view = input ? session->session->mapped_input(*name) : session->session->mapped_output(*name);
+  if (!view.ok()) return fail(fn, view.status());
+  *out_tensor = new mote_tensor{std::move(view).value()};
+  return MOTE_OK;
 }
 
 }  // namespace
@@ -80,8 +96,8 @@ mote_status mote_session_set_input_shape(mote_session* session, size_t index, co
   const char* fn = __func__;
   return guarded(fn, [&] {
     if (session == nullptr) return null_argument(fn, "session");
-    const std::string* name = input_name(*session, index);
-    if (!name) return input_out_of_range(fn, *session, index);
+    const std::string* name = io_name(*session, index, true);
+    if (!name) return io_out_of_range(fn, *session, index, true);
     auto shape = to_shape(dims, rank, /*allow_dynamic=*/false);
     if (!shape.ok()) return fail(fn, shape.status());
     session->input_shapes[*name] = std::move(shape).value();
@@ -101,16 +117,12 @@ mote_status mote_session_prepare(mote_session* session) {
 
 mote_status mote_session_mapped_input(mote_session* session, size_t index, mote_tensor** out_tensor) {
   const char* fn = __func__;
-  return guarded(fn, [&] {
-    if (session == nullptr) return null_argument(fn, "session");
-    if (out_tensor == nullptr) return null_argument(fn, "out_tensor");
-    const std::string* name = input_name(*session, index);
-    if (!name) return input_out_of_range(fn, *session, index);
-    auto view = session->session->mapped_input(*name);
-    if (!view.ok()) return fail(fn, view.status());
-    *out_tensor = new mote_tensor{std::move(view).value()};
-    return MOTE_OK;
-  });
+  return guarded(fn, [&] { return mapped_view(fn, session, index, true, out_tensor); });
+}
+
+mote_status mote_session_mapped_output(mote_session* session, size_t index, mote_tensor** out_tensor) {
+  const char* fn = __func__;
+  return guarded(fn, [&] { return mapped_view(fn, session, index, false, out_tensor); });
 }
 
 mote_status mote_session_run(mote_session* session, mote_tensor* const* inputs, size_t num_inputs,

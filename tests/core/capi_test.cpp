@@ -221,6 +221,50 @@ TEST_F(CApiTest, MappedInputIsWrittenInPlaceOrRefusedWithAReason) {
   expect_f32(output, {64, 64}, relu(values));
 }
 
+TEST_F(CApiTest, MappedOutputIsReadInPlaceOrRefusedWithAReason) {
+  GraphBuilder b;
+  int x = b.add_input("x", DType::F32, {64, 64});
+  b.mark_output(b.add_op(fb::OpType::Relu, {x})[0], "y");
+  ASSERT_EQ(mote_model_load(save(b, "relu.mote").c_str(), &model_), MOTE_OK) << mote_last_error();
+  create_session("cpu");
+  mote_tensor* view = nullptr;
+  EXPECT_EQ(mote_session_mapped_output(session_, 0, &view), MOTE_INVALID_ARGUMENT);  // not prepared
+  ASSERT_EQ(mote_session_prepare(session_), MOTE_OK);
+  EXPECT_EQ(mote_session_mapped_output(session_, 0, &view), MOTE_UNSUPPORTED);  // a CPU plan
+  EXPECT_NE(std::string(mote_last_error()).find("output 'y' cannot be read in place"), std::string::npos)
+      << mote_last_error();
+  EXPECT_EQ(mote_session_mapped_output(session_, 1, &view), MOTE_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(mote_last_error()).find("output index 1 is out of range"), std::string::npos)
+      << mote_last_error();
+  EXPECT_EQ(mote_session_mapped_output(session_, 0, nullptr), MOTE_INVALID_ARGUMENT);
+  EXPECT_EQ(view, nullptr);
+
+  mote_session_release(session_);
+  session_ = nullptr;
+  create_session("vulkan");
+  ASSERT_EQ(mote_session_prepare(session_), MOTE_OK);
+  mote_status status = mote_session_mapped_output(session_, 0, &view);
+  if (status == MOTE_UNSUPPORTED) GTEST_SKIP() << "no unified-memory GPU here: " << mote_last_error();
+  ASSERT_EQ(status, MOTE_OK) << mote_last_error();
+  tensors_.push_back(view);
+  std::vector<float> values(64 * 64);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i % 13) - 6.0f;
+  mote_tensor* input = nullptr;
+  ASSERT_EQ(mote_tensor_create(MOTE_F32, std::vector<int64_t>{64, 64}.data(), 2, values.data(),
+                               values.size() * sizeof(float), &input),
+            MOTE_OK);
+  tensors_.push_back(input);
+  mote_tensor* output = nullptr;
+  ASSERT_EQ(mote_session_run(session_, &input, 1, &output, 1), MOTE_OK) << mote_last_error();
+  tensors_.push_back(output);
+  expect_f32(output, {64, 64}, relu(values));
+  const void* out_bytes = nullptr;
+  const void* view_bytes = nullptr;
+  ASSERT_EQ(mote_tensor_data(output, &out_bytes), MOTE_OK);
+  ASSERT_EQ(mote_tensor_data(view, &view_bytes), MOTE_OK);
+  EXPECT_EQ(out_bytes, view_bytes);  // handed out in place, not copied
+}
+
 TEST_F(CApiTest, LoadsACopiedBufferOfAnyAlignment) {
   auto bytes = two_relu_builder().serialize();
   ASSERT_TRUE(bytes.ok());

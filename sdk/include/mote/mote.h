@@ -166,7 +166,8 @@ MOTE_C_API mote_status mote_session_prepare(mote_session* session);
  * nor the tensors are modified) and stores a new tensor handle for each of
  * the model's outputs, in order, into `outputs` (which has `num_outputs`
  * slots, exactly the model's output count). The caller releases each output;
- * outputs own their memory and stay valid after later runs. */
+ * outputs own their memory and stay valid after later runs, except those
+ * read in place (mote_session_mapped_output). */
 MOTE_C_API mote_status mote_session_run(mote_session* session, mote_tensor* const* inputs, size_t num_inputs,
                                         mote_tensor** outputs, size_t num_outputs);
 
@@ -179,6 +180,16 @@ MOTE_C_API mote_status mote_session_run(mote_session* session, mote_tensor* cons
  * place (CPU session, GPU memory the CPU does not map, f16 storage, no GPU
  * op reads it). */
 MOTE_C_API mote_status mote_session_mapped_input(mote_session* session, size_t index, mote_tensor** out_tensor);
+
+/* Zero-copy output on unified memory: a tensor over the device memory the
+ * GPU writes output `index` to. From this call on, mote_session_run hands
+ * out that output as a tensor sharing these bytes (no copy), which every
+ * run overwrites: read it before the next run. Passing it back as an input
+ * is safe (it is copied first). Call after mote_session_prepare; release the
+ * handle as any tensor. MOTE_UNSUPPORTED, with the reason in
+ * mote_last_error, where the output cannot be read in place (CPU session,
+ * GPU memory the CPU does not map, f16 storage, no GPU op makes it). */
+MOTE_C_API mote_status mote_session_mapped_output(mote_session* session, size_t index, mote_tensor** out_tensor);
 
 /* ---- Tensors ------------------------------------------------------------ */
 

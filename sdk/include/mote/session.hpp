@@ -177,7 +177,8 @@ class MOTE_API Session {
   Status prepare(const std::map<std::string, Shape>& input_shapes = {});
 
   // Runs with inputs in the model's input order; returns the outputs in the
-  // model's output order. The outputs own their memory.
+  // model's output order. The outputs own their memory, except those the
+  // caller asked to read in place (mapped_output).
   Result<std::vector<Tensor>> run(const std::vector<Tensor>& inputs);
   // Same, by name.
   Result<std::map<std::string, Tensor>> run(const std::map<std::string, Tensor>& inputs);
@@ -197,6 +198,19 @@ class MOTE_API Session {
   // GPU whose memory the CPU does not map (inputs go through staging), f16
   // storage of the input, or an input no GPU op reads.
   Result<Tensor> mapped_input(const std::string& name);
+
+  // Zero-copy output on unified memory, the other way: a Tensor over the
+  // device memory the GPU writes output `name` to. From this call on, run()
+  // returns that output as a Tensor sharing these bytes instead of a copy of
+  // its own: each run overwrites them, so read (or clone) an output before
+  // the next run. Passing it back as an input (a recurrent state) is safe:
+  // run() copies such an input first. Call after prepare(); a later plan for
+  // other shapes, or a run finished on the CPU after a lost device, returns
+  // outputs of their own again and leaves this Tensor unwritten. A lost
+  // device takes its contents with it. kUnsupported, saying why, where the
+  // output cannot be read in place: a CPU plan, a GPU whose memory the CPU
+  // does not map, f16 storage of the output, or an output no GPU op makes.
+  Result<Tensor> mapped_output(const std::string& name);
 
   // Threads the CPU kernels use (the resolved value of options().threads).
   int thread_count() const;

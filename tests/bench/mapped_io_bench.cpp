@@ -1,8 +1,12 @@
-// What a zero-copy input saves on unified memory (Session::mapped_input):
-// a Vulkan run of GlobalAveragePool over a 4x3x512x512 f32 input (12 MiB),
-// with the input copied in from a host Tensor, and written in place.
+// What zero-copy inputs and outputs save on unified memory
+// (Session::mapped_input, mapped_output), on Vulkan runs over a 4x3x512x512
+// f32 tensor (12 MiB):
+// - MappedInput: GlobalAveragePool (a tiny output), the input copied in from
+//   a host Tensor, or written in place;
+// - MappedOutput: Relu, its input written in place in both, the output
+//   copied out to a Tensor of its own, or read in place.
 //
-//   mote_microbench --benchmark_filter=MappedInput
+//   mote_microbench --benchmark_filter=Mapped
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -20,15 +24,15 @@ struct Fixture {
   Tensor host;
 };
 
-Result<Fixture> make_fixture() {
+Result<Fixture> make_fixture(fb::OpType op) {
   GraphBuilder b;
   int x = b.add_input("x", DType::F32, {4, 3, 512, 512});
-  b.mark_output(b.add_op(fb::OpType::GlobalAveragePool, {x})[0], "y");
+  b.mark_output(b.add_op(op, {x})[0], "y");
   MOTE_ASSIGN_OR_RETURN(std::vector<uint8_t> file, b.serialize());
   Fixture f;
   f.bytes = std::make_shared<Tensor>(Tensor::zeros(DType::U8, {static_cast<int64_t>(file.size())}));
   std::copy(file.begin(), file.end(), f.bytes->data<uint8_t>());
-  MOTE_ASSIGN_OR_RETURN(f.model, Model::from_buffer(f.bytes->raw(), f.bytes->bytes(), "pool.mote"));
+  MOTE_ASSIGN_OR_RETURN(f.model, Model::from_buffer(f.bytes->raw(), f.bytes->bytes(), "mapped_io.mote"));
   SessionOptions options;
   options.backend = Backend::kVulkan;
   options.min_gpu_island_elements = 0;  // the pool's output is small: keep it on the GPU anyway
@@ -40,14 +44,14 @@ Result<Fixture> make_fixture() {
   return f;
 }
 
-void run_pool(benchmark::State& state, bool in_place) {
-  auto f = make_fixture();
+void run_model(benchmark::State& state, fb::OpType op, bool input_in_place, bool output_in_place) {
+  auto f = make_fixture(op);
   if (!f.ok()) {
     state.SkipWithError(f.status().to_string().c_str());
     return;
   }
   Tensor input = f->host;
-  if (in_place) {
+  if (input_in_place) {
     auto view = f->session->mapped_input("x");
     if (!view.ok()) {
       state.SkipWithError(view.status().to_string().c_str());
@@ -55,6 +59,13 @@ void run_pool(benchmark::State& state, bool in_place) {
     }
     input = *view;
     std::copy(f->host.data<float>(), f->host.data<float>() + f->host.numel(), input.data<float>());
+  }
+  if (output_in_place) {
+    auto view = f->session->mapped_output("y");
+    if (!view.ok()) {
+      state.SkipWithError(view.status().to_string().c_str());
+      return;
+    }
   }
   const std::vector<Tensor> inputs{input};
   for (auto _ : state) {
@@ -68,10 +79,14 @@ void run_pool(benchmark::State& state, bool in_place) {
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(f->host.bytes()));
 }
 
-void BM_MappedInput_Copied(benchmark::State& state) { run_pool(state, false); }
-void BM_MappedInput_InPlace(benchmark::State& state) { run_pool(state, true); }
+void BM_MappedInput_Copied(benchmark::State& state) { run_model(state, fb::OpType::GlobalAveragePool, false, false); }
+void BM_MappedInput_InPlace(benchmark::State& state) { run_model(state, fb::OpType::GlobalAveragePool, true, false); }
+void BM_MappedOutput_Copied(benchmark::State& state) { run_model(state, fb::OpType::Relu, true, false); }
+void BM_MappedOutput_InPlace(benchmark::State& state) { run_model(state, fb::OpType::Relu, true, true); }
 BENCHMARK(BM_MappedInput_Copied)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_MappedInput_InPlace)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_MappedOutput_Copied)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_MappedOutput_InPlace)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace mote
