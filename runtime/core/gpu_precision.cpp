@@ -15,6 +15,7 @@
 #include <set>
 
 #include "mote/gpu.hpp"
+#include "runtime/core/model_packing.hpp"
 #include "runtime/core/registry.hpp"
 
 namespace mote {
@@ -121,21 +122,15 @@ Result<Instrumented> instrument(const Model& model) {
   }
   out.output_tensor.assign(outputs.begin(), outputs.end());
   const uint64_t segment_at = def.segment_offset;
-  def.segment_offset = ~uint64_t{0};  // placeholder of the same width, patched below
-  flatbuffers::FlatBufferBuilder fbb;
-  fbb.ForceDefaults(true);
-  fbb.Finish(fb::Model::Pack(fbb, &def), fb::ModelIdentifier());
-  const uint64_t segment_offset = (fbb.GetSize() + kWeightAlignment - 1) / kWeightAlignment * kWeightAlignment;
   if (def.segment_size && segment_at + def.segment_size > model.size()) {
     return internal_error(model.source() + ": weight segment past the end of the file");
   }
-  const auto size = static_cast<int64_t>(segment_offset + def.segment_size);
-  out.bytes = std::make_shared<Tensor>(Tensor::zeros(DType::U8, {size}));
-  uint8_t* file = out.bytes->data<uint8_t>();
-  std::memcpy(file, fbb.GetBufferPointer(), fbb.GetSize());
-  if (!fb::GetMutableModel(file)->mutate_segment_offset(segment_offset)) {
-    return internal_error("could not patch the weight segment offset");
-  }
+  uint8_t* file = nullptr;
+  MOTE_ASSIGN_OR_RETURN(uint64_t segment_offset, pack_model(def, [&](uint64_t size) {
+                          out.bytes =
+                              std::make_shared<Tensor>(Tensor::zeros(DType::U8, {static_cast<int64_t>(size)}));
+                          return file = out.bytes->data<uint8_t>();
+                        }));
   if (def.segment_size) std::memcpy(file + segment_offset, model.data() + segment_at, def.segment_size);
   MOTE_ASSIGN_OR_RETURN(
       out.model, Model::from_buffer(file, out.bytes->bytes(), model.source() + " (every op's outputs returned)"));

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "mote/model.hpp"
+#include "runtime/core/model_packing.hpp"
 #include "runtime/core/registry.hpp"
 
 namespace mote {
@@ -141,19 +142,11 @@ Result<std::vector<uint8_t>> GraphBuilder::serialize() const {
     segment_size = align_up(segment_size + blob.size());
   }
   model.segment_size = segment_size;
-  // The segment starts after the flatbuffer, whose size depends on the
-  // offset's value only through its presence: write a placeholder, measure,
-  // then patch the real offset in place.
-  model.segment_offset = ~uint64_t{0};
-  flatbuffers::FlatBufferBuilder fbb;
-  fbb.ForceDefaults(true);
-  fbb.Finish(fb::Model::Pack(fbb, &model), fb::ModelIdentifier());
-  uint64_t segment_offset = align_up(fbb.GetSize());
-  std::vector<uint8_t> file(segment_offset + segment_size, 0);
-  std::memcpy(file.data(), fbb.GetBufferPointer(), fbb.GetSize());
-  if (!fb::GetMutableModel(file.data())->mutate_segment_offset(segment_offset)) {
-    return internal_error("could not patch the weight segment offset");
-  }
+  std::vector<uint8_t> file;
+  MOTE_ASSIGN_OR_RETURN(uint64_t segment_offset, pack_model(model, [&file](uint64_t size) {
+                          file.assign(size, 0);
+                          return file.data();
+                        }));
   for (size_t i = 0; i < state_->blobs.size(); ++i) {
     const auto& blob = state_->blobs[i];
     if (!blob.empty()) std::memcpy(file.data() + segment_offset + model.buffers[i].offset(), blob.data(), blob.size());
