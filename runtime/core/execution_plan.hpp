@@ -25,12 +25,16 @@ class ThreadPool;
 class ExecutionPlan {
  public:
   // `options.backend` is already resolved: kCpu, kReference or kVulkan.
+  // `read_in_place`, by output position: outputs the caller reads in the
+  // GPU's memory (Session::mapped_output), kept there to the end of a run.
   static Result<std::unique_ptr<ExecutionPlan>> build(const Model& model, const std::vector<Shape>& input_shapes,
-                                                      const SessionOptions& options, ThreadPool& pool);
+                                                      const SessionOptions& options, ThreadPool& pool,
+                                                      const std::vector<bool>& read_in_place = {});
   // The plan of `graph`, the model's main graph or a control-flow body in it.
   static Result<std::unique_ptr<ExecutionPlan>> build(const Model& model, const fb::GraphT& graph,
                                                       const std::vector<Shape>& input_shapes,
-                                                      const SessionOptions& options, ThreadPool& pool);
+                                                      const SessionOptions& options, ThreadPool& pool,
+                                                      const std::vector<bool>& read_in_place = {});
   ~ExecutionPlan();
 
   // Inputs in the model's input order, already checked against the shapes
@@ -44,9 +48,12 @@ class ExecutionPlan {
   std::vector<OpPlacement> placement() const;
   // Session::mapped_input for the graph's input `input` (by position).
   Result<Tensor> mapped_input(size_t input) const;
-  // Session::mapped_output for the graph's output `output` (by position);
-  // from then on run() writes and returns that output in place.
-  Result<Tensor> mapped_output(size_t output);
+  // Whether output `output` (by position) can be read in place: kUnsupported
+  // with the reason where not (a CPU plan, staging, f16, made on the CPU).
+  Status can_map_output(size_t output) const;
+  // Its view, for a plan built with read_in_place for it: run() writes and
+  // returns that output there.
+  Result<Tensor> mapped_output(size_t output) const;
   // The first of `inputs` whose data lies in this plan's device memory (a
   // mapped_input view, or a mapped_output view passed back as an input), or
   // -1: after a lost device its contents are gone.
@@ -139,6 +146,7 @@ class ExecutionPlan {
   const fb::GraphT& graph_;
   SessionOptions options_;
   Backend backend_;
+  std::vector<bool> read_in_place_;  // build()'s, by output position
   std::unique_ptr<GpuState> gpu_;
   std::vector<OpTime> profile_;
   std::vector<Shape> input_shapes_;

@@ -280,7 +280,10 @@ Status ExecutionPlan::build_gpu_program() {
     tensors[k].graph_input = s.storage == Storage::kInput;
     tensors[k].host_read_after = gpu_->slot_read_by_cpu[k];
   }
-  for (int32_t index : graph_.outputs) tensors[static_cast<size_t>(index)].graph_output = true;
+  for (size_t k = 0; k < read_in_place_.size(); ++k) {
+    const auto slot = static_cast<size_t>(graph_.outputs[k]);
+    if (read_in_place_[k] && slots_[slot].storage == Storage::kOutput) tensors[slot].read_in_place = true;
+  }
   std::vector<vk::ProgramStep> steps;
   for (size_t k = 0; k < steps_.size(); ++k) {
     if (steps_[k].segment < 0) continue;
@@ -310,6 +313,15 @@ Status ExecutionPlan::build_gpu_program() {
     stats_.gpu_transfers = ps.uploads + ps.downloads;
     stats_.device_arena_bytes = ps.arena_bytes;
     stats_.device_weight_bytes = ps.weight_bytes;
+    // Outputs the caller reads in place: run() hands out these views
+    // (output_storage); where one cannot be (f16, made on the CPU), the
+    // output is copied as any other.
+    for (size_t k = 0; k < read_in_place_.size(); ++k) {
+      Slot& s = slots_[static_cast<size_t>(graph_.outputs[k])];
+      if (!read_in_place_[k] || s.storage != Storage::kOutput) continue;
+      auto view = gpu_->program->output_view(graph_.outputs[k], s.shape);
+      if (view.ok()) s.mapped_output = std::move(view).value();
+    }
   }
   Status saved = gpu_->device->pipelines().save_cache();
   vk::PipelineCacheStats cache = gpu_->device->pipelines().stats();
@@ -343,15 +355,18 @@ Result<Tensor> ExecutionPlan::mapped_input(size_t input) const {
   return gpu_->program->input_view(slot, s.shape);
 }
 
-Result<Tensor> ExecutionPlan::mapped_output(size_t output) {
+Status ExecutionPlan::can_map_output(size_t output) const {
   const int index = graph_.outputs[output];
   if (!gpu_ || !gpu_->program) return unsupported("the plan runs no op on the GPU");
-  Slot& s = slots_[static_cast<size_t>(index)];
-  if (s.storage != Storage::kOutput) return unsupported("no GPU op makes it");
-  if (!s.mapped_output.raw()) {
-    MOTE_ASSIGN_OR_RETURN(s.mapped_output, gpu_->program->output_view(index, s.shape));
-  }
-  return s.mapped_output;
+  if (slots_[static_cast<size_t>(index)].storage != Storage::kOutput) return unsupported("no GPU op makes it");
+  if (std::string why = gpu_->program->output_view_refusal(index); !why.empty()) return unsupported(why);
+  return {};
+}
+
+Result<Tensor> ExecutionPlan::mapped_output(size_t output) const {
+  const Tensor& view = slots_[static_cast<size_t>(graph_.outputs[output])].mapped_output;
+  if (!view.raw()) return internal_error("the plan was not built to keep this output for the caller");
+  return view;
 }
 
 Status ExecutionPlan::run_gpu_segment(int segment) {

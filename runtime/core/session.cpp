@@ -83,6 +83,9 @@ struct Session::Impl {
   PlanStats empty_stats;
   OneCaller one_caller;
   std::string gpu_fault;  // the last GPU fault survived, for PlanStats::gpu_fault
+  // By output position: outputs the caller reads in place (mapped_output),
+  // which every GPU plan from then on keeps for it.
+  std::vector<bool> read_in_place;
 
   Result<Tensor> mapped_view(const std::string& name, bool input,
                              const std::function<Result<Tensor>(size_t)>& view_of);
@@ -90,7 +93,7 @@ struct Session::Impl {
   Status plan_for(const std::vector<Shape>& shapes) {
     if (plan && plan->input_shapes() == shapes) return {};
     plan.reset();
-    auto built = ExecutionPlan::build(*model, shapes, options, *pool);
+    auto built = ExecutionPlan::build(*model, shapes, options, *pool, read_in_place);
     if (!built.ok() && built.status().code() == StatusCode::kGpuFault) {
       MOTE_RETURN_IF_ERROR(on_gpu_fault(built.status(), "prepare"));
       return plan_on_cpu(shapes);
@@ -208,7 +211,29 @@ Result<Tensor> Session::mapped_input(const std::string& name) {
 Result<Tensor> Session::mapped_output(const std::string& name) {
   OneCaller::Scope scope(impl_->one_caller);
   if (!scope.acquired()) return OneCaller::busy_error("Session::mapped_output");
-  return impl_->mapped_view(name, false, [this](size_t k) { return impl_->plan->mapped_output(k); });
+  return impl_->mapped_view(name, false, [this](size_t k) -> Result<Tensor> {
+    Impl& im = *impl_;
+    MOTE_RETURN_IF_ERROR(im.plan->can_map_output(k));
+    im.read_in_place.resize(im.model->graph().outputs.size(), false);
+    if (!im.read_in_place[k]) {
+      // A plan keeps an output's device bytes to the end of a run only for
+      // outputs read in place (others share them with later intermediates):
+      // plan again, once, with this one kept.
+      im.read_in_place[k] = true;
+      const std::vector<Shape> shapes = im.plan->input_shapes();
+      std::optional<cpu::FlushDenormalsScope> float_mode;
+      enter_kernel_float_mode(im.options.backend, float_mode);
+      im.plan.reset();
+      Status planned = im.plan_for(shapes);
+      if (!planned.ok()) {
+        im.read_in_place[k] = false;
+        MOTE_RETURN_IF_ERROR(im.plan_for(shapes));
+        return planned;
+      }
+      MOTE_RETURN_IF_ERROR(im.plan->can_map_output(k));
+    }
+    return im.plan->mapped_output(k);
+  });
 }
 
 Status Session::prepare(const std::map<std::string, Shape>& input_shapes) {

@@ -66,7 +66,7 @@ uint64_t Program::device_bytes(DType dtype, int64_t numel, bool f16) {
 }
 
 void Program::copy_to_device(const Tensor& host, uint8_t* dst, bool f16) {
-  if (host.raw() == dst) return;  // written in place (input_view)
+  if (!f16 && host.raw() == dst) return;  // written in place (input_view)
   if (f16 && host.dtype() == DType::F32) {
     const float* src = host.data<float>();
     auto* out = reinterpret_cast<uint16_t*>(dst);
@@ -77,7 +77,7 @@ void Program::copy_to_device(const Tensor& host, uint8_t* dst, bool f16) {
 }
 
 void Program::copy_to_host(const uint8_t* src, Tensor& host, bool f16) {
-  if (host.raw() == src) return;  // read in place (output_view)
+  if (!f16 && host.raw() == src) return;  // read in place (output_view)
   if (f16 && host.dtype() == DType::F32) {
     const auto* in = reinterpret_cast<const uint16_t*>(src);
     float* out = host.data<float>();
@@ -193,16 +193,15 @@ Status Program::plan_memory(const std::vector<ProgramTensor>& tensors) {
   }
   // Graph inputs on unified memory live through the whole run: the caller
   // may have written one in place (input_view) before the run starts, and
-  // CPU steps read it there until the end. Graph outputs made on the GPU
-  // live from their step to the end: the caller may read one in place
-  // (output_view) after the run, where a later segment's intermediates
-  // would otherwise have overwritten it.
+  // CPU steps read it there until the end. Outputs the caller reads in
+  // place (output_view) live from their step to the end, where a later
+  // segment's intermediates would otherwise overwrite them.
   if (device_.features().host_visible_device_local && !steps_.empty()) {
     for (size_t k = 0; k < n; ++k) {
       if (tensors[k].f16) continue;
       if (tensors[k].graph_input && upload_segment[k] >= 0) first[k] = 0;
-      const bool pinned =
-          (tensors[k].graph_input && upload_segment[k] >= 0) || (tensors[k].graph_output && produced_segment[k] >= 0);
+      const bool pinned = (tensors[k].graph_input && upload_segment[k] >= 0) ||
+                          (tensors[k].read_in_place && produced_segment[k] >= 0);
       if (pinned) last[k] = std::max(last[k], steps_.back().step);
     }
   }
@@ -478,18 +477,30 @@ std::string Program::mapped_view_refusal(int tensor) const {
   return {};
 }
 
+std::string Program::input_view_refusal(int tensor) const {
+  if (std::string why = mapped_view_refusal(tensor); !why.empty()) return why;
+  if (!tensors_[static_cast<size_t>(tensor)].graph_input || !transferred(tensor, &Segment::uploads)) {
+    return "no GPU op reads it";
+  }
+  return {};
+}
+
+std::string Program::output_view_refusal(int tensor) const {
+  if (std::string why = mapped_view_refusal(tensor); !why.empty()) return why;
+  if (!transferred(tensor, &Segment::downloads)) return "no GPU op makes it";
+  return {};
+}
+
 Result<Tensor> Program::input_view(int tensor, const Shape& shape) const {
-  if (std::string why = mapped_view_refusal(tensor); !why.empty()) return unsupported(why);
-  const ProgramTensor& t = tensors_[static_cast<size_t>(tensor)];
-  if (!t.graph_input || !transferred(tensor, &Segment::uploads)) return unsupported("no GPU op reads it");
+  if (std::string why = input_view_refusal(tensor); !why.empty()) return unsupported(why);
   const Region& r = tensor_region_[static_cast<size_t>(tensor)];
-  return Tensor::view(t.dtype, shape, arena_->mapped() + r.offset, arena_);
+  return Tensor::view(tensors_[static_cast<size_t>(tensor)].dtype, shape, arena_->mapped() + r.offset, arena_);
 }
 
 Result<Tensor> Program::output_view(int tensor, const Shape& shape) const {
-  if (std::string why = mapped_view_refusal(tensor); !why.empty()) return unsupported(why);
+  if (std::string why = output_view_refusal(tensor); !why.empty()) return unsupported(why);
   const ProgramTensor& t = tensors_[static_cast<size_t>(tensor)];
-  if (!t.graph_output || !transferred(tensor, &Segment::downloads)) return unsupported("no GPU op makes it");
+  if (!t.read_in_place) return internal_error("output_view of an output the program was not built to keep");
   const Region& r = tensor_region_[static_cast<size_t>(tensor)];
   return Tensor::view(t.dtype, shape, arena_->mapped() + r.offset, arena_);
 }
@@ -501,9 +512,8 @@ bool Program::in_arena(const void* p) const {
 }
 
 const void* Program::input_address(int tensor) const {
-  if (!arena_ || !arena_->mapped() || static_cast<size_t>(tensor) >= tensor_region_.size()) return nullptr;
-  const Region& r = tensor_region_[static_cast<size_t>(tensor)];
-  return r.buffer == arena_.get() ? arena_->mapped() + r.offset : nullptr;
+  if (static_cast<size_t>(tensor) >= tensor_region_.size() || !input_view_refusal(tensor).empty()) return nullptr;
+  return arena_->mapped() + tensor_region_[static_cast<size_t>(tensor)].offset;
 }
 
 Status Program::run_segment(int segment, const std::function<Tensor&(int)>& host) {

@@ -33,10 +33,10 @@ struct ProgramTensor {
   // A graph input: on unified memory it keeps its bytes for the whole run,
   // so the caller may write it in place (input_view).
   bool graph_input = false;
-  // A graph output: on unified memory, when a GPU step makes it, its bytes
-  // stay its own until the last GPU step, so run() may hand them to the
-  // caller in place (output_view).
-  bool graph_output = false;
+  // A graph output the caller reads in place (Session::mapped_output): on
+  // unified memory its bytes stay its own from the step making it to the end
+  // of the program, where a later segment would otherwise reuse them.
+  bool read_in_place = false;
 };
 
 struct ProgramStep {
@@ -86,16 +86,19 @@ class Program {
   // the reason where the GPU cannot read it in place (memory not mapped: a
   // discrete GPU without mapped video memory; stored as f16; no GPU op reads it).
   Result<Tensor> input_view(int tensor, const Shape& shape) const;
+  // Why graph output `tensor` cannot be read in place, or empty: memory not
+  // mapped, stored as f16, or no GPU step makes it.
+  std::string output_view_refusal(int tensor) const;
   // Zero-copy output: a Tensor over the mapped device memory a GPU step
-  // writes graph output `tensor` to, keeping that memory alive; run_segment
-  // copies nothing for an output whose host tensor is this memory. Every run
-  // overwrites it. kUnsupported with the reason where it cannot be read in
-  // place (memory not mapped; stored as f16; no GPU step makes it).
+  // writes graph output `tensor` to (built with read_in_place), keeping that
+  // memory alive; run_segment copies nothing for an output whose host tensor
+  // is this memory. Every run overwrites it.
   Result<Tensor> output_view(int tensor, const Shape& shape) const;
   // Whether `p` points into this program's mapped arena (a view from
   // input_view or output_view, of this or another tensor).
   bool in_arena(const void* p) const;
-  // Where input_view of `tensor` points, or nullptr when it has no view.
+  // Where input_view of `tensor` points, or nullptr when it has none (not an
+  // f32-stored graph input a GPU op reads, or memory not mapped).
   const void* input_address(int tensor) const;
 
   const ProgramStats& stats() const { return stats_; }
@@ -128,6 +131,7 @@ class Program {
   Region region_of(const ProgramStep& step, const TensorArg& arg) const;
   // Why `tensor` cannot be viewed in place in the mapped arena, or empty.
   std::string mapped_view_refusal(int tensor) const;
+  std::string input_view_refusal(int tensor) const;
   bool transferred(int tensor, std::vector<Transfer> Segment::*transfers) const;
   static uint64_t device_bytes(DType dtype, int64_t numel, bool f16);
   static void copy_to_device(const Tensor& host, uint8_t* dst, bool f16);

@@ -183,12 +183,15 @@ MOTE_C_API mote_status mote_session_mapped_input(mote_session* session, size_t i
 
 /* Zero-copy output on unified memory: a tensor over the device memory the
  * GPU writes output `index` to. From this call on, mote_session_run hands
- * out that output as a tensor sharing these bytes (no copy), which every
+ * out that output as a tensor sharing device bytes (no copy), which every
  * run overwrites: read it before the next run. Passing it back as an input
- * is safe (it is copied first). Call after mote_session_prepare; release the
- * handle as any tensor. MOTE_UNSUPPORTED, with the reason in
- * mote_last_error, where the output cannot be read in place (CPU session,
- * GPU memory the CPU does not map, f16 storage, no GPU op makes it). */
+ * is safe (it is copied first). Call after mote_session_prepare; the first
+ * call for an output plans again (once), so take mapped inputs after it.
+ * Read the tensor mote_session_run returns: after a plan for other shapes it
+ * is not this one. Release the handle as any tensor. MOTE_UNSUPPORTED, with
+ * the reason in mote_last_error, where the output cannot be read in place
+ * (CPU session, GPU memory the CPU does not map, f16 storage, no GPU op
+ * makes it). */
 MOTE_C_API mote_status mote_session_mapped_output(mote_session* session, size_t index, mote_tensor** out_tensor);
 
 /* ---- Tensors ------------------------------------------------------------ */

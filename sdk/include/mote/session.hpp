@@ -201,15 +201,20 @@ class MOTE_API Session {
 
   // Zero-copy output on unified memory, the other way: a Tensor over the
   // device memory the GPU writes output `name` to. From this call on, run()
-  // returns that output as a Tensor sharing these bytes instead of a copy of
-  // its own: each run overwrites them, so read (or clone) an output before
-  // the next run. Passing it back as an input (a recurrent state) is safe:
-  // run() copies such an input first. Call after prepare(); a later plan for
-  // other shapes, or a run finished on the CPU after a lost device, returns
-  // outputs of their own again and leaves this Tensor unwritten. A lost
-  // device takes its contents with it. kUnsupported, saying why, where the
-  // output cannot be read in place: a CPU plan, a GPU whose memory the CPU
-  // does not map, f16 storage of the output, or an output no GPU op makes.
+  // returns that output as a Tensor sharing device bytes instead of a copy
+  // of its own: each run overwrites them, so read (or clone) an output
+  // before the next run. Passing it back as an input (a recurrent state) is
+  // safe: run() copies such an input first. Call after prepare(); the first
+  // call for an output plans again (once; the plan then keeps that output's
+  // bytes to the end of each run), so take mapped_input views after it.
+  // Every later plan keeps the output too, but a plan for other shapes (or
+  // after a GPU fault) has memory of its own: read the Tensor run() returns,
+  // not an old view. A run finished on the CPU after a lost device returns
+  // an output of its own. Where the device's memory is not cached for the
+  // CPU (Resizable-BAR GPUs, some phone drivers), reading it is slow: read
+  // each value once. kUnsupported, saying why, where the output cannot be
+  // read in place: a CPU plan, a GPU whose memory the CPU does not map, f16
+  // storage of the output, or an output no GPU op makes.
   Result<Tensor> mapped_output(const std::string& name);
 
   // Threads the CPU kernels use (the resolved value of options().threads).

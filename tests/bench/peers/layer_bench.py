@@ -69,6 +69,9 @@ LAYERS = {
     "avgpool3x3s1_192_35": node([1, 192, 35, 35], "AveragePool", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
     "maxpool5x5s1_256_20": node([1, 256, 20, 20], "MaxPool", kernel_shape=[5, 5], pads=[2, 2, 2, 2]),
     "nchw_to_nhwc_256_56": node([1, 256, 56, 56], "Transpose", perm=[0, 2, 3, 1]),
+    # SqueezeNet 1.1's first layer and its classifier.
+    "stem3x3s2_3_64_224": conv([1, 3, 224, 224], [64, 3, 3, 3], relu=True, strides=[2, 2]),
+    "pointwise_512_1000_13": conv([1, 512, 13, 13], [1000, 512, 1, 1], relu=True),
 }
 
 
