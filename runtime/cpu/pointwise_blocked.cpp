@@ -61,7 +61,19 @@ struct TileArgs {
   // compiled for the target (GCC refused NEON vector members in it).
   float lo, hi;
   TileActivation activation;
+  // The input channels [k0, k1) this call sums. Partial sums of earlier
+  // calls wait in y (resume); only the call ending at in_channels adds the
+  // bias and residual, clamps and activates (finish).
+  int64_t k0, k1;
+  bool resume, finish;
 };
+
+// Input channels per pass over a pair of output blocks' weights: 16 KiB of
+// them (128 channels of 16 lanes x 2 blocks), which stay in L1 while every
+// tile of a chunk reads them. Summed over all channels at once, a layer with
+// many (SqueezeNet's 512 -> 1000 classifier) streamed 64 KiB of weights
+// from L2 per tile of 8 pixels: 2.17 ms against 1.28 for the packed GEMM.
+constexpr int64_t kWeightBytesPerPass = 16 * 1024;
 
 // kRows pixels x kBlocks output blocks, all input channels; then bias,
 // residual and clamp as it stores. The loops have constant bounds and are
@@ -74,11 +86,19 @@ HWY_NOINLINE void Tile(D d, const TileArgs& t) {
   constexpr int64_t lanes = static_cast<int64_t>(hn::MaxLanes(D()));
   constexpr int64_t x_pixel = kXBlocked ? lanes : 1;
   V acc[kRows * kBlocks];
+  if (t.resume) {
+#pragma GCC unroll 4
+    for (int b = 0; b < kBlocks; ++b) {
 #pragma GCC unroll 32
-  for (int i = 0; i < kRows * kBlocks; ++i) acc[i] = hn::Zero(d);
-  for (int64_t c0 = 0; c0 < t.in_channels; c0 += lanes) {
+      for (int r = 0; r < kRows; ++r) acc[r * kBlocks + b] = hn::LoadU(d, t.y + b * t.y_block + r * lanes);
+    }
+  } else {
+#pragma GCC unroll 32
+    for (int i = 0; i < kRows * kBlocks; ++i) acc[i] = hn::Zero(d);
+  }
+  for (int64_t c0 = t.k0; c0 < t.k1; c0 += lanes) {
     const float* HWY_RESTRICT xb = t.x + c0 / lanes * t.x_block;
-    const int64_t count = std::min(lanes, t.in_channels - c0);
+    const int64_t count = std::min(lanes, t.k1 - c0);
     for (int64_t c = 0; c < count; ++c) {
       const float* HWY_RESTRICT xp = xb + c * (kXBlocked ? 1 : t.x_channel);
       const float* HWY_RESTRICT wp = t.w + (c0 + c) * lanes;
@@ -92,6 +112,14 @@ HWY_NOINLINE void Tile(D d, const TileArgs& t) {
         for (int b = 0; b < kBlocks; ++b) acc[r * kBlocks + b] = hn::MulAdd(xv, wv[b], acc[r * kBlocks + b]);
       }
     }
+  }
+  if (!t.finish) {
+#pragma GCC unroll 4
+    for (int b = 0; b < kBlocks; ++b) {
+#pragma GCC unroll 32
+      for (int r = 0; r < kRows; ++r) hn::StoreU(acc[r * kBlocks + b], d, t.y + b * t.y_block + r * lanes);
+    }
+    return;
   }
   const V lo = hn::Set(d, t.lo), hi = hn::Set(d, t.hi);
 #pragma GCC unroll 4
@@ -118,21 +146,29 @@ HWY_NOINLINE void Tile(D d, const TileArgs& t) {
 }
 
 // Pixels [p0, p1) of kBlocks output blocks: whole tiles, then tiles of 4
-// and of 1 for the rest. `t` is at pixel 0.
+// and of 1 for the rest, in passes over the input channels that keep a
+// pass's weights in L1 (kWeightBytesPerPass). `t` is at pixel 0.
 template <int kBlocks, bool kXBlocked>
 void Pixels(D d, TileArgs t, int64_t p0, int64_t p1) {
   constexpr int64_t lanes = static_cast<int64_t>(hn::MaxLanes(D()));
-  const auto at = [&](int64_t p) {
-    TileArgs s = t;
-    s.x += p * (kXBlocked ? lanes : 1);
-    s.y += p * lanes;
-    if (s.residual) s.residual += p * lanes;
-    return s;
-  };
-  int64_t p = p0;
-  for (; p + kPixels <= p1; p += kPixels) Tile<kPixels, kBlocks, kXBlocked>(d, at(p));
-  for (; p + 4 <= p1; p += 4) Tile<4, kBlocks, kXBlocked>(d, at(p));
-  for (; p < p1; ++p) Tile<1, kBlocks, kXBlocked>(d, at(p));
+  constexpr int64_t pass =
+      std::max<int64_t>(lanes, kWeightBytesPerPass / (2 * lanes * sizeof(float)) / lanes * lanes);
+  for (t.k0 = 0; t.k0 < t.in_channels; t.k0 = t.k1) {
+    t.k1 = t.in_channels - t.k0 > pass ? t.k0 + pass : t.in_channels;
+    t.resume = t.k0 > 0;
+    t.finish = t.k1 == t.in_channels;
+    const auto at = [&](int64_t p) {
+      TileArgs s = t;
+      s.x += p * (kXBlocked ? lanes : 1);
+      s.y += p * lanes;
+      if (s.residual) s.residual += p * lanes;
+      return s;
+    };
+    int64_t p = p0;
+    for (; p + kPixels <= p1; p += kPixels) Tile<kPixels, kBlocks, kXBlocked>(d, at(p));
+    for (; p + 4 <= p1; p += 4) Tile<4, kBlocks, kXBlocked>(d, at(p));
+    for (; p < p1; ++p) Tile<1, kBlocks, kXBlocked>(d, at(p));
+  }
 }
 
 // One task: image n, output blocks [b0, b0 + blocks) (1 or 2), pixels

@@ -145,6 +145,10 @@ TEST(BlockedLayout, ChainsMatchTheReference) {
       {1, 72, 136, 7, 1, false, 6, false, fb::ActivationKind::Sigmoid},
       {1, 36, 40, 50, 1, false, 6, true, fb::ActivationKind::Sigmoid},
       {1, 64, 96, 28, 1, false, 2},
+      // 300 input channels to the projections: 1x1 layers sum them in
+      // passes (three of 128, 128 and 44 at 16 lanes, two at 8) with the
+      // partial sums kept in the output between them.
+      {1, 40, 300, 7, 1, false, 6},
   };
   for (const Chain& c : chains) {
     SCOPED_TRACE("batch " + std::to_string(c.batch) + " channels " + std::to_string(c.channels) + "/" +
