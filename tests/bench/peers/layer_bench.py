@@ -69,6 +69,11 @@ LAYERS = {
     "avgpool3x3s1_192_35": node([1, 192, 35, 35], "AveragePool", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
     "maxpool5x5s1_256_20": node([1, 256, 20, 20], "MaxPool", kernel_shape=[5, 5], pads=[2, 2, 2, 2]),
     "nchw_to_nhwc_256_56": node([1, 256, 56, 56], "Transpose", perm=[0, 2, 3, 1]),
+    # MobileNetV3-Small's first depthwise layer.
+    "dw3x3s2_16_112": conv([1, 16, 112, 112], [16, 1, 3, 3], group=16, relu=True, strides=[2, 2], pads=[1, 1, 1, 1]),
+    # ResNet-50's 1x1 layers: widening on 56x56, narrowing on 7x7.
+    "pointwise_64_256_56": conv([1, 64, 56, 56], [256, 64, 1, 1], relu=True),
+    "pointwise_2048_512_7": conv([1, 2048, 7, 7], [512, 2048, 1, 1], relu=True),
     # SqueezeNet 1.1's first layer and its classifier.
     "stem3x3s2_3_64_224": conv([1, 3, 224, 224], [64, 3, 3, 3], relu=True, strides=[2, 2]),
     "pointwise_512_1000_13": conv([1, 512, 13, 13], [1000, 512, 1, 1], relu=True),
