@@ -94,17 +94,17 @@ const CpuKernel* ExecutionPlan::kernel_for(fb::OpType type) const {
 Result<std::unique_ptr<ExecutionPlan>> ExecutionPlan::build(const Model& model,
                                                             const std::vector<Shape>& input_shapes,
                                                             const SessionOptions& options, ThreadPool& pool,
-                                                            const std::vector<bool>& read_in_place) {
-  return build(model, model.graph(), input_shapes, options, pool, read_in_place);
+                                                            const InPlaceIo& in_place) {
+  return build(model, model.graph(), input_shapes, options, pool, in_place);
 }
 
 Result<std::unique_ptr<ExecutionPlan>> ExecutionPlan::build(const Model& model, const fb::GraphT& graph,
                                                             const std::vector<Shape>& input_shapes,
                                                             const SessionOptions& options, ThreadPool& pool,
-                                                            const std::vector<bool>& read_in_place) {
+                                                            const InPlaceIo& in_place) {
   auto start = std::chrono::steady_clock::now();
   std::unique_ptr<ExecutionPlan> plan(new ExecutionPlan(model, graph, options));
-  plan->read_in_place_ = read_in_place;
+  plan->in_place_ = in_place;
   plan->stats_.backend = options.backend;
   MOTE_RETURN_IF_ERROR(plan->init_slots(input_shapes));
   for (size_t i = 0; i < graph.ops.size(); ++i) {

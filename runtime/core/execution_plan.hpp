@@ -22,19 +22,24 @@ namespace mote {
 
 class ThreadPool;
 
+// Graph inputs and outputs (by position) the caller writes or reads in the
+// GPU's memory (Session::mapped_input, mapped_output): a plan keeps their
+// device bytes to themselves through a run, which the others share.
+struct InPlaceIo {
+  std::vector<bool> inputs, outputs;
+};
+
 class ExecutionPlan {
  public:
   // `options.backend` is already resolved: kCpu, kReference or kVulkan.
-  // `read_in_place`, by output position: outputs the caller reads in the
-  // GPU's memory (Session::mapped_output), kept there to the end of a run.
   static Result<std::unique_ptr<ExecutionPlan>> build(const Model& model, const std::vector<Shape>& input_shapes,
                                                       const SessionOptions& options, ThreadPool& pool,
-                                                      const std::vector<bool>& read_in_place = {});
+                                                      const InPlaceIo& in_place = {});
   // The plan of `graph`, the model's main graph or a control-flow body in it.
   static Result<std::unique_ptr<ExecutionPlan>> build(const Model& model, const fb::GraphT& graph,
                                                       const std::vector<Shape>& input_shapes,
                                                       const SessionOptions& options, ThreadPool& pool,
-                                                      const std::vector<bool>& read_in_place = {});
+                                                      const InPlaceIo& in_place = {});
   ~ExecutionPlan();
 
   // Inputs in the model's input order, already checked against the shapes
@@ -46,12 +51,16 @@ class ExecutionPlan {
   // The session records in the stats a GPU fault it moved to the CPU after.
   void note_gpu_fault(const std::string& what) { stats_.gpu_fault = what; }
   std::vector<OpPlacement> placement() const;
-  // Session::mapped_input for the graph's input `input` (by position).
+  // Whether input `input` (by position) can be written in place:
+  // kUnsupported with the reason where not (a CPU plan, staging, f16, no GPU
+  // op reads it).
+  Status can_map_input(size_t input) const;
+  // Its view, for a plan built with in_place.inputs for it.
   Result<Tensor> mapped_input(size_t input) const;
   // Whether output `output` (by position) can be read in place: kUnsupported
   // with the reason where not (a CPU plan, staging, f16, made on the CPU).
   Status can_map_output(size_t output) const;
-  // Its view, for a plan built with read_in_place for it: run() writes and
+  // Its view, for a plan built with in_place.outputs for it: run() writes and
   // returns that output there.
   Result<Tensor> mapped_output(size_t output) const;
   // The first of `inputs` whose data lies in this plan's device memory (a
@@ -146,7 +155,7 @@ class ExecutionPlan {
   const fb::GraphT& graph_;
   SessionOptions options_;
   Backend backend_;
-  std::vector<bool> read_in_place_;  // build()'s, by output position
+  InPlaceIo in_place_;  // build()'s
   std::unique_ptr<GpuState> gpu_;
   std::vector<OpTime> profile_;
   std::vector<Shape> input_shapes_;

@@ -280,9 +280,12 @@ Status ExecutionPlan::build_gpu_program() {
     tensors[k].graph_input = s.storage == Storage::kInput;
     tensors[k].host_read_after = gpu_->slot_read_by_cpu[k];
   }
-  for (size_t k = 0; k < read_in_place_.size(); ++k) {
+  for (size_t k = 0; k < in_place_.inputs.size() && k < graph_.inputs.size(); ++k) {
+    if (in_place_.inputs[k]) tensors[static_cast<size_t>(graph_.inputs[k])].written_in_place = true;
+  }
+  for (size_t k = 0; k < in_place_.outputs.size() && k < graph_.outputs.size(); ++k) {
     const auto slot = static_cast<size_t>(graph_.outputs[k]);
-    if (read_in_place_[k] && slots_[slot].storage == Storage::kOutput) tensors[slot].read_in_place = true;
+    if (in_place_.outputs[k] && slots_[slot].storage == Storage::kOutput) tensors[slot].read_in_place = true;
   }
   std::vector<vk::ProgramStep> steps;
   for (size_t k = 0; k < steps_.size(); ++k) {
@@ -316,9 +319,9 @@ Status ExecutionPlan::build_gpu_program() {
     // Outputs the caller reads in place: run() hands out these views
     // (output_storage); where one cannot be (f16, made on the CPU), the
     // output is copied as any other.
-    for (size_t k = 0; k < read_in_place_.size(); ++k) {
+    for (size_t k = 0; k < in_place_.outputs.size() && k < graph_.outputs.size(); ++k) {
       Slot& s = slots_[static_cast<size_t>(graph_.outputs[k])];
-      if (!read_in_place_[k] || s.storage != Storage::kOutput) continue;
+      if (!in_place_.outputs[k] || s.storage != Storage::kOutput) continue;
       auto view = gpu_->program->output_view(graph_.outputs[k], s.shape);
       if (view.ok()) s.mapped_output = std::move(view).value();
     }
@@ -348,11 +351,18 @@ int ExecutionPlan::input_in_device_memory(const std::vector<Tensor>& inputs) con
   return -1;
 }
 
+Status ExecutionPlan::can_map_input(size_t input) const {
+  if (!gpu_ || !gpu_->program) return unsupported("the plan runs no op on the GPU");
+  if (std::string why = gpu_->program->input_view_refusal(graph_.inputs[input]); !why.empty()) {
+    return unsupported(why);
+  }
+  return {};
+}
+
 Result<Tensor> ExecutionPlan::mapped_input(size_t input) const {
   const int slot = graph_.inputs[input];
-  if (!gpu_ || !gpu_->program) return unsupported("the plan runs no op on the GPU");
-  const Slot& s = slots_[static_cast<size_t>(slot)];
-  return gpu_->program->input_view(slot, s.shape);
+  if (!gpu_ || !gpu_->program) return internal_error("mapped_input of a plan without a GPU program");
+  return gpu_->program->input_view(slot, slots_[static_cast<size_t>(slot)].shape);
 }
 
 Status ExecutionPlan::can_map_output(size_t output) const {
@@ -387,9 +397,10 @@ Status ExecutionPlan::run_gpu_segment(int segment) {
 Status ExecutionPlan::place_steps() { return unsupported("Mote was built without Vulkan (MOTE_VULKAN=OFF)"); }
 Status ExecutionPlan::build_gpu_program() { return {}; }
 Status ExecutionPlan::run_gpu_segment(int) { return internal_error("no GPU segments without Vulkan"); }
-Result<Tensor> ExecutionPlan::mapped_input(size_t) const {
+Status ExecutionPlan::can_map_input(size_t) const {
   return unsupported("Mote was built without Vulkan (MOTE_VULKAN=OFF)");
 }
+Result<Tensor> ExecutionPlan::mapped_input(size_t) const { return internal_error("no GPU plans without Vulkan"); }
 Result<Tensor> ExecutionPlan::mapped_output(size_t) {
   return unsupported("Mote was built without Vulkan (MOTE_VULKAN=OFF)");
 }

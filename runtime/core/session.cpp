@@ -4,7 +4,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
 #include <mutex>
 #include <optional>
 
@@ -83,17 +82,16 @@ struct Session::Impl {
   PlanStats empty_stats;
   OneCaller one_caller;
   std::string gpu_fault;  // the last GPU fault survived, for PlanStats::gpu_fault
-  // By output position: outputs the caller reads in place (mapped_output),
-  // which every GPU plan from then on keeps for it.
-  std::vector<bool> read_in_place;
+  // Inputs and outputs the caller writes or reads in place (mapped_input,
+  // mapped_output), which every GPU plan from then on keeps for it.
+  InPlaceIo in_place;
 
-  Result<Tensor> mapped_view(const std::string& name, bool input,
-                             const std::function<Result<Tensor>(size_t)>& view_of);
+  Result<Tensor> mapped_view(const std::string& name, bool input);
 
   Status plan_for(const std::vector<Shape>& shapes) {
     if (plan && plan->input_shapes() == shapes) return {};
     plan.reset();
-    auto built = ExecutionPlan::build(*model, shapes, options, *pool, read_in_place);
+    auto built = ExecutionPlan::build(*model, shapes, options, *pool, in_place);
     if (!built.ok() && built.status().code() == StatusCode::kGpuFault) {
       MOTE_RETURN_IF_ERROR(on_gpu_fault(built.status(), "prepare"));
       return plan_on_cpu(shapes);
@@ -179,61 +177,54 @@ std::vector<OpPlacement> Session::placement() const {
 }
 std::vector<OpTime> Session::profile() const { return impl_->plan ? impl_->plan->profile() : std::vector<OpTime>{}; }
 
-// mapped_input and mapped_output: the view of graph input or output `name`
-// from `view_of(position)`, with errors naming the model and the tensor.
-Result<Tensor> Session::Impl::mapped_view(const std::string& name, bool input,
-                                          const std::function<Result<Tensor>(size_t)>& view_of) {
+// mapped_input and mapped_output: the view of graph input or output `name`,
+// with errors naming the model and the tensor. A plan keeps such a tensor's
+// device bytes to itself only once asked (the others share theirs with
+// intermediates): the first call for one plans again, once, with it kept.
+Result<Tensor> Session::Impl::mapped_view(const std::string& name, bool input) {
   const fb::GraphT& g = model->graph();
   const std::vector<int32_t>& list = input ? g.inputs : g.outputs;
   const char* kind = input ? "input" : "output";
-  const std::string fn = input ? "mapped_input()" : "mapped_output()";
   const std::string what = model->source() + ": " + kind + " '" + name + "'";
-  for (size_t k = 0; k < list.size(); ++k) {
-    if (g.tensors[static_cast<size_t>(list[k])]->name != name) continue;
-    if (!plan) return invalid_argument(what + ": call prepare() before " + fn);
-    auto view = view_of(k);
-    if (!view.ok()) {
-      return Status(
-          view.status().code(),
-          what + (input ? " cannot be written in place: " : " cannot be read in place: ") + view.status().message());
+  size_t k = 0;
+  while (k < list.size() && g.tensors[static_cast<size_t>(list[k])]->name != name) ++k;
+  if (k == list.size()) return not_found(model->source() + ": the model has no " + kind + " named '" + name + "'");
+  if (!plan)
+    return invalid_argument(what + ": call prepare() before " + (input ? "mapped_input()" : "mapped_output()"));
+  const auto refused = [&](const Status& why) {
+    return Status(why.code(),
+                  what + (input ? " cannot be written in place: " : " cannot be read in place: ") + why.message());
+  };
+  const auto can_map = [&] { return input ? plan->can_map_input(k) : plan->can_map_output(k); };
+  if (Status st = can_map(); !st.ok()) return refused(st);
+  std::vector<bool>& kept = input ? in_place.inputs : in_place.outputs;
+  kept.resize(list.size(), false);
+  if (!kept[k]) {
+    kept[k] = true;
+    const std::vector<Shape> shapes = plan->input_shapes();
+    std::optional<cpu::FlushDenormalsScope> float_mode;
+    enter_kernel_float_mode(options.backend, float_mode);
+    plan.reset();
+    if (Status planned = plan_for(shapes); !planned.ok()) {
+      kept[k] = false;
+      MOTE_RETURN_IF_ERROR(plan_for(shapes));
+      return planned;
     }
-    return view;
+    if (Status st = can_map(); !st.ok()) return refused(st);
   }
-  return not_found(model->source() + ": the model has no " + kind + " named '" + name + "'");
+  return input ? plan->mapped_input(k) : plan->mapped_output(k);
 }
 
 Result<Tensor> Session::mapped_input(const std::string& name) {
   OneCaller::Scope scope(impl_->one_caller);
   if (!scope.acquired()) return OneCaller::busy_error("Session::mapped_input");
-  return impl_->mapped_view(name, true, [this](size_t k) { return impl_->plan->mapped_input(k); });
+  return impl_->mapped_view(name, true);
 }
 
 Result<Tensor> Session::mapped_output(const std::string& name) {
   OneCaller::Scope scope(impl_->one_caller);
   if (!scope.acquired()) return OneCaller::busy_error("Session::mapped_output");
-  return impl_->mapped_view(name, false, [this](size_t k) -> Result<Tensor> {
-    Impl& im = *impl_;
-    MOTE_RETURN_IF_ERROR(im.plan->can_map_output(k));
-    im.read_in_place.resize(im.model->graph().outputs.size(), false);
-    if (!im.read_in_place[k]) {
-      // A plan keeps an output's device bytes to the end of a run only for
-      // outputs read in place (others share them with later intermediates):
-      // plan again, once, with this one kept.
-      im.read_in_place[k] = true;
-      const std::vector<Shape> shapes = im.plan->input_shapes();
-      std::optional<cpu::FlushDenormalsScope> float_mode;
-      enter_kernel_float_mode(im.options.backend, float_mode);
-      im.plan.reset();
-      Status planned = im.plan_for(shapes);
-      if (!planned.ok()) {
-        im.read_in_place[k] = false;
-        MOTE_RETURN_IF_ERROR(im.plan_for(shapes));
-        return planned;
-      }
-      MOTE_RETURN_IF_ERROR(im.plan->can_map_output(k));
-    }
-    return im.plan->mapped_output(k);
-  });
+  return impl_->mapped_view(name, false);
 }
 
 Status Session::prepare(const std::map<std::string, Shape>& input_shapes) {

@@ -191,18 +191,19 @@ Status Program::plan_memory(const std::vector<ProgramTensor>& tensors) {
       if (tensors[k].host_read_after) last[k] = std::max(last[k], segment_end[static_cast<size_t>(st.segment)]);
     }
   }
-  // Graph inputs on unified memory live through the whole run: the caller
-  // may have written one in place (input_view) before the run starts, and
-  // CPU steps read it there until the end. Outputs the caller reads in
-  // place (output_view) live from their step to the end, where a later
-  // segment's intermediates would otherwise overwrite them.
+  // On unified memory, inputs the caller writes in place (input_view) live
+  // through the whole run: the caller wrote one before the run starts, and
+  // CPU steps read it there until the end. Outputs the caller reads in place
+  // (output_view) live from their step to the end, where a later segment's
+  // intermediates would otherwise overwrite them.
   if (device_.features().host_visible_device_local && !steps_.empty()) {
     for (size_t k = 0; k < n; ++k) {
       if (tensors[k].f16) continue;
-      if (tensors[k].graph_input && upload_segment[k] >= 0) first[k] = 0;
-      const bool pinned = (tensors[k].graph_input && upload_segment[k] >= 0) ||
-                          (tensors[k].read_in_place && produced_segment[k] >= 0);
-      if (pinned) last[k] = std::max(last[k], steps_.back().step);
+      const bool input = tensors[k].written_in_place && upload_segment[k] >= 0;
+      if (input) first[k] = 0;
+      if (input || (tensors[k].read_in_place && produced_segment[k] >= 0)) {
+        last[k] = std::max(last[k], steps_.back().step);
+      }
     }
   }
   std::vector<LifetimeRequest> requests;
@@ -493,8 +494,10 @@ std::string Program::output_view_refusal(int tensor) const {
 
 Result<Tensor> Program::input_view(int tensor, const Shape& shape) const {
   if (std::string why = input_view_refusal(tensor); !why.empty()) return unsupported(why);
+  const ProgramTensor& t = tensors_[static_cast<size_t>(tensor)];
+  if (!t.written_in_place) return internal_error("input_view of an input the program was not built to keep");
   const Region& r = tensor_region_[static_cast<size_t>(tensor)];
-  return Tensor::view(tensors_[static_cast<size_t>(tensor)].dtype, shape, arena_->mapped() + r.offset, arena_);
+  return Tensor::view(t.dtype, shape, arena_->mapped() + r.offset, arena_);
 }
 
 Result<Tensor> Program::output_view(int tensor, const Shape& shape) const {
@@ -512,7 +515,10 @@ bool Program::in_arena(const void* p) const {
 }
 
 const void* Program::input_address(int tensor) const {
-  if (static_cast<size_t>(tensor) >= tensor_region_.size() || !input_view_refusal(tensor).empty()) return nullptr;
+  if (static_cast<size_t>(tensor) >= tensor_region_.size() ||
+      !tensors_[static_cast<size_t>(tensor)].written_in_place || !input_view_refusal(tensor).empty()) {
+    return nullptr;
+  }
   return arena_->mapped() + tensor_region_[static_cast<size_t>(tensor)].offset;
 }
 

@@ -30,9 +30,11 @@ struct ProgramTensor {
   bool host_produced = false;      // a graph input or a CPU step's output
   bool host_read_after = false;    // read by a later CPU step or returned
   bool f16 = false;                // an F32 tensor stored as f16 on the device
-  // A graph input: on unified memory it keeps its bytes for the whole run,
-  // so the caller may write it in place (input_view).
   bool graph_input = false;
+  // A graph input the caller writes in place (Session::mapped_input): on
+  // unified memory its bytes are its own for the whole run, so its contents
+  // survive runs and CPU steps read it intact to the end.
+  bool written_in_place = false;
   // A graph output the caller reads in place (Session::mapped_output): on
   // unified memory its bytes stay its own from the step making it to the end
   // of the program, where a later segment would otherwise reuse them.
@@ -80,11 +82,14 @@ class Program {
   // uploads (valid data) and the destination of downloads (allocated).
   Status run_segment(int segment, const std::function<Tensor&(int)>& host);
 
+  // Why graph input `tensor` cannot be written in place, or empty: memory
+  // not mapped (a discrete GPU without mapped video memory), stored as f16,
+  // or no GPU op reads it.
+  std::string input_view_refusal(int tensor) const;
   // Zero-copy input: a Tensor over the mapped device memory graph input
-  // `tensor` is read from, keeping that memory alive; run_segment copies
-  // nothing for an input whose host data is this memory. kUnsupported with
-  // the reason where the GPU cannot read it in place (memory not mapped: a
-  // discrete GPU without mapped video memory; stored as f16; no GPU op reads it).
+  // `tensor` is read from (built with written_in_place), keeping that memory
+  // alive; run_segment copies nothing for an input whose host data is this
+  // memory.
   Result<Tensor> input_view(int tensor, const Shape& shape) const;
   // Why graph output `tensor` cannot be read in place, or empty: memory not
   // mapped, stored as f16, or no GPU step makes it.
@@ -97,8 +102,8 @@ class Program {
   // Whether `p` points into this program's mapped arena (a view from
   // input_view or output_view, of this or another tensor).
   bool in_arena(const void* p) const;
-  // Where input_view of `tensor` points, or nullptr when it has none (not an
-  // f32-stored graph input a GPU op reads, or memory not mapped).
+  // Where input_view of `tensor` points, or nullptr when it has none (not
+  // built with written_in_place, or refused).
   const void* input_address(int tensor) const;
 
   const ProgramStats& stats() const { return stats_; }
@@ -131,7 +136,6 @@ class Program {
   Region region_of(const ProgramStep& step, const TensorArg& arg) const;
   // Why `tensor` cannot be viewed in place in the mapped arena, or empty.
   std::string mapped_view_refusal(int tensor) const;
-  std::string input_view_refusal(int tensor) const;
   bool transferred(int tensor, std::vector<Transfer> Segment::*transfers) const;
   static uint64_t device_bytes(DType dtype, int64_t numel, bool f16);
   static void copy_to_device(const Tensor& host, uint8_t* dst, bool f16);

@@ -73,7 +73,8 @@ StoragePrecisionPlan assign_storage_precision(std::vector<ProgramTensor>& tensor
       auto it = twin_of.find({t, step.fp16});
       if (it == twin_of.end()) {
         ProgramTensor twin = tensors[static_cast<size_t>(t)];
-        twin.host_produced = twin.host_read_after = twin.graph_input = twin.read_in_place = false;
+        twin.host_produced = twin.host_read_after = twin.graph_input = false;
+        twin.written_in_place = twin.read_in_place = false;
         twin.f16 = step.fp16;
         const int index = static_cast<int>(tensors.size());
         tensors.push_back(twin);

@@ -154,6 +154,30 @@ TEST(MappedOutput, PassedBackAsAnF16Input) {
   run_recurrence(recurrent_model(), o, 1e-2);
 }
 
+TEST(MappedOutput, AnInputViewTakenBeforeIsCopiedAfterTheReplan) {
+  MOTE_REQUIRE_VULKAN();
+  if (!unified_memory()) GTEST_SKIP() << "outputs go through staging on this device";
+  auto model = recurrent_model();
+  auto created = Session::create(model, gpu_options({"sigmoid"}));
+  ASSERT_TRUE(created.ok());
+  std::unique_ptr<Session> session = std::move(created).value();
+  ASSERT_TRUE(session->prepare().ok());
+  auto old_view = session->mapped_input("x");
+  ASSERT_TRUE(old_view.ok()) << old_view.status().to_string();
+  // Mapping the output plans again: the input view is the old plan's memory
+  // now, which run() copies like any host input.
+  ASSERT_TRUE(session->mapped_output("next").ok());
+  const Tensor x = random_tensor(DType::F32, {64, 64}, 41), h = random_tensor(DType::F32, {64, 64}, 42);
+  std::copy(x.data<float>(), x.data<float>() + x.numel(), old_view->data<float>());
+  auto out = session->run(std::vector<Tensor>{*old_view, h});
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  expect_tensors_near(out->at(0), run_on_cpu(model, {x, h})[0], 1e-5, 1e-6, "next");
+  // A fresh view is the new plan's, written in place.
+  auto view = session->mapped_input("x");
+  ASSERT_TRUE(view.ok());
+  EXPECT_NE(view->raw(), old_view->raw());
+}
+
 TEST(MappedOutput, OnlyOutputsReadInPlaceKeepTheirBytes) {
   MOTE_REQUIRE_VULKAN();
   if (!unified_memory()) GTEST_SKIP() << "outputs go through staging on this device";

@@ -174,8 +174,10 @@ MOTE_C_API mote_status mote_session_run(mote_session* session, mote_tensor* cons
 /* Zero-copy input on unified memory (Jetson, phones, integrated GPUs): a
  * tensor over the device memory the GPU reads input `index` from, for the
  * caller to fill (mote_tensor_mutable_data) and pass to mote_session_run,
- * which then copies nothing for it. Call after mote_session_prepare; release
- * the handle as any tensor (it keeps that memory alive). MOTE_UNSUPPORTED,
+ * which then copies nothing for it. Call after mote_session_prepare; the
+ * first call for an input (or output, mote_session_mapped_output) plans
+ * again, once: take the tensors you keep after the last such first call.
+ * Release the handle as any tensor (it keeps that memory alive). MOTE_UNSUPPORTED,
  * with the reason in mote_last_error, where the GPU cannot read the input in
  * place (CPU session, GPU memory the CPU does not map, f16 storage, no GPU
  * op reads it). */

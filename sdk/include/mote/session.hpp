@@ -189,10 +189,14 @@ class MOTE_API Session {
   // input `name` from. Fill it and pass it to run(), which then copies
   // nothing for that input. The GPU never writes those bytes, so they keep
   // their contents between runs, unless a run is given another Tensor for
-  // that input: its upload lands there. Call after prepare(); a later plan
-  // for other shapes has its own memory, and this Tensor (still valid: it
-  // keeps the old device memory alive, uncounted in max_arena_bytes) is then
-  // copied like any other input. A lost device takes the contents with it:
+  // that input: its upload lands there. Call after prepare(); the first call
+  // for an input plans again (once: the plan then keeps that input's bytes
+  // to itself for the whole run, where other inputs share theirs with
+  // intermediates), and so does the first mapped_output for an output:
+  // take the views you keep after both. A later plan for other shapes has
+  // its own memory, and this Tensor (still valid: it keeps the old device
+  // memory alive, uncounted in max_arena_bytes) is then copied like any
+  // other input. A lost device takes the contents with it:
   // that run fails (kGpuFault) instead of finishing on the CPU. kUnsupported,
   // saying why, where the GPU cannot read the input in place: a CPU plan, a
   // GPU whose memory the CPU does not map (inputs go through staging), f16
