@@ -401,9 +401,10 @@ Status ExecutionPlan::can_map_input(size_t) const {
   return unsupported("Mote was built without Vulkan (MOTE_VULKAN=OFF)");
 }
 Result<Tensor> ExecutionPlan::mapped_input(size_t) const { return internal_error("no GPU plans without Vulkan"); }
-Result<Tensor> ExecutionPlan::mapped_output(size_t) {
+Status ExecutionPlan::can_map_output(size_t) const {
   return unsupported("Mote was built without Vulkan (MOTE_VULKAN=OFF)");
 }
+Result<Tensor> ExecutionPlan::mapped_output(size_t) const { return internal_error("no GPU plans without Vulkan"); }
 const void* ExecutionPlan::input_source(size_t, const Tensor& input) { return input.raw(); }
 int ExecutionPlan::input_in_device_memory(const std::vector<Tensor>&) const { return -1; }
 

@@ -200,17 +200,29 @@ Result<Tensor> Session::Impl::mapped_view(const std::string& name, bool input) {
   std::vector<bool>& kept = input ? in_place.inputs : in_place.outputs;
   kept.resize(list.size(), false);
   if (!kept[k]) {
+    // Built directly, not through plan_for: a fault here (the larger arena
+    // out of device memory) must not move the session to the CPU. On any
+    // failure the tensor is not kept and the session plans as before.
     kept[k] = true;
     const std::vector<Shape> shapes = plan->input_shapes();
     std::optional<cpu::FlushDenormalsScope> float_mode;
     enter_kernel_float_mode(options.backend, float_mode);
     plan.reset();
-    if (Status planned = plan_for(shapes); !planned.ok()) {
-      kept[k] = false;
-      MOTE_RETURN_IF_ERROR(plan_for(shapes));
-      return planned;
+    auto built = ExecutionPlan::build(*model, shapes, options, *pool, in_place);
+    Status kept_ok = built.ok() ? Status() : built.status();
+    if (built.ok()) {
+      plan = std::move(built).value();
+      kept_ok = can_map();
     }
-    if (Status st = can_map(); !st.ok()) return refused(st);
+    if (!kept_ok.ok()) {
+      kept[k] = false;
+      plan.reset();
+      Status again = plan_for(shapes);
+      Status why = refused(kept_ok);
+      if (!again.ok())
+        why = Status(why.code(), why.message() + "; planning without it failed too: " + again.message());
+      return why;
+    }
   }
   return input ? plan->mapped_input(k) : plan->mapped_output(k);
 }

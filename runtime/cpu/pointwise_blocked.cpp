@@ -75,8 +75,8 @@ struct TileArgs {
 // from L2 per tile of 8 pixels: 2.17 ms against 1.28 for the packed GEMM.
 constexpr int64_t kWeightBytesPerPass = 16 * 1024;
 
-// kRows pixels x kBlocks output blocks, all input channels; then bias,
-// residual and clamp as it stores. The loops have constant bounds and are
+// kRows pixels x kBlocks output blocks, input channels [k0, k1); on the
+// last pass, bias, residual and clamp as it stores. The loops have constant bounds and are
 // unrolled so the accumulators stay in registers. Not inlined: each tile
 // shape gets its own register allocation (flattened into one function with
 // the other shapes, GCC spilled weight vectors to the stack in the hot loop;
@@ -153,7 +153,10 @@ void Pixels(D d, TileArgs t, int64_t p0, int64_t p1) {
   constexpr int64_t lanes = static_cast<int64_t>(hn::MaxLanes(D()));
   constexpr int64_t pass =
       std::max<int64_t>(lanes, kWeightBytesPerPass / (2 * lanes * sizeof(float)) / lanes * lanes);
-  for (t.k0 = 0; t.k0 < t.in_channels; t.k0 = t.k1) {
+  // At least one pass, so that a layer without input channels still writes
+  // its bias.
+  t.k0 = 0;
+  do {
     t.k1 = t.in_channels - t.k0 > pass ? t.k0 + pass : t.in_channels;
     t.resume = t.k0 > 0;
     t.finish = t.k1 == t.in_channels;
@@ -168,7 +171,8 @@ void Pixels(D d, TileArgs t, int64_t p0, int64_t p1) {
     for (; p + kPixels <= p1; p += kPixels) Tile<kPixels, kBlocks, kXBlocked>(d, at(p));
     for (; p + 4 <= p1; p += 4) Tile<4, kBlocks, kXBlocked>(d, at(p));
     for (; p < p1; ++p) Tile<1, kBlocks, kXBlocked>(d, at(p));
-  }
+    t.k0 = t.k1;
+  } while (t.k0 < t.in_channels);
 }
 
 // One task: image n, output blocks [b0, b0 + blocks) (1 or 2), pixels

@@ -149,6 +149,11 @@ TEST(BlockedLayout, ChainsMatchTheReference) {
       // passes (three of 128, 128 and 44 at 16 lanes, two at 8) with the
       // partial sums kept in the output between them.
       {1, 40, 300, 7, 1, false, 6},
+      // 600 input channels of NCHW, batch 2, into 1x1 layers with Relu6
+      // (the expansions): passes at every lane count, the clamp only on the
+      // last. A pooled head: a 1x1 one sums 600 channels of values in the
+      // tens, past this test's tolerance for any summation order.
+      {2, 600, 64, 7, 1, false, 6, true},
   };
   for (const Chain& c : chains) {
     SCOPED_TRACE("batch " + std::to_string(c.batch) + " channels " + std::to_string(c.channels) + "/" +

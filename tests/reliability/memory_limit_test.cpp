@@ -4,8 +4,6 @@
 #include <gtest/gtest.h>
 
 #include "mote/mote.hpp"
-#if MOTE_HAS_VULKAN
-#endif
 #include "tests/support/model_util.hpp"
 #if MOTE_HAS_VULKAN
 #include "tests/vulkan/vk_test_util.hpp"

@@ -188,7 +188,8 @@ MOTE_C_API mote_status mote_session_mapped_input(mote_session* session, size_t i
  * out that output as a tensor sharing device bytes (no copy), which every
  * run overwrites: read it before the next run. Passing it back as an input
  * is safe (it is copied first). Call after mote_session_prepare; the first
- * call for an output plans again (once), so take mapped inputs after it.
+ * call for an output (or input) plans again, once, and tensors mapped
+ * before it then belong to the old plan: take those you keep after it.
  * Read the tensor mote_session_run returns: after a plan for other shapes it
  * is not this one. Release the handle as any tensor. MOTE_UNSUPPORTED, with
  * the reason in mote_last_error, where the output cannot be read in place

@@ -210,7 +210,9 @@ class MOTE_API Session {
   // before the next run. Passing it back as an input (a recurrent state) is
   // safe: run() copies such an input first. Call after prepare(); the first
   // call for an output plans again (once; the plan then keeps that output's
-  // bytes to the end of each run), so take mapped_input views after it.
+  // bytes to the end of each run), as does the first mapped_input for an
+  // input: every view taken before such a call (input or output) belongs to
+  // the old plan from then on, so take the views you keep after the last.
   // Every later plan keeps the output too, but a plan for other shapes (or
   // after a GPU fault) has memory of its own: read the Tensor run() returns,
   // not an old view. A run finished on the CPU after a lost device returns
@@ -224,7 +226,8 @@ class MOTE_API Session {
   // Threads the CPU kernels use (the resolved value of options().threads).
   int thread_count() const;
 
-  // Valid after prepare (or the first run).
+  // Valid after prepare (or the first run), until the next plan (other
+  // shapes, a GPU fault, a first mapped_input or mapped_output).
   const PlanStats& plan_stats() const;
   // One entry per op, in graph order. Valid after prepare.
   std::vector<OpPlacement> placement() const;
