@@ -1,17 +1,23 @@
 // Which instruction set the CPU kernels run with. Highway compiles each SIMD
 // kernel once per target (AVX-512, AVX2 and a portable path on x86; NEON,
 // SVE and SVE2 on arm64) and picks the best one the CPU has at run time.
-// MOTE_SIMD_TARGET=<name> limits that choice to one target, to test a code
-// path the machine would not pick (every arm64 target under qemu), to
+// MOTE_SIMD_TARGET=<name> makes one target the best the CPU has, to test a
+// code path the machine would not pick (every arm64 target under qemu), to
 // compare them, or to step around a suspect one in the field.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "mote/status.hpp"
 
 namespace mote::cpu {
+
+// Makes `target` (a Highway target bit) the best target: code compiled for
+// it runs it, the rest the next best one this CPU runs, as on a chip whose
+// best target it is. 0 restores the CPU's own choice.
+void force_simd_target(int64_t target);
 
 // Applies $MOTE_SIMD_TARGET (case-insensitive, as simd_targets() spells
 // them); nothing when it is unset. An unknown name is an error listing the
