@@ -29,18 +29,18 @@ fi
 start=$(date +%s)
 if [ $quick = 1 ]; then
   # What is arm64's own, at a fraction of the time: the whole runtime built
-  # for arm64, and the unit and op tests once per SIMD target that real
-  # chips select (NEON: Jetson Orin and older cores; SVE2_128: Neoverse
-  # V2/N2 and Armv9 phones) without their slowest cases, then two networks on
-  # the CPU (every kernel a small CNN and
+  # for arm64, and the unit and op tests for NEON (Jetson Orin and older
+  # cores) and SVE2_128 (Neoverse V2/N2 and Armv9 phones) without their
+  # slowest cases, then two networks on the CPU (every kernel a small CNN and
   # MobileNetV2 use, with the memory planner between them) and the small CNN
   # on arm64 lavapipe, and libmote.so's exports. SVE_256 (Neoverse V1,
-  # Graviton3: ten times NEON's time under qemu, tests/CMakeLists.txt), the
-  # vector-length-agnostic SVE and SVE2 code (chosen only by other vector
-  # lengths, such as A64FX's 512-bit SVE) and the programs whose code is the same on every CPU
-  # (training and its PyTorch parity, tools, the installed package, per-op
-  # Vulkan kernels, ResNet-18) run in the full suite, which CI left for
-  # time: a clean CI run was past 85 minutes on its 2 cores with them.
+  # Graviton3: about four times NEON's test time under qemu,
+  # tests/CMakeLists.txt), the vector-length-agnostic SVE and SVE2 code
+  # (chosen only by other vector lengths, such as A64FX's 512-bit SVE) and
+  # the programs whose code is the same on every CPU (training and its
+  # PyTorch parity, tools, the installed package, per-op Vulkan kernels,
+  # ResNet-18) run in the full suite, which CI left for time: a clean CI run
+  # was past 85 minutes on its 2 cores with them.
   ctest --test-dir "$build" --output-on-failure -j"$(nproc)" --timeout 1800 \
     -R 'simd_(NEON|SVE2_128)_quick|^ZooModels\.(SmallCnn|MobileNetV2)CpuMatchesReference$|^ZooModelsVulkan\.SmallCnn$|^shared_library_exports$'
 else

@@ -14,9 +14,10 @@
 
 namespace mote::cpu {
 
-// Makes `target` (a Highway target bit) the best target: code compiled for
-// it runs it, the rest the next best one this CPU runs, as on a chip whose
-// best target it is. 0 restores the CPU's own choice.
+// Makes `target` (one Highway target bit, of those this CPU runs: forcing
+// another would run instructions the CPU lacks) the best target: code
+// compiled for it runs it, the rest the next best one this CPU runs, as on a
+// chip whose best target it is. 0 restores the CPU's own choice.
 void force_simd_target(int64_t target);
 
 // Applies $MOTE_SIMD_TARGET (case-insensitive, as simd_targets() spells

@@ -14,6 +14,7 @@
 #include "runtime/cpu/simd_target.hpp"
 #include "runtime/cpu/thread_pool.hpp"
 #include "tests/support/op_test_util.hpp"
+#include "tests/support/simd_targets.hpp"
 
 namespace mote::cpu {
 namespace {
@@ -94,7 +95,7 @@ TEST(SgemmChannelBlocks, MatchesTripleLoopOnEveryTarget) {
     }
   } restore;
   ThreadPool pool(2);
-  const std::vector<int64_t> targets = gemm_detail::targets_for_test();
+  const std::vector<int64_t> targets = test::kernel_targets_to_test(gemm_detail::targets_for_test());
   if (targets.empty()) GTEST_SKIP() << "no GEMM target to force here (MOTE_SIMD_TARGET names one it lacks)";
   for (int64_t target : targets) {
     gemm_detail::force_target_for_test(target);

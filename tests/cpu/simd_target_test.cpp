@@ -32,7 +32,9 @@ TEST(SimdTarget, ForcedTargetIsTheBestAndKeepsTheWorseOnes) {
   const int64_t real = hwy::SupportedTargets();
   const std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
   const std::vector<int64_t> gemm_targets = cpu::gemm_detail::targets_for_test();
-  ASSERT_FALSE(targets.empty());
+  // Highway 1.0 counts NEON only with the AES instructions: a Cortex-A72
+  // without them (Raspberry Pi 4) has no target to force.
+  if (targets.empty()) GTEST_SKIP() << "Highway reports no SIMD target on this CPU";
   for (int64_t target : targets) {
     SCOPED_TRACE(std::string("forced ") + hwy::TargetName(target));
     cpu::force_simd_target(target);
@@ -46,20 +48,13 @@ TEST(SimdTarget, ForcedTargetIsTheBestAndKeepsTheWorseOnes) {
         EXPECT_EQ(static_cast<bool>(forced & t), no_better_than(t, target)) << hwy::TargetName(t);
       }
     }
-    // The GEMM kernel dispatches to the first of its targets still offered.
-    int64_t expected_gemm = 0;
+    // The GEMM kernel dispatches to the first of its targets still offered
+    // (its shape names the variant that answered).
     for (int64_t t : gemm_targets) {
       if (no_better_than(t, target)) {
-        expected_gemm = t;
+        EXPECT_EQ(hwy::TargetName(cpu::gemm_detail::kernel_shape().target), hwy::TargetName(t));
         break;
       }
-    }
-    const std::vector<int64_t> now = cpu::gemm_detail::targets_for_test();
-    if (expected_gemm == 0) {
-      EXPECT_TRUE(now.empty());
-    } else {
-      ASSERT_FALSE(now.empty());
-      EXPECT_EQ(hwy::TargetName(now.front()), hwy::TargetName(expected_gemm));
     }
   }
 }

@@ -17,6 +17,23 @@
 
 namespace mote::test {
 
+inline bool simd_target_forced() {
+  const char* env = std::getenv("MOTE_SIMD_TARGET");
+  return env && *env;
+}
+
+// Of one kernel's own targets (`compiled`: what its file was built for and
+// this CPU runs), the ones a test should force: all of them, or under
+// MOTE_SIMD_TARGET only the forced target if the kernel has it (without
+// it, the kernel runs a worse target, which that target's run tests).
+inline std::vector<int64_t> kernel_targets_to_test(std::vector<int64_t> compiled) {
+  if (!simd_target_forced()) return compiled;
+  const std::vector<int64_t> offered = hwy::SupportedAndGeneratedTargets();
+  if (offered.empty() || compiled.empty() || compiled.front() != offered.front()) return {};
+  compiled.resize(1);
+  return compiled;
+}
+
 template <class Body>
 void for_each_simd_target(Body body) {
   // Restores the real CPU's targets however the body exits.
@@ -29,7 +46,7 @@ void for_each_simd_target(Body body) {
   EXPECT_TRUE(cpu::apply_simd_target_env().ok());
   std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
   // The forced target is the best of its mask; the worse ones stay in it.
-  if (std::getenv("MOTE_SIMD_TARGET") && !targets.empty()) targets.resize(1);
+  if (simd_target_forced() && !targets.empty()) targets.resize(1);
   for (int64_t target : targets) {
     SCOPED_TRACE(std::string("SIMD target ") + hwy::TargetName(target));
     cpu::force_simd_target(target);
