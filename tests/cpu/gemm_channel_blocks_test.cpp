@@ -88,12 +88,7 @@ void check(int64_t M, int64_t N, int64_t K, bool a_blocked, bool with_residual, 
 }
 
 TEST(SgemmChannelBlocks, MatchesTripleLoopOnEveryTarget) {
-  struct Restore {
-    ~Restore() {
-      gemm_detail::force_target_for_test(0);
-      EXPECT_TRUE(cpu::apply_simd_target_env().ok());
-    }
-  } restore;
+  const test::RestoreSimdTargets restore;
   ThreadPool pool(2);
   const std::vector<int64_t> targets = test::kernel_targets_to_test(gemm_detail::targets_for_test());
   if (targets.empty()) GTEST_SKIP() << "no GEMM target to force here (MOTE_SIMD_TARGET names one it lacks)";

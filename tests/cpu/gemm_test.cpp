@@ -422,12 +422,7 @@ TEST(Sgemm, RejectsInvalidArguments) {
 // this one runs each compiled variant the CPU supports (AVX-512, AVX2, scalar
 // on a current x86), whose register blocking and packed layouts all differ.
 TEST(Sgemm, EveryCompiledTarget) {
-  struct Restore {
-    ~Restore() {
-      gemm_detail::force_target_for_test(0);
-      EXPECT_TRUE(cpu::apply_simd_target_env().ok());  // back to MOTE_SIMD_TARGET's choice, if any
-    }
-  } restore;
+  const test::RestoreSimdTargets restore;
   ThreadPool pool(2);
   const std::vector<int64_t> targets = test::kernel_targets_to_test(gemm_detail::targets_for_test());
   if (targets.empty() && test::simd_target_forced()) {

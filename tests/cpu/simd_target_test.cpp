@@ -14,6 +14,7 @@
 
 #include "hwy/targets.h"
 #include "runtime/cpu/gemm_internal.hpp"
+#include "tests/support/simd_targets.hpp"
 
 namespace mote {
 namespace {
@@ -22,12 +23,7 @@ namespace {
 bool no_better_than(int64_t candidate, int64_t target) { return candidate >= target; }
 
 TEST(SimdTarget, ForcedTargetIsTheBestAndKeepsTheWorseOnes) {
-  struct Restore {
-    ~Restore() {
-      cpu::force_simd_target(0);
-      EXPECT_TRUE(cpu::apply_simd_target_env().ok());
-    }
-  } restore;
+  const test::RestoreSimdTargets restore;
   cpu::force_simd_target(0);
   const int64_t real = hwy::SupportedTargets();
   const std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();

@@ -34,15 +34,21 @@ inline std::vector<int64_t> kernel_targets_to_test(std::vector<int64_t> compiled
   return compiled;
 }
 
+// For a test that forces targets: puts back the CPU's own choice (or
+// MOTE_SIMD_TARGET's) however the test exits.
+struct RestoreSimdTargets {
+  RestoreSimdTargets() = default;
+  RestoreSimdTargets(const RestoreSimdTargets&) = delete;
+  RestoreSimdTargets& operator=(const RestoreSimdTargets&) = delete;
+  ~RestoreSimdTargets() {
+    cpu::force_simd_target(0);
+    EXPECT_TRUE(cpu::apply_simd_target_env().ok());
+  }
+};
+
 template <class Body>
 void for_each_simd_target(Body body) {
-  // Restores the real CPU's targets however the body exits.
-  struct Restore {
-    ~Restore() {
-      cpu::force_simd_target(0);
-      EXPECT_TRUE(cpu::apply_simd_target_env().ok());
-    }
-  } restore;
+  const RestoreSimdTargets restore;
   EXPECT_TRUE(cpu::apply_simd_target_env().ok());
   std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
   // The forced target is the best of its mask; the worse ones stay in it.
