@@ -22,11 +22,20 @@ namespace mote {
 
 class ThreadPool;
 
+// The caller's own memory for a graph input or output (Session::import_input,
+// import_output); data is null where there is none.
+struct CallerMemory {
+  void* data = nullptr;
+  uint64_t bytes = 0;
+};
+
 // Graph inputs and outputs (by position) the caller writes or reads in the
 // GPU's memory (Session::mapped_input, mapped_output): a plan keeps their
-// device bytes to themselves through a run, which the others share.
+// device bytes to themselves through a run, which the others share. And
+// those the GPU reads or writes in the caller's memory instead of its own.
 struct InPlaceIo {
   std::vector<bool> inputs, outputs;
+  std::vector<CallerMemory> input_memory, output_memory;
 };
 
 class ExecutionPlan {
@@ -47,6 +56,9 @@ class ExecutionPlan {
   Result<std::vector<Tensor>> run(const std::vector<Tensor>& inputs, ThreadPool& pool);
 
   const std::vector<Shape>& input_shapes() const { return input_shapes_; }
+  // Output `output`'s shape (by position), or kUnsupported where only a run
+  // knows it.
+  Result<Shape> output_shape(size_t output) const;
   const PlanStats& stats() const { return stats_; }
   // The session records in the stats a GPU fault it moved to the CPU after.
   void note_gpu_fault(const std::string& what) { stats_.gpu_fault = what; }
@@ -63,6 +75,15 @@ class ExecutionPlan {
   // Its view, for a plan built with in_place.outputs for it: run() writes and
   // returns that output there.
   Result<Tensor> mapped_output(size_t output) const;
+  // Whether input (or output) `index` can live in the caller's memory:
+  // kUnsupported with the reason where not (a CPU plan, a device without
+  // VK_EXT_external_memory_host, f16, no GPU op reads or makes it).
+  Status can_import(size_t index, bool input) const;
+  // Whether this plan's GPU reads (or writes) it in the caller's memory.
+  bool imported(size_t index, bool input) const;
+  // The alignment (of address and size) the caller's memory needs; 0 where
+  // this plan cannot import any (a CPU plan, no extension).
+  uint64_t import_alignment() const;
   // The first of `inputs` whose data lies in this plan's device memory (a
   // mapped_input view, or a mapped_output view passed back as an input), or
   // -1: after a lost device its contents are gone.

@@ -287,6 +287,17 @@ Status ExecutionPlan::build_gpu_program() {
     const auto slot = static_cast<size_t>(graph_.outputs[k]);
     if (in_place_.outputs[k] && slots_[slot].storage == Storage::kOutput) tensors[slot].read_in_place = true;
   }
+  for (size_t k = 0; k < in_place_.input_memory.size() && k < graph_.inputs.size(); ++k) {
+    vk::ProgramTensor& t = tensors[static_cast<size_t>(graph_.inputs[k])];
+    t.caller_memory = in_place_.input_memory[k].data;
+    t.caller_bytes = in_place_.input_memory[k].bytes;
+  }
+  for (size_t k = 0; k < in_place_.output_memory.size() && k < graph_.outputs.size(); ++k) {
+    const auto slot = static_cast<size_t>(graph_.outputs[k]);
+    if (slots_[slot].storage != Storage::kOutput) continue;
+    tensors[slot].caller_memory = in_place_.output_memory[k].data;
+    tensors[slot].caller_bytes = in_place_.output_memory[k].bytes;
+  }
   std::vector<vk::ProgramStep> steps;
   for (size_t k = 0; k < steps_.size(); ++k) {
     if (steps_[k].segment < 0) continue;
@@ -324,6 +335,14 @@ Status ExecutionPlan::build_gpu_program() {
       if (!in_place_.outputs[k] || s.storage != Storage::kOutput) continue;
       auto view = gpu_->program->output_view(graph_.outputs[k], s.shape);
       if (view.ok()) s.mapped_output = std::move(view).value();
+    }
+    // Outputs in the caller's memory: the GPU writes them there, and run()
+    // hands out Tensors over it.
+    for (size_t k = 0; k < in_place_.output_memory.size() && k < graph_.outputs.size(); ++k) {
+      Slot& s = slots_[static_cast<size_t>(graph_.outputs[k])];
+      if (s.storage == Storage::kOutput && gpu_->program->imported(graph_.outputs[k])) {
+        s.mapped_output = Tensor::borrow(s.dtype, s.shape, in_place_.output_memory[k].data);
+      }
     }
   }
   Status saved = gpu_->device->pipelines().save_cache();
@@ -373,6 +392,24 @@ Status ExecutionPlan::can_map_output(size_t output) const {
   return {};
 }
 
+Status ExecutionPlan::can_import(size_t index, bool input) const {
+  const int slot = input ? graph_.inputs[index] : graph_.outputs[index];
+  if (!gpu_ || !gpu_->program) return unsupported("the plan runs no op on the GPU");
+  if (!input && slots_[static_cast<size_t>(slot)].storage != Storage::kOutput)
+    return unsupported("no GPU op makes it");
+  if (std::string why = gpu_->program->import_refusal(slot, input); !why.empty()) return unsupported(why);
+  return {};
+}
+
+bool ExecutionPlan::imported(size_t index, bool input) const {
+  const int slot = input ? graph_.inputs[index] : graph_.outputs[index];
+  return gpu_ && gpu_->program && gpu_->program->imported(slot);
+}
+
+uint64_t ExecutionPlan::import_alignment() const {
+  return gpu_ && gpu_->program ? gpu_->device->features().host_import_alignment : 0;
+}
+
 Result<Tensor> ExecutionPlan::mapped_output(size_t output) const {
   const Tensor& view = slots_[static_cast<size_t>(graph_.outputs[output])].mapped_output;
   if (!view.raw()) return internal_error("the plan was not built to keep this output for the caller");
@@ -405,6 +442,11 @@ Status ExecutionPlan::can_map_output(size_t) const {
   return unsupported("Mote was built without Vulkan (MOTE_VULKAN=OFF)");
 }
 Result<Tensor> ExecutionPlan::mapped_output(size_t) const { return internal_error("no GPU plans without Vulkan"); }
+Status ExecutionPlan::can_import(size_t, bool) const {
+  return unsupported("Mote was built without Vulkan (MOTE_VULKAN=OFF)");
+}
+bool ExecutionPlan::imported(size_t, bool) const { return false; }
+uint64_t ExecutionPlan::import_alignment() const { return 0; }
 const void* ExecutionPlan::input_source(size_t, const Tensor& input) { return input.raw(); }
 int ExecutionPlan::input_in_device_memory(const std::vector<Tensor>&) const { return -1; }
 

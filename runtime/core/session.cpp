@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <mutex>
 #include <optional>
 
@@ -86,10 +87,26 @@ struct Session::Impl {
   // mapped_output), which every GPU plan from then on keeps for it.
   InPlaceIo in_place;
 
+  // The input shapes of the plan the caller's memory was imported for
+  // (import_input, import_output); a plan for other shapes forgets it.
+  std::vector<Shape> import_shapes;
+
   Result<Tensor> mapped_view(const std::string& name, bool input);
+  Result<Tensor> import_view(const std::string& name, bool input, void* data, size_t bytes);
+  // The position of input (or output) `name`, or kNotFound naming the model.
+  Result<size_t> io_index(const std::string& name, bool input) const;
+  // Plans again, for the current shapes, with `in_place` as the caller just
+  // changed it; then `check` must pass on the new plan. On any failure
+  // `undo` restores `in_place`, the session plans as before, and the error
+  // says why (and whether that second plan failed too).
+  Status replan_in_place(const std::function<Status()>& check, const std::function<void()>& undo);
 
   Status plan_for(const std::vector<Shape>& shapes) {
     if (plan && plan->input_shapes() == shapes) return {};
+    if (shapes != import_shapes) {
+      in_place.input_memory.clear();
+      in_place.output_memory.clear();
+    }
     plan.reset();
     auto built = ExecutionPlan::build(*model, shapes, options, *pool, in_place);
     if (!built.ok() && built.status().code() == StatusCode::kGpuFault) {
@@ -177,18 +194,44 @@ std::vector<OpPlacement> Session::placement() const {
 }
 std::vector<OpTime> Session::profile() const { return impl_->plan ? impl_->plan->profile() : std::vector<OpTime>{}; }
 
+Result<size_t> Session::Impl::io_index(const std::string& name, bool input) const {
+  const fb::GraphT& g = model->graph();
+  const std::vector<int32_t>& list = input ? g.inputs : g.outputs;
+  for (size_t k = 0; k < list.size(); ++k) {
+    if (g.tensors[static_cast<size_t>(list[k])]->name == name) return k;
+  }
+  return not_found(model->source() + ": the model has no " + (input ? "input" : "output") + " named '" + name + "'");
+}
+
+Status Session::Impl::replan_in_place(const std::function<Status()>& check, const std::function<void()>& undo) {
+  // Built directly, not through plan_for: a fault here (a larger arena out
+  // of device memory) must not move the session to the CPU.
+  const std::vector<Shape> shapes = plan->input_shapes();
+  std::optional<cpu::FlushDenormalsScope> float_mode;
+  enter_kernel_float_mode(options.backend, float_mode);
+  plan.reset();
+  auto built = ExecutionPlan::build(*model, shapes, options, *pool, in_place);
+  Status kept = built.ok() ? Status() : built.status();
+  if (built.ok()) {
+    plan = std::move(built).value();
+    kept = check();
+  }
+  if (kept.ok()) return {};
+  undo();
+  plan.reset();
+  if (Status again = plan_for(shapes); !again.ok()) {
+    return Status(kept.code(), kept.message() + "; planning without it failed too: " + again.message());
+  }
+  return kept;
+}
+
 // mapped_input and mapped_output: the view of graph input or output `name`,
 // with errors naming the model and the tensor. A plan keeps such a tensor's
 // device bytes to itself only once asked (the others share theirs with
 // intermediates): the first call for one plans again, once, with it kept.
 Result<Tensor> Session::Impl::mapped_view(const std::string& name, bool input) {
-  const fb::GraphT& g = model->graph();
-  const std::vector<int32_t>& list = input ? g.inputs : g.outputs;
-  const char* kind = input ? "input" : "output";
-  const std::string what = model->source() + ": " + kind + " '" + name + "'";
-  size_t k = 0;
-  while (k < list.size() && g.tensors[static_cast<size_t>(list[k])]->name != name) ++k;
-  if (k == list.size()) return not_found(model->source() + ": the model has no " + kind + " named '" + name + "'");
+  MOTE_ASSIGN_OR_RETURN(const size_t k, io_index(name, input));
+  const std::string what = model->source() + ": " + (input ? "input" : "output") + " '" + name + "'";
   if (!plan)
     return invalid_argument(what + ": call prepare() before " + (input ? "mapped_input()" : "mapped_output()"));
   const auto refused = [&](const Status& why) {
@@ -198,33 +241,76 @@ Result<Tensor> Session::Impl::mapped_view(const std::string& name, bool input) {
   const auto can_map = [&] { return input ? plan->can_map_input(k) : plan->can_map_output(k); };
   if (Status st = can_map(); !st.ok()) return refused(st);
   std::vector<bool>& kept = input ? in_place.inputs : in_place.outputs;
-  kept.resize(list.size(), false);
-  if (!kept[k]) {
-    // Built directly, not through plan_for: a fault here (the larger arena
-    // out of device memory) must not move the session to the CPU. On any
-    // failure the tensor is not kept and the session plans as before.
+  kept.resize(input ? model->graph().inputs.size() : model->graph().outputs.size(), false);
+  std::vector<CallerMemory>& memory = input ? in_place.input_memory : in_place.output_memory;
+  if (!kept[k] || (k < memory.size() && memory[k].data)) {
+    // The device's own bytes replace the caller's memory, if it had some.
+    const CallerMemory before = k < memory.size() ? memory[k] : CallerMemory{};
+    if (k < memory.size()) memory[k] = {};
     kept[k] = true;
-    const std::vector<Shape> shapes = plan->input_shapes();
-    std::optional<cpu::FlushDenormalsScope> float_mode;
-    enter_kernel_float_mode(options.backend, float_mode);
-    plan.reset();
-    auto built = ExecutionPlan::build(*model, shapes, options, *pool, in_place);
-    Status kept_ok = built.ok() ? Status() : built.status();
-    if (built.ok()) {
-      plan = std::move(built).value();
-      kept_ok = can_map();
-    }
-    if (!kept_ok.ok()) {
+    Status st = replan_in_place(can_map, [&] {
       kept[k] = false;
-      plan.reset();
-      Status again = plan_for(shapes);
-      Status why = refused(kept_ok);
-      if (!again.ok())
-        why = Status(why.code(), why.message() + "; planning without it failed too: " + again.message());
-      return why;
-    }
+      if (k < memory.size()) memory[k] = before;
+    });
+    if (!st.ok()) return refused(st);
   }
   return input ? plan->mapped_input(k) : plan->mapped_output(k);
+}
+
+// import_input and import_output: the GPU reads or writes graph input or
+// output `name` in the caller's memory. The first call for a tensor, or one
+// with other memory, plans again.
+Result<Tensor> Session::Impl::import_view(const std::string& name, bool input, void* data, size_t bytes) {
+  MOTE_ASSIGN_OR_RETURN(const size_t k, io_index(name, input));
+  const fb::GraphT& g = model->graph();
+  const std::string what = model->source() + ": " + (input ? "input" : "output") + " '" + name + "'";
+  if (!plan)
+    return invalid_argument(what + ": call prepare() before " + (input ? "import_input()" : "import_output()"));
+  const auto refused = [&](const Status& why) {
+    return Status(why.code(), what + " cannot use the caller's memory: " + why.message());
+  };
+  if (Status st = plan->can_import(k, input); !st.ok()) return refused(st);
+  const fb::TensorT& decl = *g.tensors[static_cast<size_t>((input ? g.inputs : g.outputs)[k])];
+  // An output's shape is the plan's; an input's the one the plan was made for.
+  Shape shape;
+  if (input) {
+    shape = plan->input_shapes()[k];
+  } else {
+    MOTE_ASSIGN_OR_RETURN(shape, plan->output_shape(k));
+  }
+  const uint64_t alignment = plan->import_alignment();
+  const uint64_t needed = static_cast<uint64_t>(shape_numel(shape)) * dtype_size(decl.dtype);
+  if (!data || reinterpret_cast<uintptr_t>(data) % alignment || bytes % alignment || bytes < needed) {
+    return invalid_argument(what + ": the caller's memory must start at a multiple of " + std::to_string(alignment) +
+                            " bytes and span a multiple of it, at least the tensor's " + std::to_string(needed) +
+                            " bytes rounded up (" + std::to_string(bytes) + " bytes at " +
+                            std::to_string(reinterpret_cast<uintptr_t>(data) % alignment) +
+                            " past an aligned address given); Session::import_alignment() says the alignment");
+  }
+  std::vector<CallerMemory>& memory = input ? in_place.input_memory : in_place.output_memory;
+  memory.resize(input ? g.inputs.size() : g.outputs.size());
+  if (memory[k].data != data || memory[k].bytes != bytes) {
+    std::vector<bool>& kept = input ? in_place.inputs : in_place.outputs;
+    const CallerMemory before = memory[k];
+    const bool was_kept = k < kept.size() && kept[k];
+    if (was_kept) kept[k] = false;  // the caller's memory replaces a mapped view
+    memory[k] = {data, bytes};
+    const std::vector<Shape> shapes_before = import_shapes;
+    import_shapes = plan->input_shapes();
+    Status st = replan_in_place(
+        [&]() -> Status {
+          if (plan->imported(k, input)) return {};
+          Status why = plan->can_import(k, input);
+          return why.ok() ? internal_error("the plan did not take the caller's memory") : why;
+        },
+        [&] {
+          memory[k] = before;
+          if (was_kept) kept[k] = true;
+          import_shapes = shapes_before;
+        });
+    if (!st.ok()) return refused(st);
+  }
+  return Tensor::borrow(decl.dtype, shape, data);
 }
 
 Result<Tensor> Session::mapped_input(const std::string& name) {
@@ -237,6 +323,22 @@ Result<Tensor> Session::mapped_output(const std::string& name) {
   OneCaller::Scope scope(impl_->one_caller);
   if (!scope.acquired()) return OneCaller::busy_error("Session::mapped_output");
   return impl_->mapped_view(name, false);
+}
+
+Result<Tensor> Session::import_input(const std::string& name, void* data, size_t bytes) {
+  OneCaller::Scope scope(impl_->one_caller);
+  if (!scope.acquired()) return OneCaller::busy_error("Session::import_input");
+  return impl_->import_view(name, true, data, bytes);
+}
+
+Result<Tensor> Session::import_output(const std::string& name, void* data, size_t bytes) {
+  OneCaller::Scope scope(impl_->one_caller);
+  if (!scope.acquired()) return OneCaller::busy_error("Session::import_output");
+  return impl_->import_view(name, false, data, bytes);
+}
+
+size_t Session::import_alignment() const {
+  return impl_->plan ? static_cast<size_t>(impl_->plan->import_alignment()) : 0;
 }
 
 Status Session::prepare(const std::map<std::string, Shape>& input_shapes) {

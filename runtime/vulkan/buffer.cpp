@@ -47,6 +47,52 @@ Result<Buffer> Buffer::create(Device& device, uint64_t bytes, MemoryKind kind, c
   return b;
 }
 
+Result<Buffer> Buffer::import_host(Device& device, void* data, uint64_t bytes, const std::string& what) {
+  const uint64_t alignment = device.features().host_import_alignment;
+  if (!alignment) return unsupported("the Vulkan device cannot import host memory (no VK_EXT_external_memory_host)");
+  if (reinterpret_cast<uintptr_t>(data) % alignment || bytes == 0 || bytes % alignment) {
+    return invalid_argument(what + ": the caller's memory must start at a multiple of " + std::to_string(alignment) +
+                            " bytes and span a multiple of it (" + std::to_string(bytes) + " bytes given)");
+  }
+  const auto handle = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
+  VkMemoryHostPointerPropertiesEXT pointer{VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT};
+  MOTE_VK_CHECK(vkGetMemoryHostPointerPropertiesEXT(device.handle(), handle, data, &pointer),
+                "vkGetMemoryHostPointerPropertiesEXT (" + what + ")");
+  Buffer b;
+  b.device_ = &device;
+  b.size_ = bytes;
+  VkExternalMemoryBufferCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO};
+  external.handleTypes = handle;
+  VkBufferCreateInfo ci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  ci.pNext = &external;
+  ci.size = bytes;
+  ci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  ci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  MOTE_VK_CHECK(vkCreateBuffer(device.handle(), &ci, nullptr, &b.buffer_), "vkCreateBuffer (" + what + ")");
+  VkMemoryRequirements req;
+  vkGetBufferMemoryRequirements(device.handle(), b.buffer_, &req);
+  // The CPU writes inputs and reads outputs there with no flush or
+  // invalidate: only a host-coherent type will do.
+  const VkMemoryPropertyFlags coherent = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  const int type = device.memory_type(req.memoryTypeBits & pointer.memoryTypeBits, coherent, 0);
+  if (type < 0 || req.size > bytes) {
+    return unsupported(what + ": the Vulkan device offers no host-coherent memory type for this pointer");
+  }
+  VkImportMemoryHostPointerInfoEXT import{VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT};
+  import.handleType = handle;
+  import.pHostPointer = data;
+  VkMemoryAllocateInfo ai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  ai.pNext = &import;
+  ai.allocationSize = bytes;
+  ai.memoryTypeIndex = static_cast<uint32_t>(type);
+  MOTE_VK_CHECK(vkAllocateMemory(device.handle(), &ai, nullptr, &b.memory_),
+                "importing " + std::to_string(bytes) + " bytes of the caller's memory for " + what);
+  MOTE_VK_CHECK(vkBindBufferMemory(device.handle(), b.buffer_, b.memory_, 0), "vkBindBufferMemory (" + what + ")");
+  b.mapped_ = static_cast<uint8_t*>(data);
+  b.coherent_ = true;
+  return b;
+}
+
 Buffer& Buffer::operator=(Buffer&& other) noexcept {
   if (this != &other) {
     this->~Buffer();

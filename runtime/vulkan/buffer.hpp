@@ -18,6 +18,13 @@ class Buffer {
  public:
   Buffer() = default;
   static Result<Buffer> create(Device& device, uint64_t bytes, MemoryKind kind, const char* what);
+  // A buffer over the caller's own memory (VK_EXT_external_memory_host):
+  // `data` aligned to features().host_import_alignment and `bytes` a
+  // multiple of it. The memory must stay valid while the buffer lives; the
+  // buffer neither copies nor frees it. kUnsupported, saying why, where the
+  // device cannot import it (no extension, or no memory type the CPU sees
+  // coherently for that pointer).
+  static Result<Buffer> import_host(Device& device, void* data, uint64_t bytes, const std::string& what);
   ~Buffer();
   Buffer(Buffer&& other) noexcept { *this = std::move(other); }
   Buffer& operator=(Buffer&& other) noexcept;

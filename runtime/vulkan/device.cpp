@@ -311,6 +311,14 @@ void Device::probe_features() {
     features_.int8_dot_product = dot.shaderIntegerDotProduct;
   }
   features_.cooperative_matrix = has_ext("VK_KHR_cooperative_matrix");
+  if (has_ext(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME)) {
+    VkPhysicalDeviceExternalMemoryHostPropertiesEXT host{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT};
+    VkPhysicalDeviceProperties2 with_host{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+    with_host.pNext = &host;
+    vkGetPhysicalDeviceProperties2(physical_, &with_host);
+    features_.host_import_alignment = host.minImportedHostPointerAlignment;
+  }
 
   vkGetPhysicalDeviceMemoryProperties(physical_, &memory_);
   for (uint32_t i = 0; i < memory_.memoryTypeCount; ++i) {
@@ -329,7 +337,7 @@ void Device::probe_features() {
 // MOTE_VK_DISABLE=subgroup,fp16 switches probed features off, so tests can
 // cover the fallback shaders (shared memory instead of subgroups, f32 instead
 // of f16 storage) on a device that has everything; `winograd` keeps 3x3
-// convolutions on the implicit GEMM.
+// convolutions on the implicit GEMM; `import` refuses the caller's memory.
 void Device::disable_features_from_environment() {
   const char* list = std::getenv("MOTE_VK_DISABLE");
   if (!list) return;
@@ -339,6 +347,7 @@ void Device::disable_features_from_environment() {
   if (items.find(",int64,") != std::string::npos) features_.int64 = false;
   if (items.find(",dot,") != std::string::npos) features_.int8_dot_product = false;
   if (items.find(",winograd,") != std::string::npos) features_.winograd = false;
+  if (items.find(",import,") != std::string::npos) features_.host_import_alignment = 0;
   quirks_.push_back(std::string("MOTE_VK_DISABLE=") + list);
 }
 
@@ -379,6 +388,9 @@ Status Device::create_logical_device() {
     storage16.pNext = &dot;
     extensions.push_back(VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
   }
+  // Importing the caller's memory (Buffer::import_host); its dependency,
+  // VK_KHR_external_memory, is core in Vulkan 1.1, which every device here has.
+  if (features_.host_import_alignment) extensions.push_back(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
   VkDeviceCreateInfo ci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   ci.pNext = &f2;
   ci.queueCreateInfoCount = 1;
@@ -460,10 +472,13 @@ Result<std::vector<std::string>> describe_devices() {
                 f.int8_dot_product ? "yes" : "no", f.int64 ? "yes" : "no", f.subgroup_size,
                 f.subgroup_arithmetic ? "yes" : "no", f.cooperative_matrix ? "yes" : "no");
   lines.push_back(buf);
-  std::snprintf(buf, sizeof buf,
-                "  shared memory %u B, workgroup %u invocations, unified memory %s, timestamps %s",
-                f.max_shared_memory, f.max_workgroup_invocations, f.host_visible_device_local ? "yes" : "no",
-                f.timestamps ? "yes" : "no");
+  std::snprintf(
+      buf, sizeof buf,
+      "  shared memory %u B, workgroup %u invocations, unified memory %s, caller memory import %s, "
+      "timestamps %s",
+      f.max_shared_memory, f.max_workgroup_invocations, f.host_visible_device_local ? "yes" : "no",
+      f.host_import_alignment ? ("aligned to " + std::to_string(f.host_import_alignment) + " B").c_str() : "no",
+      f.timestamps ? "yes" : "no");
   lines.push_back(buf);
   lines.push_back("  profile: " + chosen->profile().row + " (GEMM tile " + describe(f.gemm_tile) + ")");
   for (const std::string& q : chosen->quirks()) lines.push_back("  quirk: " + q);

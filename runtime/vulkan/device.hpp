@@ -51,6 +51,11 @@ struct DeviceFeatures {
   // Some memory type is both device-local and host-visible (unified memory:
   // Jetson, phones, lavapipe; ReBAR on desktops): tensors are mapped directly.
   bool host_visible_device_local = false;
+  // VK_EXT_external_memory_host's minImportedHostPointerAlignment: the GPU
+  // can read and write the caller's own memory (Session::import_input,
+  // import_output) when it is aligned to this and a multiple of it in size;
+  // 0 where the device lacks the extension (or MOTE_VK_DISABLE=import).
+  uint64_t host_import_alignment = 0;
   bool timestamps = false;
   float timestamp_period_ns = 1.0f;
   // Iterations after which the driver cuts a shader loop short (a quirk;

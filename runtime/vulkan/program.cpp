@@ -12,31 +12,34 @@ namespace {
 
 uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
-bool overlaps(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1) { return a0 < b1 && b0 < a1; }
+// Bytes of one buffer (the arena or a caller's memory) a dispatch touches.
+struct Span {
+  const Buffer* buffer = nullptr;
+  uint64_t begin = 0, end = 0;
+  bool overlaps(const Span& o) const { return buffer == o.buffer && begin < o.end && o.begin < end; }
+};
 
-// Tracks which arena bytes dispatches since the last barrier read and wrote,
-// to place a barrier only before a dispatch that depends on them.
+// Tracks which bytes dispatches since the last barrier read and wrote, to
+// place a barrier only before a dispatch that depends on them.
 class HazardTracker {
  public:
-  bool needs_barrier(const std::vector<std::pair<uint64_t, uint64_t>>& reads,
-                     const std::vector<std::pair<uint64_t, uint64_t>>& writes) const {
-    for (auto& r : reads) {
-      for (auto& w : written_) {
-        if (overlaps(r.first, r.second, w.first, w.second)) return true;
+  bool needs_barrier(const std::vector<Span>& reads, const std::vector<Span>& writes) const {
+    for (const Span& r : reads) {
+      for (const Span& w : written_) {
+        if (r.overlaps(w)) return true;
       }
     }
-    for (auto& w : writes) {
-      for (auto& x : written_) {
-        if (overlaps(w.first, w.second, x.first, x.second)) return true;
+    for (const Span& w : writes) {
+      for (const Span& x : written_) {
+        if (w.overlaps(x)) return true;
       }
-      for (auto& x : read_) {
-        if (overlaps(w.first, w.second, x.first, x.second)) return true;
+      for (const Span& x : read_) {
+        if (w.overlaps(x)) return true;
       }
     }
     return false;
   }
-  void add(const std::vector<std::pair<uint64_t, uint64_t>>& reads,
-           const std::vector<std::pair<uint64_t, uint64_t>>& writes) {
+  void add(const std::vector<Span>& reads, const std::vector<Span>& writes) {
     read_.insert(read_.end(), reads.begin(), reads.end());
     written_.insert(written_.end(), writes.begin(), writes.end());
   }
@@ -46,7 +49,7 @@ class HazardTracker {
   }
 
  private:
-  std::vector<std::pair<uint64_t, uint64_t>> read_, written_;
+  std::vector<Span> read_, written_;
 };
 
 void memory_barrier(VkCommandBuffer cb, VkPipelineStageFlags src_stage, VkAccessFlags src_access,
@@ -206,10 +209,12 @@ Status Program::plan_memory(const std::vector<ProgramTensor>& tensors) {
       }
     }
   }
+  tensor_region_.assign(n, Region{});
+  MOTE_RETURN_IF_ERROR(import_caller_memory(tensors, upload_segment, produced_segment));
   std::vector<LifetimeRequest> requests;
   std::vector<int> request_tensor;
   for (size_t k = 0; k < n; ++k) {
-    if (first[k] < 0) continue;
+    if (first[k] < 0 || tensor_region_[k].buffer) continue;  // unused, or in the caller's memory
     requests.push_back({device_bytes(tensors[k].dtype, tensors[k].numel, tensors[k].f16), first[k], last[k]});
     request_tensor.push_back(static_cast<int>(k));
   }
@@ -233,7 +238,6 @@ Status Program::plan_memory(const std::vector<ProgramTensor>& tensors) {
   MOTE_ASSIGN_OR_RETURN(Buffer arena, Buffer::create(device_, std::max<uint64_t>(mp.arena_bytes, 4),
                                                      MemoryKind::kDevice, "the intermediate tensors"));
   arena_ = std::make_shared<Buffer>(std::move(arena));
-  tensor_region_.assign(n, Region{});
   for (size_t r = 0; r < request_tensor.size(); ++r) {
     tensor_region_[static_cast<size_t>(request_tensor[r])] = {arena_.get(), mp.offsets[r], requests[r].bytes};
   }
@@ -245,8 +249,8 @@ Status Program::plan_memory(const std::vector<ProgramTensor>& tensors) {
   }
 
   // Transfers and their staging offsets (staging is reused by every segment:
-  // segments run one after another).
-  const bool direct = arena_->mapped() != nullptr;
+  // segments run one after another). Tensors the CPU addresses directly
+  // (the mapped arena, the caller's memory) need none.
   uint64_t staging_peak = 0;
   std::vector<uint64_t> staging_used(segments_.size(), 0);
   for (size_t k = 0; k < n; ++k) {
@@ -256,13 +260,15 @@ Status Program::plan_memory(const std::vector<ProgramTensor>& tensors) {
       }
       uint64_t& used = staging_used[static_cast<size_t>(upload_segment[k])];
       segments_[static_cast<size_t>(upload_segment[k])].uploads.push_back({static_cast<int>(k), used});
-      if (!direct) used += align_up(device_bytes(tensors[k].dtype, tensors[k].numel, tensors[k].f16), 16);
+      if (!host_address(static_cast<int>(k)))
+        used += align_up(device_bytes(tensors[k].dtype, tensors[k].numel, tensors[k].f16), 16);
       ++stats_.uploads;
     }
     if (produced_segment[k] >= 0 && tensors[k].host_read_after) {
       uint64_t& used = staging_used[static_cast<size_t>(produced_segment[k])];
       segments_[static_cast<size_t>(produced_segment[k])].downloads.push_back({static_cast<int>(k), used});
-      if (!direct) used += align_up(device_bytes(tensors[k].dtype, tensors[k].numel, tensors[k].f16), 16);
+      if (!host_address(static_cast<int>(k)))
+        used += align_up(device_bytes(tensors[k].dtype, tensors[k].numel, tensors[k].f16), 16);
       ++stats_.downloads;
     }
   }
@@ -270,6 +276,29 @@ Status Program::plan_memory(const std::vector<ProgramTensor>& tensors) {
   if (staging_peak) {
     MOTE_ASSIGN_OR_RETURN(staging_, Buffer::create(device_, staging_peak, MemoryKind::kStaging, "staging"));
     stats_.staging_bytes = staging_.size();
+  }
+  return {};
+}
+
+// Graph inputs and outputs in the caller's memory get a buffer of their own
+// over it and no arena bytes. One the program cannot take (f16 storage, no
+// GPU op reads or makes it) stays in the arena, copied as any other; the
+// session checks imported() and says why.
+Status Program::import_caller_memory(const std::vector<ProgramTensor>& tensors,
+                                     const std::vector<int>& upload_segment,
+                                     const std::vector<int>& produced_segment) {
+  for (size_t k = 0; k < tensors.size(); ++k) {
+    const ProgramTensor& t = tensors[k];
+    if (!t.caller_memory || t.f16 || (upload_segment[k] < 0 && produced_segment[k] < 0)) continue;
+    const uint64_t bytes = device_bytes(t.dtype, t.numel, false);
+    if (t.caller_bytes < bytes) {
+      return invalid_argument("the caller's memory holds " + std::to_string(t.caller_bytes) +
+                              " bytes; the tensor needs " + std::to_string(bytes));
+    }
+    MOTE_ASSIGN_OR_RETURN(Buffer buffer, Buffer::import_host(device_, t.caller_memory, t.caller_bytes,
+                                                             t.graph_input ? "a graph input" : "a graph output"));
+    imported_.push_back(std::make_unique<Buffer>(std::move(buffer)));
+    tensor_region_[k] = {imported_.back().get(), 0, bytes};
   }
   return {};
 }
@@ -363,16 +392,19 @@ Status Program::record(Segment& seg) {
   VkCommandBuffer cb = seg.commands;
   VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   MOTE_VK_CHECK(vkBeginCommandBuffer(cb, &bi), "vkBeginCommandBuffer");
-  const bool direct = arena_->mapped() != nullptr;
   if (query_pool_) {
     vkCmdResetQueryPool(cb, query_pool_, seg.first_query, static_cast<uint32_t>(seg.steps.size()) + 1);
     vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, query_pool_, seg.first_query);
   }
-  if (!direct && !seg.uploads.empty()) {
+  // Host writes before the submission are visible to it without a barrier;
+  // staged uploads need the copy and one.
+  const auto staged = [this](const Transfer& t) { return !host_address(t.tensor); };
+  if (std::any_of(seg.uploads.begin(), seg.uploads.end(), staged)) {
     for (const Transfer& t : seg.uploads) {
+      if (!staged(t)) continue;
       const Region& r = tensor_region_[static_cast<size_t>(t.tensor)];
       VkBufferCopy copy{t.staging_offset, r.offset, r.bytes};
-      vkCmdCopyBuffer(cb, staging_.handle(), arena_->handle(), 1, &copy);
+      vkCmdCopyBuffer(cb, staging_.handle(), r.buffer->handle(), 1, &copy);
     }
     memory_barrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
@@ -401,7 +433,7 @@ Status Program::record(Segment& seg) {
       MOTE_VK_CHECK(vkAllocateDescriptorSets(device_.handle(), &ai, &set), "vkAllocateDescriptorSets");
       std::vector<VkDescriptorBufferInfo> infos(d.args.size());
       std::vector<VkWriteDescriptorSet> writes(d.args.size());
-      std::vector<std::pair<uint64_t, uint64_t>> reads, written;
+      std::vector<Span> reads, written;
       for (size_t b = 0; b < d.args.size(); ++b) {
         Region r = region_of(step, d.args[b]);
         if (!r.buffer) return internal_error(step.label + ": binding " + std::to_string(b) + " has no device memory");
@@ -412,8 +444,8 @@ Status Program::record(Segment& seg) {
         writes[b].descriptorCount = 1;
         writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
         writes[b].pBufferInfo = &infos[b];
-        if (r.buffer == arena_.get()) {
-          std::pair<uint64_t, uint64_t> range{r.offset, r.offset + r.bytes};
+        if (r.buffer != &weights_) {  // the arena or the caller's memory: written by some dispatch
+          Span range{r.buffer, r.offset, r.offset + r.bytes};
           reads.push_back(range);
           TensorArg::Kind kind = d.args[b].kind;
           if (kind == TensorArg::kOutput || kind == TensorArg::kScratch) written.push_back(range);
@@ -439,20 +471,24 @@ Status Program::record(Segment& seg) {
     if (query_pool_) vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, query++);
   }
   if (!seg.downloads.empty()) {
-    if (direct) {
-      memory_barrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-                     VK_ACCESS_HOST_READ_BIT);
-    } else {
+    // Staged downloads copy to staging first; then one barrier makes the
+    // shaders' and the copies' writes visible to the host.
+    VkPipelineStageFlags src_stage = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+    VkAccessFlags src_access = VK_ACCESS_SHADER_WRITE_BIT;
+    if (std::any_of(seg.downloads.begin(), seg.downloads.end(), staged)) {
       memory_barrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+      ++stats_.barriers;
       for (const Transfer& t : seg.downloads) {
+        if (!staged(t)) continue;
         const Region& r = tensor_region_[static_cast<size_t>(t.tensor)];
         VkBufferCopy copy{r.offset, t.staging_offset, r.bytes};
-        vkCmdCopyBuffer(cb, arena_->handle(), staging_.handle(), 1, &copy);
+        vkCmdCopyBuffer(cb, r.buffer->handle(), staging_.handle(), 1, &copy);
       }
-      memory_barrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-                     VK_ACCESS_HOST_READ_BIT);
+      src_stage |= VK_PIPELINE_STAGE_TRANSFER_BIT;
+      src_access |= VK_ACCESS_TRANSFER_WRITE_BIT;
     }
+    memory_barrier(cb, src_stage, src_access, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
     ++stats_.barriers;
   }
   MOTE_VK_CHECK(vkEndCommandBuffer(cb), "vkEndCommandBuffer");
@@ -522,19 +558,42 @@ const void* Program::input_address(int tensor) const {
   return arena_->mapped() + tensor_region_[static_cast<size_t>(tensor)].offset;
 }
 
+std::string Program::import_refusal(int tensor, bool input) const {
+  if (!device_.features().host_import_alignment) {
+    return "the Vulkan device cannot read or write the caller's memory (no VK_EXT_external_memory_host)";
+  }
+  if (tensors_[static_cast<size_t>(tensor)].f16) {
+    return "it is stored as f16 on the GPU (f16 storage): it is converted on the way";
+  }
+  if (input && (!tensors_[static_cast<size_t>(tensor)].graph_input || !transferred(tensor, &Segment::uploads))) {
+    return "no GPU op reads it";
+  }
+  if (!input && !transferred(tensor, &Segment::downloads)) return "no GPU op makes it";
+  return {};
+}
+
+bool Program::imported(int tensor) const {
+  const Region& r = tensor_region_[static_cast<size_t>(tensor)];
+  return r.buffer && r.buffer != arena_.get() && r.buffer != &weights_;
+}
+
+uint8_t* Program::host_address(int tensor) const {
+  const Region& r = tensor_region_[static_cast<size_t>(tensor)];
+  return r.buffer && r.buffer->mapped() ? r.buffer->mapped() + r.offset : nullptr;
+}
+
 Status Program::run_segment(int segment, const std::function<Tensor&(int)>& host) {
   Segment& seg = segments_[static_cast<size_t>(segment)];
-  const bool direct = arena_->mapped() != nullptr;
+  const auto address = [this](const Transfer& t) {
+    uint8_t* direct = host_address(t.tensor);
+    return direct ? direct : staging_.mapped() + t.staging_offset;
+  };
   for (const Transfer& t : seg.uploads) {
-    const Region& r = tensor_region_[static_cast<size_t>(t.tensor)];
-    copy_to_device(host(t.tensor), direct ? arena_->mapped() + r.offset : staging_.mapped() + t.staging_offset,
-                   tensors_[static_cast<size_t>(t.tensor)].f16);
+    copy_to_device(host(t.tensor), address(t), tensors_[static_cast<size_t>(t.tensor)].f16);
   }
   MOTE_RETURN_IF_ERROR(device_.submit_and_wait(&seg.commands, 1));
   for (const Transfer& t : seg.downloads) {
-    const Region& r = tensor_region_[static_cast<size_t>(t.tensor)];
-    copy_to_host(direct ? arena_->mapped() + r.offset : staging_.mapped() + t.staging_offset, host(t.tensor),
-                 tensors_[static_cast<size_t>(t.tensor)].f16);
+    copy_to_host(address(t), host(t.tensor), tensors_[static_cast<size_t>(t.tensor)].f16);
   }
   if (query_pool_) {
     if (segment == 0) step_times_.clear();

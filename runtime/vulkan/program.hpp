@@ -39,6 +39,11 @@ struct ProgramTensor {
   // unified memory its bytes stay its own from the step making it to the end
   // of the program, where a later segment would otherwise reuse them.
   bool read_in_place = false;
+  // A graph input or output in the caller's own memory (Session::import_input,
+  // import_output), `caller_bytes` long and aligned for import: the GPU reads
+  // or writes it there, outside the arena, on every kind of device.
+  void* caller_memory = nullptr;
+  uint64_t caller_bytes = 0;
 };
 
 struct ProgramStep {
@@ -105,6 +110,13 @@ class Program {
   // Where input_view of `tensor` points, or nullptr when it has none (not
   // built with written_in_place, or refused).
   const void* input_address(int tensor) const;
+  // Why `tensor` (a graph input or output) cannot live in the caller's
+  // memory, or empty: the device cannot import host memory, it is stored as
+  // f16, or no GPU op reads it (an input) or makes it (an output).
+  std::string import_refusal(int tensor, bool input) const;
+  // Whether the GPU reads or writes `tensor` in the caller's memory (built
+  // with caller_memory and imported).
+  bool imported(int tensor) const;
 
   const ProgramStats& stats() const { return stats_; }
   // With profiling on: GPU milliseconds per step of the last run, by the
@@ -132,7 +144,12 @@ class Program {
   explicit Program(Device& device) : device_(device) {}
   Status plan_memory(const std::vector<ProgramTensor>& tensors);
   Status upload_weights(const std::vector<ProgramTensor>& tensors);
+  Status import_caller_memory(const std::vector<ProgramTensor>& tensors, const std::vector<int>& upload_segment,
+                              const std::vector<int>& produced_segment);
   Status record(Segment& segment);
+  // The host address of `tensor`'s device bytes: in the mapped arena (unified
+  // memory) or the caller's memory; nullptr where it goes through staging.
+  uint8_t* host_address(int tensor) const;
   Region region_of(const ProgramStep& step, const TensorArg& arg) const;
   // Why `tensor` cannot be viewed in place in the mapped arena, or empty.
   std::string mapped_view_refusal(int tensor) const;
@@ -155,6 +172,7 @@ class Program {
   std::shared_ptr<Buffer> arena_;
   Buffer weights_;
   Buffer staging_;
+  std::vector<std::unique_ptr<Buffer>> imported_;  // caller memory (caller_memory)
   VkDescriptorPool descriptor_pool_ = VK_NULL_HANDLE;
   VkQueryPool query_pool_ = VK_NULL_HANDLE;
   std::vector<VkCommandBuffer> command_buffers_;

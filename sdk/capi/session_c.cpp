@@ -57,6 +57,22 @@ mote_status mapped_view(const char* fn, mote_session* session, size_t index, boo
   return MOTE_OK;
 }
 
+// mote_session_import_input and _output: input (or output) `index` in the
+// caller's memory, and a tensor over it.
+mote_status import_view(const char* fn, mote_session* session, size_t index, bool input, void* data, size_t bytes,
+                        mote_tensor** out_tensor) {
+  if (session == nullptr) return null_argument(fn, "session");
+  if (data == nullptr) return null_argument(fn, "data");
+  if (out_tensor == nullptr) return null_argument(fn, "out_tensor");
+  const std::string* name = io_name(*session, index, input);
+  if (!name) return io_out_of_range(fn, *session, index, input);
+  auto view = input ? session->session->import_input(*name, data, bytes)
+                    : session->session->import_output(*name, data, bytes);
+  if (!view.ok()) return fail(fn, view.status());
+  *out_tensor = new mote_tensor{std::move(view).value()};
+  return MOTE_OK;
+}
+
 }  // namespace
 
 extern "C" {
@@ -123,6 +139,28 @@ mote_status mote_session_mapped_input(mote_session* session, size_t index, mote_
 mote_status mote_session_mapped_output(mote_session* session, size_t index, mote_tensor** out_tensor) {
   const char* fn = __func__;
   return guarded(fn, [&] { return mapped_view(fn, session, index, false, out_tensor); });
+}
+
+mote_status mote_session_import_input(mote_session* session, size_t index, void* data, size_t bytes,
+                                      mote_tensor** out_tensor) {
+  const char* fn = __func__;
+  return guarded(fn, [&] { return import_view(fn, session, index, true, data, bytes, out_tensor); });
+}
+
+mote_status mote_session_import_output(mote_session* session, size_t index, void* data, size_t bytes,
+                                       mote_tensor** out_tensor) {
+  const char* fn = __func__;
+  return guarded(fn, [&] { return import_view(fn, session, index, false, data, bytes, out_tensor); });
+}
+
+mote_status mote_session_import_alignment(const mote_session* session, size_t* out_alignment) {
+  const char* fn = __func__;
+  return guarded(fn, [&] {
+    if (session == nullptr) return null_argument(fn, "session");
+    if (out_alignment == nullptr) return null_argument(fn, "out_alignment");
+    *out_alignment = session->session->import_alignment();
+    return MOTE_OK;
+  });
 }
 
 mote_status mote_session_run(mote_session* session, mote_tensor* const* inputs, size_t num_inputs,

@@ -4,12 +4,15 @@
 // - MappedInput: GlobalAveragePool (a tiny output), the input copied in from
 //   a host Tensor, or written in place;
 // - MappedOutput: Relu, its input written in place in both, the output
-//   copied out to a Tensor of its own, or read in place.
+//   copied out to a Tensor of its own, or read in place;
+// - CallerMemory (Session::import_input, import_output): Relu with both its
+//   input and output in the caller's own memory, against both copied.
 //
-//   mote_microbench --benchmark_filter=Mapped
+//   mote_microbench --benchmark_filter='Mapped|CallerMemory'
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 
 #include "mote/mote.hpp"
@@ -44,29 +47,62 @@ Result<Fixture> make_fixture(fb::OpType op) {
   return f;
 }
 
-void run_model(benchmark::State& state, fb::OpType op, bool input_in_place, bool output_in_place) {
+// How a run gets its input and hands out its output.
+enum class Io {
+  kCopied,  // a host Tensor of the caller's, copied in or out
+  kMapped,  // the device's memory (mapped_input, mapped_output)
+  kCaller,  // the caller's own memory (import_input, import_output)
+};
+
+// Memory as a caller allocates it for import: aligned, its size rounded up.
+struct CallerBuffer {
+  std::unique_ptr<void, decltype(&std::free)> data{nullptr, &std::free};
+  size_t bytes = 0;
+};
+
+Result<CallerBuffer> caller_buffer(const Session& session, size_t bytes) {
+  const size_t alignment = session.import_alignment();
+  if (!alignment) return unsupported("the device cannot import host memory");
+  CallerBuffer b;
+  b.bytes = (bytes + alignment - 1) / alignment * alignment;
+  b.data.reset(std::aligned_alloc(alignment, b.bytes));
+  return b;
+}
+
+void run_model(benchmark::State& state, fb::OpType op, Io input_io, Io output_io) {
   auto f = make_fixture(op);
   if (!f.ok()) {
     state.SkipWithError(f.status().to_string().c_str());
     return;
   }
+  const auto skip = [&](const Status& why) { state.SkipWithError(why.to_string().c_str()); };
+  CallerBuffer input_memory, output_memory;
   // The output first: its first mapped_output plans again, and an input view
   // taken before would then be the old plan's memory, copied every run.
-  if (output_in_place) {
+  if (output_io == Io::kMapped) {
     auto view = f->session->mapped_output("y");
-    if (!view.ok()) {
-      state.SkipWithError(view.status().to_string().c_str());
-      return;
-    }
+    if (!view.ok()) return skip(view.status());
+  } else if (output_io == Io::kCaller) {
+    auto memory = caller_buffer(*f->session, f->host.bytes());
+    if (!memory.ok()) return skip(memory.status());
+    output_memory = std::move(memory).value();
+    auto view = f->session->import_output("y", output_memory.data.get(), output_memory.bytes);
+    if (!view.ok()) return skip(view.status());
   }
   Tensor input = f->host;
-  if (input_in_place) {
+  if (input_io == Io::kMapped) {
     auto view = f->session->mapped_input("x");
-    if (!view.ok()) {
-      state.SkipWithError(view.status().to_string().c_str());
-      return;
-    }
+    if (!view.ok()) return skip(view.status());
     input = *view;
+  } else if (input_io == Io::kCaller) {
+    auto memory = caller_buffer(*f->session, f->host.bytes());
+    if (!memory.ok()) return skip(memory.status());
+    input_memory = std::move(memory).value();
+    auto view = f->session->import_input("x", input_memory.data.get(), input_memory.bytes);
+    if (!view.ok()) return skip(view.status());
+    input = *view;
+  }
+  if (input_io != Io::kCopied) {
     std::copy(f->host.data<float>(), f->host.data<float>() + f->host.numel(), input.data<float>());
   }
   const std::vector<Tensor> inputs{input};
@@ -81,14 +117,26 @@ void run_model(benchmark::State& state, fb::OpType op, bool input_in_place, bool
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(f->host.bytes()));
 }
 
-void BM_MappedInput_Copied(benchmark::State& state) { run_model(state, fb::OpType::GlobalAveragePool, false, false); }
-void BM_MappedInput_InPlace(benchmark::State& state) { run_model(state, fb::OpType::GlobalAveragePool, true, false); }
-void BM_MappedOutput_Copied(benchmark::State& state) { run_model(state, fb::OpType::Relu, true, false); }
-void BM_MappedOutput_InPlace(benchmark::State& state) { run_model(state, fb::OpType::Relu, true, true); }
+void BM_MappedInput_Copied(benchmark::State& state) {
+  run_model(state, fb::OpType::GlobalAveragePool, Io::kCopied, Io::kCopied);
+}
+void BM_MappedInput_InPlace(benchmark::State& state) {
+  run_model(state, fb::OpType::GlobalAveragePool, Io::kMapped, Io::kCopied);
+}
+void BM_MappedOutput_Copied(benchmark::State& state) { run_model(state, fb::OpType::Relu, Io::kMapped, Io::kCopied); }
+void BM_MappedOutput_InPlace(benchmark::State& state) {
+  run_model(state, fb::OpType::Relu, Io::kMapped, Io::kMapped);
+}
+void BM_CallerMemory_Copied(benchmark::State& state) { run_model(state, fb::OpType::Relu, Io::kCopied, Io::kCopied); }
+void BM_CallerMemory_Imported(benchmark::State& state) {
+  run_model(state, fb::OpType::Relu, Io::kCaller, Io::kCaller);
+}
 BENCHMARK(BM_MappedInput_Copied)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_MappedInput_InPlace)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_MappedOutput_Copied)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_MappedOutput_InPlace)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_CallerMemory_Copied)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_CallerMemory_Imported)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace mote

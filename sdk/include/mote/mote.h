@@ -197,6 +197,32 @@ MOTE_C_API mote_status mote_session_mapped_input(mote_session* session, size_t i
  * makes it). */
 MOTE_C_API mote_status mote_session_mapped_output(mote_session* session, size_t index, mote_tensor** out_tensor);
 
+/* Zero-copy input from the caller's own memory: the GPU reads input `index`
+ * straight from `data` on every run (VK_EXT_external_memory_host). `data`
+ * must be aligned to mote_session_import_alignment and `bytes` a multiple of
+ * it, at least the input's size. Stores a tensor over `data` to pass to
+ * mote_session_run, which then copies nothing for it. Keep the memory valid
+ * and unwritten during runs until the session is released or plans for other
+ * input shapes (which forgets the import). Call after mote_session_prepare;
+ * the first call for an input, or one with other memory, plans again.
+ * MOTE_INVALID_ARGUMENT for misaligned or short memory; MOTE_UNSUPPORTED,
+ * with the reason in mote_last_error, where the GPU cannot read the input
+ * there (CPU session, no extension, f16 storage, no GPU op reads it). */
+MOTE_C_API mote_status mote_session_import_input(mote_session* session, size_t index, void* data, size_t bytes,
+                                                 mote_tensor** out_tensor);
+
+/* Zero-copy output into the caller's own memory: the GPU writes output
+ * `index` to `data`, and mote_session_run hands it out as a tensor over
+ * `data`, overwritten by every run. Same rules as mote_session_import_input;
+ * MOTE_UNSUPPORTED where no GPU op makes the output. */
+MOTE_C_API mote_status mote_session_import_output(mote_session* session, size_t index, void* data, size_t bytes,
+                                                  mote_tensor** out_tensor);
+
+/* The alignment (of address and size) the two calls above need, or 0 where
+ * the session's plan cannot take the caller's memory (CPU session, no
+ * extension, not prepared). */
+MOTE_C_API mote_status mote_session_import_alignment(const mote_session* session, size_t* out_alignment);
+
 /* ---- Tensors ------------------------------------------------------------ */
 
 /* A new tensor owning a copy of `data` (`data_bytes` must equal the element

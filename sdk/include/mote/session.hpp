@@ -223,6 +223,41 @@ class MOTE_API Session {
   // storage of the output, or an output no GPU op makes.
   Result<Tensor> mapped_output(const std::string& name);
 
+  // Zero-copy input from the caller's own memory (a camera frame, a buffer
+  // another library filled): the GPU reads input `name` straight from
+  // `data` on every run (VK_EXT_external_memory_host), where mapped_input
+  // hands out device memory to fill instead. `data` must be aligned to
+  // import_alignment() and `bytes` a multiple of it, at least the input's
+  // size (4096 on lavapipe and NVIDIA: allocate with std::aligned_alloc and
+  // round the size up). Returns a Tensor over `data` with the input's shape;
+  // pass it to run(), which then copies nothing for that input (a run given
+  // another Tensor for it copies that one into `data`). Keep the memory
+  // valid, and do not write it during a run, until the session is destroyed
+  // or plans for other input shapes, which forgets the import (the input is
+  // then copied like any other). Works on discrete GPUs too (the GPU then
+  // reads over the bus, which is still one copy fewer). Call after
+  // prepare(); the first call for an input, or a call with other memory,
+  // plans again. Errors name the input: kInvalidArgument for memory that is
+  // misaligned or too small, kUnsupported, saying why, where the GPU cannot
+  // read the input there (a CPU plan, where a Tensor::borrow over `data`
+  // given to run() is already read in place; a device without the
+  // extension; f16 storage; an input no GPU op reads).
+  Result<Tensor> import_input(const std::string& name, void* data, size_t bytes);
+
+  // Zero-copy output into the caller's own memory, the other way: the GPU
+  // writes output `name` to `data`, and run() returns that output as a
+  // Tensor over `data` (no copy), overwritten by every run. The same rules
+  // for alignment, size and lifetime; kUnsupported where the GPU cannot
+  // write it there (a CPU plan, no extension, f16 storage, an output no GPU
+  // op makes). A run finished on the CPU after a GPU fault returns an output
+  // of its own.
+  Result<Tensor> import_output(const std::string& name, void* data, size_t bytes);
+
+  // The alignment of address and size import_input and import_output need,
+  // or 0 where this session's plan cannot take the caller's memory (a CPU
+  // plan, a device without VK_EXT_external_memory_host, before prepare()).
+  size_t import_alignment() const;
+
   // Threads the CPU kernels use (the resolved value of options().threads).
   int thread_count() const;
 
