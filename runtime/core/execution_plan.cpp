@@ -654,10 +654,10 @@ Status ExecutionPlan::output_storage(Slot& s) {
   return allocate(s.value, s.dtype, s.shape);
 }
 
-Result<Shape> ExecutionPlan::output_shape(size_t output) const {
+Result<TensorInfo> ExecutionPlan::output_info(size_t output) const {
   const Slot& s = slots_[static_cast<size_t>(graph_.outputs[output])];
   if (!s.shape_known) return unsupported("its shape is known only when a run makes it");
-  return s.shape;
+  return TensorInfo{s.dtype, s.shape};
 }
 
 Result<std::vector<Tensor>> ExecutionPlan::run(const std::vector<Tensor>& inputs, ThreadPool& pool) {

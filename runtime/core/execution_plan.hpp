@@ -56,9 +56,9 @@ class ExecutionPlan {
   Result<std::vector<Tensor>> run(const std::vector<Tensor>& inputs, ThreadPool& pool);
 
   const std::vector<Shape>& input_shapes() const { return input_shapes_; }
-  // Output `output`'s shape (by position), or kUnsupported where only a run
-  // knows it.
-  Result<Shape> output_shape(size_t output) const;
+  // Output `output`'s dtype and shape (by position), or kUnsupported where
+  // only a run knows the shape.
+  Result<TensorInfo> output_info(size_t output) const;
   const PlanStats& stats() const { return stats_; }
   // The session records in the stats a GPU fault it moved to the CPU after.
   void note_gpu_fault(const std::string& what) { stats_.gpu_fault = what; }
@@ -84,9 +84,10 @@ class ExecutionPlan {
   // The alignment (of address and size) the caller's memory needs; 0 where
   // this plan cannot import any (a CPU plan, no extension).
   uint64_t import_alignment() const;
-  // The first of `inputs` whose data lies in this plan's device memory (a
-  // mapped_input view, or a mapped_output view passed back as an input), or
-  // -1: after a lost device its contents are gone.
+  // The first of `inputs` whose data lies in memory this plan's runs write
+  // (a mapped_input view, a mapped_output view or an output in the caller's
+  // memory passed back as an input), or -1: after a lost device those
+  // contents are gone or half overwritten by the failed run.
   int input_in_device_memory(const std::vector<Tensor>& inputs) const;
   const std::vector<OpTime>& profile() const { return profile_; }
 
@@ -168,8 +169,9 @@ class ExecutionPlan {
   // Slots whose only readers and writer are GPU steps need no host memory.
   bool device_only(int slot) const;
   // The data run() reads input `k` from: the caller's, or a copy of it when
-  // it is a mapped_input view of another input's device memory (which that
-  // input's upload may overwrite first).
+  // it lies in memory the run writes before reading it (a mapped_input view
+  // of another input, which that input's upload may overwrite first; an
+  // output's mapped view or caller memory, a recurrent state).
   const void* input_source(size_t k, const Tensor& input);
 
   const Model& model_;

@@ -355,7 +355,7 @@ Status ExecutionPlan::build_gpu_program() {
 }
 
 const void* ExecutionPlan::input_source(size_t k, const Tensor& input) {
-  if (!gpu_ || !gpu_->program || !gpu_->program->in_arena(input.raw())) return input.raw();
+  if (!gpu_ || !gpu_->program || !gpu_->program->written_by_runs(input.raw())) return input.raw();
   if (input.raw() == gpu_->program->input_address(graph_.inputs[k])) return input.raw();
   gpu_->staged_inputs.resize(graph_.inputs.size());
   gpu_->staged_inputs[k] = input.clone();
@@ -365,7 +365,7 @@ const void* ExecutionPlan::input_source(size_t k, const Tensor& input) {
 int ExecutionPlan::input_in_device_memory(const std::vector<Tensor>& inputs) const {
   if (!gpu_ || !gpu_->program) return -1;
   for (size_t k = 0; k < inputs.size(); ++k) {
-    if (gpu_->program->in_arena(inputs[k].raw())) return static_cast<int>(k);
+    if (gpu_->program->written_by_runs(inputs[k].raw())) return static_cast<int>(k);
   }
   return -1;
 }

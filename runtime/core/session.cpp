@@ -270,22 +270,39 @@ Result<Tensor> Session::Impl::import_view(const std::string& name, bool input, v
     return Status(why.code(), what + " cannot use the caller's memory: " + why.message());
   };
   if (Status st = plan->can_import(k, input); !st.ok()) return refused(st);
-  const fb::TensorT& decl = *g.tensors[static_cast<size_t>((input ? g.inputs : g.outputs)[k])];
-  // An output's shape is the plan's; an input's the one the plan was made for.
-  Shape shape;
+  // An input's dtype is checked against the model's, its shape is the one
+  // the plan was made for; an output's are the plan's.
+  TensorInfo info;
   if (input) {
-    shape = plan->input_shapes()[k];
+    info.dtype = g.tensors[static_cast<size_t>(g.inputs[k])]->dtype;
+    info.shape = plan->input_shapes()[k];
   } else {
-    MOTE_ASSIGN_OR_RETURN(shape, plan->output_shape(k));
+    MOTE_ASSIGN_OR_RETURN(info, plan->output_info(k));
   }
   const uint64_t alignment = plan->import_alignment();
-  const uint64_t needed = static_cast<uint64_t>(shape_numel(shape)) * dtype_size(decl.dtype);
+  const uint64_t needed = static_cast<uint64_t>(shape_numel(info.shape)) * dtype_size(info.dtype);
   if (!data || reinterpret_cast<uintptr_t>(data) % alignment || bytes % alignment || bytes < needed) {
     return invalid_argument(what + ": the caller's memory must start at a multiple of " + std::to_string(alignment) +
                             " bytes and span a multiple of it, at least the tensor's " + std::to_string(needed) +
                             " bytes rounded up (" + std::to_string(bytes) + " bytes at " +
                             std::to_string(reinterpret_cast<uintptr_t>(data) % alignment) +
                             " past an aligned address given); Session::import_alignment() says the alignment");
+  }
+  // Two tensors in the same bytes would race (a GPU op writing one while
+  // another reads the other), and drivers may refuse a second import.
+  const auto* begin = static_cast<const uint8_t*>(data);
+  for (bool other_input : {true, false}) {
+    const std::vector<CallerMemory>& others = other_input ? in_place.input_memory : in_place.output_memory;
+    for (size_t j = 0; j < others.size(); ++j) {
+      const auto* other = static_cast<const uint8_t*>(others[j].data);
+      if (!other || (other_input == input && j == k)) continue;
+      if (begin < other + others[j].bytes && other < begin + bytes) {
+        const int32_t index = (other_input ? g.inputs : g.outputs)[j];
+        return invalid_argument(what + ": the caller's memory overlaps that of " +
+                                (other_input ? "input '" : "output '") + g.tensors[static_cast<size_t>(index)]->name +
+                                "'");
+      }
+    }
   }
   std::vector<CallerMemory>& memory = input ? in_place.input_memory : in_place.output_memory;
   memory.resize(input ? g.inputs.size() : g.outputs.size());
@@ -310,7 +327,7 @@ Result<Tensor> Session::Impl::import_view(const std::string& name, bool input, v
         });
     if (!st.ok()) return refused(st);
   }
-  return Tensor::borrow(decl.dtype, shape, data);
+  return Tensor::borrow(info.dtype, info.shape, data);
 }
 
 Result<Tensor> Session::mapped_input(const std::string& name) {
@@ -397,7 +414,8 @@ Result<std::vector<Tensor>> Session::run(const std::vector<Tensor>& inputs) {
       const fb::TensorT& decl = *g.tensors[static_cast<size_t>(g.inputs[static_cast<size_t>(in_place)])];
       return Status(StatusCode::kGpuFault,
                     impl_->model->source() + ": input '" + decl.name +
-                        "' was in the lost GPU's memory (a mapped_input or mapped_output view);"
+                        "' was in memory the failed GPU run writes (a mapped_input or mapped_output view, or an "
+                        "output in the caller's memory);"
                         " run again with a host Tensor");
     }
     MOTE_RETURN_IF_ERROR(impl_->plan_on_cpu(shapes));

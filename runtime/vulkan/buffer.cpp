@@ -55,9 +55,16 @@ Result<Buffer> Buffer::import_host(Device& device, void* data, uint64_t bytes, c
                             " bytes and span a multiple of it (" + std::to_string(bytes) + " bytes given)");
   }
   const auto handle = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
+  // A pointer the driver cannot import (read-only or file-backed pages,
+  // another device's mapping) is the caller's to change, not a Mote bug.
+  const auto refused = [&](const char* call, VkResult r) {
+    return invalid_argument(what + ": the Vulkan driver cannot import this memory (" + call + ": " + result_name(r) +
+                            "); pass ordinary writable memory from malloc, aligned_alloc or mmap");
+  };
   VkMemoryHostPointerPropertiesEXT pointer{VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT};
-  MOTE_VK_CHECK(vkGetMemoryHostPointerPropertiesEXT(device.handle(), handle, data, &pointer),
-                "vkGetMemoryHostPointerPropertiesEXT (" + what + ")");
+  if (VkResult r = vkGetMemoryHostPointerPropertiesEXT(device.handle(), handle, data, &pointer); r != VK_SUCCESS) {
+    return refused("vkGetMemoryHostPointerPropertiesEXT", r);
+  }
   Buffer b;
   b.device_ = &device;
   b.size_ = bytes;
@@ -81,12 +88,20 @@ Result<Buffer> Buffer::import_host(Device& device, void* data, uint64_t bytes, c
   VkImportMemoryHostPointerInfoEXT import{VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT};
   import.handleType = handle;
   import.pHostPointer = data;
+  // Drivers that import host memory only as a buffer's dedicated allocation say so (probe_features).
+  VkMemoryDedicatedAllocateInfo dedicated{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
+  dedicated.buffer = b.buffer_;
+  if (device.features().host_import_dedicated) import.pNext = &dedicated;
   VkMemoryAllocateInfo ai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   ai.pNext = &import;
   ai.allocationSize = bytes;
   ai.memoryTypeIndex = static_cast<uint32_t>(type);
-  MOTE_VK_CHECK(vkAllocateMemory(device.handle(), &ai, nullptr, &b.memory_),
-                "importing " + std::to_string(bytes) + " bytes of the caller's memory for " + what);
+  if (VkResult r = vkAllocateMemory(device.handle(), &ai, nullptr, &b.memory_);
+      r == VK_ERROR_INVALID_EXTERNAL_HANDLE) {
+    return refused("vkAllocateMemory", r);
+  } else {
+    MOTE_VK_CHECK(r, "importing " + std::to_string(bytes) + " bytes of the caller's memory for " + what);
+  }
   MOTE_VK_CHECK(vkBindBufferMemory(device.handle(), b.buffer_, b.memory_, 0), "vkBindBufferMemory (" + what + ")");
   b.mapped_ = static_cast<uint8_t*>(data);
   b.coherent_ = true;

@@ -317,7 +317,18 @@ void Device::probe_features() {
     VkPhysicalDeviceProperties2 with_host{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
     with_host.pNext = &host;
     vkGetPhysicalDeviceProperties2(physical_, &with_host);
-    features_.host_import_alignment = host.minImportedHostPointerAlignment;
+    // Only where a storage buffer over host memory is importable.
+    VkPhysicalDeviceExternalBufferInfo buffer{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_BUFFER_INFO};
+    buffer.usage =
+        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    buffer.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
+    VkExternalBufferProperties external{VK_STRUCTURE_TYPE_EXTERNAL_BUFFER_PROPERTIES};
+    vkGetPhysicalDeviceExternalBufferProperties(physical_, &buffer, &external);
+    const VkExternalMemoryFeatureFlags can = external.externalMemoryProperties.externalMemoryFeatures;
+    if (can & VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT) {
+      features_.host_import_alignment = host.minImportedHostPointerAlignment;
+      features_.host_import_dedicated = can & VK_EXTERNAL_MEMORY_FEATURE_DEDICATED_ONLY_BIT;
+    }
   }
 
   vkGetPhysicalDeviceMemoryProperties(physical_, &memory_);

@@ -56,6 +56,8 @@ struct DeviceFeatures {
   // import_output) when it is aligned to this and a multiple of it in size;
   // 0 where the device lacks the extension (or MOTE_VK_DISABLE=import).
   uint64_t host_import_alignment = 0;
+  // The driver imports host memory only as a buffer's dedicated allocation.
+  bool host_import_dedicated = false;
   bool timestamps = false;
   float timestamp_period_ns = 1.0f;
   // Iterations after which the driver cuts a shader loop short (a quirk;

@@ -544,17 +544,23 @@ Result<Tensor> Program::output_view(int tensor, const Shape& shape) const {
   return Tensor::view(t.dtype, shape, arena_->mapped() + r.offset, arena_);
 }
 
-bool Program::in_arena(const void* p) const {
-  if (!arena_ || !arena_->mapped() || !p) return false;
+bool Program::written_by_runs(const void* p) const {
+  if (!p) return false;
   const auto* byte = static_cast<const uint8_t*>(p);
-  return byte >= arena_->mapped() && byte < arena_->mapped() + arena_->size();
+  const auto inside = [byte](const Buffer& b) {
+    return b.mapped() && byte >= b.mapped() && byte < b.mapped() + b.size();
+  };
+  if (arena_ && inside(*arena_)) return true;
+  for (size_t k = 0; k < tensors_.size(); ++k) {
+    if (!tensors_[k].graph_input && imported(static_cast<int>(k)) && inside(*tensor_region_[k].buffer)) return true;
+  }
+  return false;
 }
 
 const void* Program::input_address(int tensor) const {
-  if (static_cast<size_t>(tensor) >= tensor_region_.size() ||
-      !tensors_[static_cast<size_t>(tensor)].written_in_place || !input_view_refusal(tensor).empty()) {
-    return nullptr;
-  }
+  if (static_cast<size_t>(tensor) >= tensor_region_.size()) return nullptr;
+  if (imported(tensor)) return host_address(tensor);
+  if (!tensors_[static_cast<size_t>(tensor)].written_in_place || !input_view_refusal(tensor).empty()) return nullptr;
   return arena_->mapped() + tensor_region_[static_cast<size_t>(tensor)].offset;
 }
 
@@ -562,7 +568,9 @@ std::string Program::import_refusal(int tensor, bool input) const {
   if (!device_.features().host_import_alignment) {
     return "the Vulkan device cannot read or write the caller's memory (no VK_EXT_external_memory_host)";
   }
-  if (tensors_[static_cast<size_t>(tensor)].f16) {
+  // An input in the caller's memory is stored f32 whatever its readers
+  // (assign_storage_precision); an f16 output is converted on the way.
+  if (!input && tensors_[static_cast<size_t>(tensor)].f16) {
     return "it is stored as f16 on the GPU (f16 storage): it is converted on the way";
   }
   if (input && (!tensors_[static_cast<size_t>(tensor)].graph_input || !transferred(tensor, &Segment::uploads))) {

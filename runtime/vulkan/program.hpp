@@ -104,15 +104,17 @@ class Program {
   // memory alive; run_segment copies nothing for an output whose host tensor
   // is this memory. Every run overwrites it.
   Result<Tensor> output_view(int tensor, const Shape& shape) const;
-  // Whether `p` points into this program's mapped arena (a view from
-  // input_view or output_view, of this or another tensor).
-  bool in_arena(const void* p) const;
-  // Where input_view of `tensor` points, or nullptr when it has none (not
-  // built with written_in_place, or refused).
+  // Whether `p` points into memory a run of this program writes: its mapped
+  // arena (a view from input_view or output_view, of this or another
+  // tensor) or a graph output in the caller's memory.
+  bool written_by_runs(const void* p) const;
+  // Where the GPU reads graph input `tensor` in place: its input_view, or
+  // the caller's memory; nullptr when neither (not built with
+  // written_in_place or caller_memory, or refused).
   const void* input_address(int tensor) const;
   // Why `tensor` (a graph input or output) cannot live in the caller's
-  // memory, or empty: the device cannot import host memory, it is stored as
-  // f16, or no GPU op reads it (an input) or makes it (an output).
+  // memory, or empty: the device cannot import host memory, an output is
+  // stored as f16, or no GPU op reads it (an input) or makes it (an output).
   std::string import_refusal(int tensor, bool input) const;
   // Whether the GPU reads or writes `tensor` in the caller's memory (built
   // with caller_memory and imported).

@@ -46,7 +46,10 @@ StoragePrecisionPlan assign_storage_precision(std::vector<ProgramTensor>& tensor
       if (t >= 0) made_on_gpu[static_cast<size_t>(t)] = true;
     }
   }
+  // An input in the caller's memory (caller_memory) is the caller's f32
+  // data as it is: stored f32, its f16 readers get a twin.
   std::vector<bool> upload_f32(tensors.size(), false);
+  for (size_t k = 0; k < tensors.size(); ++k) upload_f32[k] = tensors[k].graph_input && tensors[k].caller_memory;
   for (const ProgramStep& step : steps) {
     if (step.fp16) continue;
     std::vector<bool> bound = bound_inputs(step);
@@ -75,6 +78,8 @@ StoragePrecisionPlan assign_storage_precision(std::vector<ProgramTensor>& tensor
         ProgramTensor twin = tensors[static_cast<size_t>(t)];
         twin.host_produced = twin.host_read_after = twin.graph_input = false;
         twin.written_in_place = twin.read_in_place = false;
+        twin.caller_memory = nullptr;
+        twin.caller_bytes = 0;
         twin.f16 = step.fp16;
         const int index = static_cast<int>(tensors.size());
         tensors.push_back(twin);

@@ -70,13 +70,14 @@ Result<CallerBuffer> caller_buffer(const Session& session, size_t bytes) {
 }
 
 void run_model(benchmark::State& state, fb::OpType op, Io input_io, Io output_io) {
+  // Declared first: the caller's memory must outlive the session importing it.
+  CallerBuffer input_memory, output_memory;
   auto f = make_fixture(op);
   if (!f.ok()) {
     state.SkipWithError(f.status().to_string().c_str());
     return;
   }
   const auto skip = [&](const Status& why) { state.SkipWithError(why.to_string().c_str()); };
-  CallerBuffer input_memory, output_memory;
   // The output first: its first mapped_output plans again, and an input view
   // taken before would then be the old plan's memory, copied every run.
   if (output_io == Io::kMapped) {

@@ -11,6 +11,7 @@
 
 #include "mote/mote.h"
 #include "runtime/vulkan/device.hpp"
+#include "runtime/vulkan/faults.hpp"
 #include "tests/support/model_util.hpp"
 #include "tests/vulkan/vk_test_util.hpp"
 
@@ -78,15 +79,15 @@ std::unique_ptr<Session> prepared_session(const std::shared_ptr<const Model>& mo
 
 TEST(CallerMemory, InputAndOutputsLiveThereAndMatchCpu) {
   MOTE_REQUIRE_IMPORT();
+  // The memory outlives the session, as the API asks.
+  const size_t bytes = 256 * 64 * sizeof(float), alignment = import_alignment_of_device();
+  AlignedMemory x_memory(bytes, alignment), first_memory(bytes, alignment), second_memory(bytes, alignment);
   auto model = load_built(two_segment_builder(256), "two_segments.mote");
   auto session = prepared_session(model, gpu_options({"sigmoid"}));
   ASSERT_TRUE(session);
   ASSERT_GE(session->plan_stats().gpu_segments, 2);
   const uint64_t arena_before = session->plan_stats().device_arena_bytes;
-  const size_t alignment = session->import_alignment();
-  ASSERT_EQ(alignment, import_alignment_of_device());
-  const size_t bytes = 256 * 64 * sizeof(float);
-  AlignedMemory x_memory(bytes, alignment), first_memory(bytes, alignment), second_memory(bytes, alignment);
+  ASSERT_EQ(session->import_alignment(), alignment);
   auto x = session->import_input("x", x_memory.data(), x_memory.bytes());
   ASSERT_TRUE(x.ok()) << x.status().to_string();
   ASSERT_EQ(x->raw(), x_memory.data());
@@ -124,11 +125,12 @@ TEST(CallerMemory, OutputFeedsLaterGpuOpsInTheSameSegment) {
   MOTE_REQUIRE_IMPORT();
   // All on the GPU: first is written to the caller's memory and read back
   // by add2 in the same command buffer.
+  AlignedMemory first_memory(128 * 64 * sizeof(float), import_alignment_of_device());
   auto model = load_built(two_segment_builder(128), "one_segment.mote");
   auto session = prepared_session(model, gpu_options());
   ASSERT_TRUE(session);
-  AlignedMemory first_memory(128 * 64 * sizeof(float), session->import_alignment());
   ASSERT_TRUE(session->import_output("first", first_memory.data(), first_memory.bytes()).ok());
+  ASSERT_EQ(session->plan_stats().gpu_segments, 1);
   for (uint32_t seed : {5u, 6u}) {
     Tensor x = random_tensor(DType::F32, {128, 64}, seed);
     auto out = session->run(std::vector<Tensor>{x});
@@ -142,11 +144,11 @@ TEST(CallerMemory, OutputFeedsLaterGpuOpsInTheSameSegment) {
 
 TEST(CallerMemory, MisalignedOrShortMemoryIsRefusedByName) {
   MOTE_REQUIRE_IMPORT();
+  const size_t alignment = import_alignment_of_device();
+  AlignedMemory memory(256 * 64 * sizeof(float) + alignment, alignment), other(256 * 64 * sizeof(float), alignment);
   auto model = load_built(two_segment_builder(256), "two_segments.mote");
   auto session = prepared_session(model, gpu_options({"sigmoid"}));
   ASSERT_TRUE(session);
-  const size_t alignment = session->import_alignment();
-  AlignedMemory memory(256 * 64 * sizeof(float) + alignment, alignment);
   auto misaligned = session->import_input("x", static_cast<char*>(memory.data()) + 4, memory.bytes() - alignment);
   ASSERT_EQ(misaligned.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(misaligned.status().message().find("input 'x'"), std::string::npos) << misaligned.status().message();
@@ -155,6 +157,12 @@ TEST(CallerMemory, MisalignedOrShortMemoryIsRefusedByName) {
   ASSERT_EQ(short_memory.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(short_memory.status().message().find("output 'first'"), std::string::npos);
   EXPECT_EQ(session->import_input("nope", memory.data(), memory.bytes()).status().code(), StatusCode::kNotFound);
+  // Two tensors may not share bytes.
+  ASSERT_TRUE(session->import_output("first", other.data(), other.bytes()).ok());
+  auto overlapping = session->import_output("second", other.data(), other.bytes());
+  ASSERT_EQ(overlapping.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(overlapping.status().message().find("overlaps that of output 'first'"), std::string::npos)
+      << overlapping.status().message();
   // The session runs as before.
   Tensor x = random_tensor(DType::F32, {256, 64}, 7);
   auto out = session->run(std::vector<Tensor>{x});
@@ -164,13 +172,13 @@ TEST(CallerMemory, MisalignedOrShortMemoryIsRefusedByName) {
 
 TEST(CallerMemory, CpuSessionsAndCpuOutputsSayWhy) {
   MOTE_REQUIRE_IMPORT();
+  AlignedMemory memory(256 * 64 * sizeof(float), import_alignment_of_device());
   auto model = load_built(two_segment_builder(256), "two_segments.mote");
   SessionOptions cpu;
   cpu.backend = Backend::kCpu;
   auto cpu_session = prepared_session(model, cpu);
   ASSERT_TRUE(cpu_session);
   EXPECT_EQ(cpu_session->import_alignment(), 0u);
-  AlignedMemory memory(256 * 64 * sizeof(float), 4096);
   auto refused = cpu_session->import_input("x", memory.data(), memory.bytes());
   ASSERT_EQ(refused.status().code(), StatusCode::kUnsupported);
   EXPECT_NE(refused.status().message().find("no op on the GPU"), std::string::npos) << refused.status().message();
@@ -185,12 +193,12 @@ TEST(CallerMemory, CpuSessionsAndCpuOutputsSayWhy) {
 
 TEST(CallerMemory, OtherShapesForgetTheImportAndMappingReplacesIt) {
   MOTE_REQUIRE_IMPORT();
+  const size_t alignment = import_alignment_of_device();
+  AlignedMemory x_memory(64 * 64 * sizeof(float), alignment), second_memory(64 * 64 * sizeof(float), alignment);
   auto model = load_built(two_segment_builder(-1), "dynamic_rows.mote");
   auto session = Session::create(model, gpu_options({"sigmoid"}));
   ASSERT_TRUE(session.ok());
   ASSERT_TRUE((*session)->prepare({{"x", Shape{64, 64}}}).ok());
-  const size_t alignment = (*session)->import_alignment();
-  AlignedMemory x_memory(64 * 64 * sizeof(float), alignment), second_memory(64 * 64 * sizeof(float), alignment);
   auto x = (*session)->import_input("x", x_memory.data(), x_memory.bytes());
   ASSERT_TRUE(x.ok()) << x.status().to_string();
   ASSERT_TRUE((*session)->import_output("second", second_memory.data(), second_memory.bytes()).ok());
@@ -225,15 +233,109 @@ TEST(CallerMemory, OtherShapesForgetTheImportAndMappingReplacesIt) {
   expect_tensors_near(out->at(1), run_on_cpu(model, {small})[1], 1e-5, 1e-6, "second, mapped after imported");
 }
 
+// first = relu(x * c) on the GPU; second = first + x on the CPU, which
+// reads x after the GPU has written first.
+std::shared_ptr<const Model> recurrent_model() {
+  GraphBuilder b;
+  int x = b.add_input("x", DType::F32, {256, 64});
+  int c = b.add_constant("c", random_tensor(DType::F32, {64}, 31));
+  int first = b.add_op(fb::OpType::Relu, {b.add_op(fb::OpType::Mul, {x, c}, 1, "mul")[0]}, 1, "relu")[0];
+  b.mark_output(first, "first");
+  b.mark_output(b.add_op(fb::OpType::Add, {first, x}, 1, "residual")[0], "second");
+  return load_built(b, "recurrent.mote");
+}
+
+TEST(CallerMemory, AnOutputPassedBackAsTheNextInputIsReadBeforeItIsOverwritten) {
+  MOTE_REQUIRE_IMPORT();
+  AlignedMemory first_memory(256 * 64 * sizeof(float), import_alignment_of_device());
+  auto model = recurrent_model();
+  auto session = prepared_session(model, gpu_options({"residual"}));
+  ASSERT_TRUE(session);
+  ASSERT_TRUE(session->import_output("first", first_memory.data(), first_memory.bytes()).ok());
+  Tensor state = random_tensor(DType::F32, {256, 64}, 13);
+  for (int step = 0; step < 3; ++step) {
+    const std::vector<Tensor> want = run_on_cpu(model, {state.clone()});
+    auto out = session->run(std::vector<Tensor>{state});
+    ASSERT_TRUE(out.ok()) << out.status().to_string();
+    ASSERT_EQ(out->at(0).raw(), first_memory.data());
+    expect_tensors_near(out->at(0), want[0], 1e-5, 1e-6, "first, step " + std::to_string(step));
+    expect_tensors_near(out->at(1), want[1], 1e-5, 1e-6, "second, step " + std::to_string(step));
+    state = out->at(0);  // the next input is this output, in the caller's memory
+  }
+}
+
+TEST(CallerMemory, F16StorageKeepsAnImportedInputF32) {
+  MOTE_REQUIRE_IMPORT();
+  if (!device_has_fp16_storage()) GTEST_SKIP() << "no f16 storage";
+  AlignedMemory x_memory(256 * 64 * sizeof(float), import_alignment_of_device());
+  auto model = load_built(two_segment_builder(256), "two_segments.mote");
+  SessionOptions options = gpu_options({"sigmoid"});
+  options.gpu_precision = GpuPrecision::kF16Storage;
+  auto session = prepared_session(model, options);
+  ASSERT_TRUE(session);
+  auto x = session->import_input("x", x_memory.data(), x_memory.bytes());
+  ASSERT_TRUE(x.ok()) << x.status().to_string();
+  Tensor host_x = random_tensor(DType::F32, {256, 64}, 14);
+  std::memcpy(x_memory.data(), host_x.raw(), host_x.bytes());
+  auto out = session->run(std::vector<Tensor>{*x});
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  // f16 storage of the intermediates: relative error of a few 1e-3.
+  expect_tensors_near(out->at(1), run_on_cpu(model, {host_x})[1], 1e-2, 1e-2, "second with f16 storage");
+  expect_tensors_near(*x, host_x, 0, 0, "x after the run");
+}
+
+class CallerMemoryFaults : public ::testing::Test {
+ protected:
+  void TearDown() override { vk::reset_injected_faults(); }
+};
+
+TEST_F(CallerMemoryFaults, ALostDeviceFinishesOnTheCpuFromTheImportedInput) {
+  MOTE_REQUIRE_IMPORT();
+  AlignedMemory x_memory(256 * 64 * sizeof(float), import_alignment_of_device());
+  AlignedMemory first_memory(256 * 64 * sizeof(float), import_alignment_of_device());
+  auto model = recurrent_model();
+  auto session = prepared_session(model, gpu_options({"residual"}));
+  ASSERT_TRUE(session);
+  auto x = session->import_input("x", x_memory.data(), x_memory.bytes());
+  ASSERT_TRUE(x.ok()) << x.status().to_string();
+  ASSERT_TRUE(session->import_output("first", first_memory.data(), first_memory.bytes()).ok());
+  Tensor host_x = random_tensor(DType::F32, {256, 64}, 15);
+  std::memcpy(x_memory.data(), host_x.raw(), host_x.bytes());
+  auto first_run = session->run(std::vector<Tensor>{*x});
+  ASSERT_TRUE(first_run.ok()) << first_run.status().to_string();
+  vk::arm_fault(vk::Fault::kDeviceLost);
+  auto out = session->run(std::vector<Tensor>{*x});
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  EXPECT_FALSE(session->plan_stats().gpu_fault.empty());
+  const std::vector<Tensor> want = run_on_cpu(model, {host_x});
+  expect_tensors_near(out->at(0), want[0], 1e-5, 1e-6, "first on the CPU");
+  expect_tensors_near(out->at(1), want[1], 1e-5, 1e-6, "second on the CPU");
+}
+
+TEST_F(CallerMemoryFaults, ALostDeviceWithAnImportedOutputAsInputIsAnError) {
+  MOTE_REQUIRE_IMPORT();
+  AlignedMemory first_memory(256 * 64 * sizeof(float), import_alignment_of_device());
+  auto model = recurrent_model();
+  auto session = prepared_session(model, gpu_options({"residual"}));
+  ASSERT_TRUE(session);
+  ASSERT_TRUE(session->import_output("first", first_memory.data(), first_memory.bytes()).ok());
+  auto out = session->run(std::vector<Tensor>{random_tensor(DType::F32, {256, 64}, 16)});
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  vk::arm_fault(vk::Fault::kDeviceLost);
+  auto lost = session->run(std::vector<Tensor>{out->at(0)});
+  ASSERT_EQ(lost.status().code(), StatusCode::kGpuFault) << lost.status().to_string();
+  EXPECT_NE(lost.status().message().find("input 'x'"), std::string::npos) << lost.status().message();
+}
+
 // Run by CTest with MOTE_VK_DISABLE=import (vulkan_without_import).
 TEST(CallerMemory, WithoutTheExtensionSaysWhy) {
   MOTE_REQUIRE_VULKAN();
   if (import_alignment_of_device()) GTEST_SKIP() << "the device imports host memory";
+  AlignedMemory memory(256 * 64 * sizeof(float), 4096);
   auto model = load_built(two_segment_builder(256), "two_segments.mote");
   auto session = prepared_session(model, gpu_options());
   ASSERT_TRUE(session);
   EXPECT_EQ(session->import_alignment(), 0u);
-  AlignedMemory memory(256 * 64 * sizeof(float), 4096);
   auto refused = session->import_output("second", memory.data(), memory.bytes());
   ASSERT_EQ(refused.status().code(), StatusCode::kUnsupported);
   EXPECT_NE(refused.status().message().find("VK_EXT_external_memory_host"), std::string::npos)
@@ -246,6 +348,9 @@ TEST(CallerMemory, WithoutTheExtensionSaysWhy) {
 
 TEST(CallerMemory, CApi) {
   MOTE_REQUIRE_IMPORT();
+  const size_t device_alignment = import_alignment_of_device();
+  AlignedMemory x_memory(256 * 64 * sizeof(float), device_alignment);
+  AlignedMemory out_memory(256 * 64 * sizeof(float), device_alignment);
   auto bytes = two_segment_builder(256).serialize();
   ASSERT_TRUE(bytes.ok());
   mote_model* model = nullptr;
@@ -258,8 +363,7 @@ TEST(CallerMemory, CApi) {
   ASSERT_EQ(mote_session_prepare(session), MOTE_OK) << mote_last_error();
   size_t alignment = 0;
   ASSERT_EQ(mote_session_import_alignment(session, &alignment), MOTE_OK);
-  ASSERT_EQ(alignment, import_alignment_of_device());
-  AlignedMemory x_memory(256 * 64 * sizeof(float), alignment), out_memory(256 * 64 * sizeof(float), alignment);
+  ASSERT_EQ(alignment, device_alignment);
   mote_tensor* x = nullptr;
   mote_tensor* second = nullptr;
   ASSERT_EQ(mote_session_import_input(session, 0, x_memory.data(), x_memory.bytes(), &x), MOTE_OK)

@@ -207,7 +207,7 @@ MOTE_C_API mote_status mote_session_mapped_output(mote_session* session, size_t 
  * the first call for an input, or one with other memory, plans again.
  * MOTE_INVALID_ARGUMENT for misaligned or short memory; MOTE_UNSUPPORTED,
  * with the reason in mote_last_error, where the GPU cannot read the input
- * there (CPU session, no extension, f16 storage, no GPU op reads it). */
+ * there (CPU session, no extension, no GPU op reads it). */
 MOTE_C_API mote_status mote_session_import_input(mote_session* session, size_t index, void* data, size_t bytes,
                                                  mote_tensor** out_tensor);
 

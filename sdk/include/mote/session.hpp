@@ -234,14 +234,18 @@ class MOTE_API Session {
   // another Tensor for it copies that one into `data`). Keep the memory
   // valid, and do not write it during a run, until the session is destroyed
   // or plans for other input shapes, which forgets the import (the input is
-  // then copied like any other). Works on discrete GPUs too (the GPU then
-  // reads over the bus, which is still one copy fewer). Call after
+  // then copied like any other). Ordinary writable memory only (malloc,
+  // aligned_alloc, anonymous mmap): drivers refuse read-only or file-backed
+  // pages, and no two imports may overlap. On a discrete GPU the shaders
+  // read that memory over the bus each time they touch it, instead of one
+  // staging copy (not measured on one yet). Call after
   // prepare(); the first call for an input, or a call with other memory,
   // plans again. Errors name the input: kInvalidArgument for memory that is
   // misaligned or too small, kUnsupported, saying why, where the GPU cannot
   // read the input there (a CPU plan, where a Tensor::borrow over `data`
   // given to run() is already read in place; a device without the
-  // extension; f16 storage; an input no GPU op reads).
+  // extension; an input no GPU op reads). With f16 storage the input stays
+  // f32 there and its f16 readers get a converted copy.
   Result<Tensor> import_input(const std::string& name, void* data, size_t bytes);
 
   // Zero-copy output into the caller's own memory, the other way: the GPU
