@@ -15,6 +15,14 @@ namespace {
 
 constexpr uint32_t kAnyVendor = 0;
 constexpr uint32_t kNvidiaVendor = 0x10de;
+constexpr uint32_t kAmdVendor = 0x1002;
+constexpr uint32_t kIntelVendor = 0x8086;
+constexpr uint32_t kQualcommVendor = 0x5143;
+constexpr uint32_t kArmVendor = 0x13b5;
+// Integrated and mobile GPUs have a few compute units where the H200 has
+// 132: tiles sized for this many workgroups fill them with more reuse per
+// tile (a guess from that ratio, not a measurement).
+constexpr uint32_t kSmallGpuWorkgroups = 128;
 // The shared core's number of workgroups where no measured row gives one:
 // the NVIDIA row's.
 constexpr uint32_t kSharedWorkgroups = 512;
@@ -44,6 +52,30 @@ constexpr ProfileRow kRows[] = {
     // (smaller tiles and split-K fill the GPU at 7x7), MobileNetV2 in 0.96,
     // 0.96, 1.09 (90th percentiles of mote-bench).
     {"NVIDIA GPU", kNvidiaVendor, Kind::kGpu, {true, 64, 32, 4, 32, kSharedWorkgroups}},
+    // The rows below come from the vendors' public optimisation guides and
+    // are not measured yet (no such device has run Mote); `mote-bench
+    // --tune` measures the tiles on the device itself.
+    // AMD (GCN, RDNA): 64 KiB of on-chip LDS per compute unit or work-group
+    // processor, the counterpart of NVIDIA's shared memory (AMD's RDNA
+    // performance guide, GPUOpen): the shared core, NVIDIA's workgroups.
+    {"AMD GPU (vendor guide, unmeasured)", kAmdVendor, Kind::kGpu, {true, 64, 32, 4, 32, kSharedWorkgroups}},
+    // Intel (Xe): on-chip shared local memory per Xe-core (Intel's oneAPI
+    // GPU optimization guide); mostly integrated parts with few cores.
+    {"Intel GPU (vendor guide, unmeasured)", kIntelVendor, Kind::kGpu, {true, 64, 32, 4, 32, kSmallGpuWorkgroups}},
+    // Qualcomm Adreno: on-chip local memory for data a workgroup shares
+    // (Qualcomm's Snapdragon OpenCL programming and optimization guide,
+    // 80-NB295-11); few shader processors.
+    {"Qualcomm Adreno (vendor guide, unmeasured)",
+     kQualcommVendor,
+     Kind::kGpu,
+     {true, 64, 32, 4, 32, kSmallGpuWorkgroups}},
+    // Arm Mali (Bifrost, Valhall): local memory is main memory behind the
+    // same caches, so staging tiles there only adds copies and barriers
+    // (Arm's Mali GPU OpenCL developer guide, 101574, section 7.3.2): the
+    // register core, with 8 x 4 results per invocation instead of
+    // lavapipe's 32 x 4, whose 128 accumulators would spill (a Valhall
+    // thread has 64 registers at most).
+    {"Arm Mali (vendor guide, unmeasured)", kArmVendor, Kind::kGpu, {false, 64, 8, 4, 16}},
     // Any device no row above describes: lavapipe's tile until measured.
     {"generic", kAnyVendor, Kind::kAny, {false, 64, 32, 4, 32}},
 };

@@ -37,11 +37,52 @@ TEST(DeviceProfile, RowsByVendorAndType) {
   ASSERT_TRUE(nvidia.ok());
   EXPECT_TRUE(nvidia->gemm.shared_core);
   EXPECT_NE(nvidia->row.find("NVIDIA"), std::string::npos);
-  // An unmeasured GPU keeps the register core.
-  auto other = choose_profile(device(0x5143, VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU), f, nullptr);
+  // Rows from the vendors' guides: on-chip shared memory (AMD, Intel,
+  // Adreno) takes the shared core, Mali's main-memory-backed one the
+  // register core with a smaller tile; fewer workgroups for small GPUs.
+  auto amd = choose_profile(device(0x1002, VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU), f, nullptr);
+  ASSERT_TRUE(amd.ok());
+  EXPECT_TRUE(amd->gemm.shared_core);
+  EXPECT_EQ(amd->gemm.min_workgroups, 512u);
+  auto adreno = choose_profile(device(0x5143, VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU), f, nullptr);
+  ASSERT_TRUE(adreno.ok());
+  EXPECT_TRUE(adreno->gemm.shared_core);
+  EXPECT_LT(adreno->gemm.min_workgroups, amd->gemm.min_workgroups);
+  EXPECT_NE(adreno->row.find("Adreno"), std::string::npos);
+  auto mali = choose_profile(device(0x13b5, VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU), f, nullptr);
+  ASSERT_TRUE(mali.ok());
+  EXPECT_FALSE(mali->gemm.shared_core);
+  EXPECT_LT(mali->gemm.tm * mali->gemm.tn, lavapipe->gemm.tm * lavapipe->gemm.tn);
+  // A vendor's CPU-type driver is not its GPU: lavapipe's row still wins.
+  auto cpu_type = choose_profile(device(0x1002, VK_PHYSICAL_DEVICE_TYPE_CPU), f, nullptr);
+  ASSERT_TRUE(cpu_type.ok());
+  EXPECT_EQ(cpu_type->row, lavapipe->row);
+  // A GPU no row names keeps the register core.
+  auto other = choose_profile(device(0x1010, VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU), f, nullptr);
   ASSERT_TRUE(other.ok());
   EXPECT_FALSE(other->gemm.shared_core);
   EXPECT_EQ(other->row, "generic");
+}
+
+// Every register-core row's tile passes the shader's checks on a device
+// with a mobile GPU's limits (16 KiB of shared memory, 256 invocations per
+// workgroup).
+TEST(DeviceProfile, EveryVendorRowFitsAMobileGpu) {
+  DeviceFeatures f;
+  f.max_shared_memory = 16384;
+  f.max_workgroup_invocations = 256;
+  f.max_workgroup_size[0] = 256;
+  for (uint32_t vendor : {0x10deu, 0x1002u, 0x8086u, 0x5143u, 0x13b5u, 0x1010u}) {
+    auto p = choose_profile(device(vendor, VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU), f, nullptr);
+    ASSERT_TRUE(p.ok()) << std::hex << vendor;
+    const GemmTileLimits& t = p->gemm;
+    if (t.shared_core) continue;  // its tile is chosen per product (gemm_tile)
+    // The same tile through MOTE_VK_GEMM_TILE, whose parser applies the shader's checks.
+    const std::string tile =
+        std::to_string(t.lx) + "x" + std::to_string(t.tm) + "x" + std::to_string(t.tn) + "x" + std::to_string(t.bk);
+    auto checked = choose_profile(device(vendor, VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU), f, tile.c_str());
+    EXPECT_TRUE(checked.ok()) << std::hex << vendor << ": " << checked.status().message();
+  }
 }
 
 TEST(DeviceProfile, OverrideParsesAndChecks) {
