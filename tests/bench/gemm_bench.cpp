@@ -78,6 +78,9 @@ void Shapes(benchmark::internal::Benchmark* b) {
     b->Args({1000, 169, 512, threads, kPackedA});  // SqueezeNet 1.1 classifier, 1x1 on 13x13
     b->Args({49, 320, 1152, threads, kPackedB});   // EfficientNet-B0 1x1 on 7x7, turned
     b->Args({49, 1280, 320, threads, kPackedB});   // EfficientNet-B0 head 1x1 on 7x7, turned
+    b->Args({256, 3136, 64, threads, kPackedA});   // ResNet-50 layer1 1x1 widening, 56x56
+    b->Args({64, 3136, 256, threads, kPackedA});   // ResNet-50 layer1 1x1 narrowing, 56x56
+    b->Args({49, 512, 2048, threads, kPackedB});   // ResNet-50 layer4 1x1 narrowing, 7x7, turned
   }
 }
 
