@@ -638,7 +638,8 @@ Status ExecutionPlan::run_control_step(Step& step, ThreadPool& pool) {
 // a 1x96x112x112 output, 0.19 ms of the 1.5 ms its 1x1 convolution took in
 // all (docs/runtime.md). Kernels write every element of their outputs (an arena
 // buffer holds the previous op's bytes too), so the old contents are never
-// read. An output mapped for the caller (mapped_output) is always its view.
+// read. An output the GPU writes where the caller reads it (mapped_output's
+// device memory, import_output's caller memory) is always that view.
 Status ExecutionPlan::output_storage(Slot& s) {
   if (s.mapped_output.raw()) {
     s.value = s.mapped_output;  // the GPU writes it there; nothing is copied

@@ -9,6 +9,7 @@
 // their outputs allocated as they run.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -77,7 +78,8 @@ class ExecutionPlan {
   Result<Tensor> mapped_output(size_t output) const;
   // Whether input (or output) `index` can live in the caller's memory:
   // kUnsupported with the reason where not (a CPU plan, a device without
-  // VK_EXT_external_memory_host, f16, no GPU op reads or makes it).
+  // VK_EXT_external_memory_host, an output stored as f16, no GPU op reads
+  // or makes it).
   Status can_import(size_t index, bool input) const;
   // Whether this plan's GPU reads (or writes) it in the caller's memory.
   bool imported(size_t index, bool input) const;
@@ -103,8 +105,9 @@ class ExecutionPlan {
     // A graph output's storage from the last run, reused by the next one when
     // the caller has let go of it (output_storage).
     Tensor last_output;
-    // A graph output's mapped_output view: each run writes the output there
-    // (the GPU, in place) and returns it instead of a copy.
+    // A graph output's mapped_output view, or a Tensor over the caller's
+    // memory (import_output): each run writes the output there (the GPU, in
+    // place) and returns it instead of a copy.
     Tensor mapped_output;
     uint64_t arena_offset = 0;
     bool blocked = false;  // channel-blocked (layout.hpp); arena slots of CPU plans only

@@ -365,7 +365,7 @@ const void* ExecutionPlan::input_source(size_t k, const Tensor& input) {
 int ExecutionPlan::input_in_device_memory(const std::vector<Tensor>& inputs) const {
   if (!gpu_ || !gpu_->program) return -1;
   for (size_t k = 0; k < inputs.size(); ++k) {
-    if (gpu_->program->written_by_runs(inputs[k].raw())) return static_cast<int>(k);
+    if (gpu_->program->written_by_runs(inputs[k].raw(), /*lost_with_device=*/true)) return static_cast<int>(k);
   }
   return -1;
 }

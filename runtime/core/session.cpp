@@ -2,6 +2,7 @@
 // keeps one plan per current input shapes and re-plans when they change.
 #include "mote/session.hpp"
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -95,6 +96,10 @@ struct Session::Impl {
   Result<Tensor> import_view(const std::string& name, bool input, void* data, size_t bytes);
   // The position of input (or output) `name`, or kNotFound naming the model.
   Result<size_t> io_index(const std::string& name, bool input) const;
+  // "model.mote: input 'x'": how errors about graph input or output `name` begin.
+  std::string io_what(const std::string& name, bool input) const {
+    return model->source() + ": " + (input ? "input" : "output") + " '" + name + "'";
+  }
   // Plans again, for the current shapes, with `in_place` as the caller just
   // changed it; then `check` must pass on the new plan. On any failure
   // `undo` restores `in_place`, the session plans as before, and the error
@@ -231,7 +236,7 @@ Status Session::Impl::replan_in_place(const std::function<Status()>& check, cons
 // intermediates): the first call for one plans again, once, with it kept.
 Result<Tensor> Session::Impl::mapped_view(const std::string& name, bool input) {
   MOTE_ASSIGN_OR_RETURN(const size_t k, io_index(name, input));
-  const std::string what = model->source() + ": " + (input ? "input" : "output") + " '" + name + "'";
+  const std::string what = io_what(name, input);
   if (!plan)
     return invalid_argument(what + ": call prepare() before " + (input ? "mapped_input()" : "mapped_output()"));
   const auto refused = [&](const Status& why) {
@@ -263,7 +268,7 @@ Result<Tensor> Session::Impl::mapped_view(const std::string& name, bool input) {
 Result<Tensor> Session::Impl::import_view(const std::string& name, bool input, void* data, size_t bytes) {
   MOTE_ASSIGN_OR_RETURN(const size_t k, io_index(name, input));
   const fb::GraphT& g = model->graph();
-  const std::string what = model->source() + ": " + (input ? "input" : "output") + " '" + name + "'";
+  const std::string what = io_what(name, input);
   if (!plan)
     return invalid_argument(what + ": call prepare() before " + (input ? "import_input()" : "import_output()"));
   const auto refused = [&](const Status& why) {
@@ -281,7 +286,8 @@ Result<Tensor> Session::Impl::import_view(const std::string& name, bool input, v
   }
   const uint64_t alignment = plan->import_alignment();
   const uint64_t needed = static_cast<uint64_t>(shape_numel(info.shape)) * dtype_size(info.dtype);
-  if (!data || reinterpret_cast<uintptr_t>(data) % alignment || bytes % alignment || bytes < needed) {
+  if (!data) return invalid_argument(what + ": no memory given (a null pointer)");
+  if (reinterpret_cast<uintptr_t>(data) % alignment || bytes % alignment || bytes < needed) {
     return invalid_argument(what + ": the caller's memory must start at a multiple of " + std::to_string(alignment) +
                             " bytes and span a multiple of it, at least the tensor's " + std::to_string(needed) +
                             " bytes rounded up (" + std::to_string(bytes) + " bytes at " +

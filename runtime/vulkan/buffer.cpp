@@ -1,8 +1,9 @@
 #include "runtime/vulkan/buffer.hpp"
 
-#include "runtime/vulkan/faults.hpp"
-
+#include <string>
 #include <utility>
+
+#include "runtime/vulkan/faults.hpp"
 
 namespace mote::vk {
 
@@ -82,8 +83,10 @@ Result<Buffer> Buffer::import_host(Device& device, void* data, uint64_t bytes, c
   // invalidate: only a host-coherent type will do.
   const VkMemoryPropertyFlags coherent = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
   const int type = device.memory_type(req.memoryTypeBits & pointer.memoryTypeBits, coherent, 0);
-  if (type < 0 || req.size > bytes) {
-    return unsupported(what + ": the Vulkan device offers no host-coherent memory type for this pointer");
+  if (type < 0) return unsupported(what + ": the Vulkan device offers no host-coherent memory type for this pointer");
+  if (req.size > bytes) {
+    return invalid_argument(what + ": the Vulkan driver needs " + std::to_string(req.size) +
+                            " bytes for a buffer of " + std::to_string(bytes) + "; pass memory that long");
   }
   VkImportMemoryHostPointerInfoEXT import{VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT};
   import.handleType = handle;

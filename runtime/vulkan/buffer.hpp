@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "runtime/vulkan/device.hpp"
 
@@ -21,9 +22,10 @@ class Buffer {
   // A buffer over the caller's own memory (VK_EXT_external_memory_host):
   // `data` aligned to features().host_import_alignment and `bytes` a
   // multiple of it. The memory must stay valid while the buffer lives; the
-  // buffer neither copies nor frees it. kUnsupported, saying why, where the
-  // device cannot import it (no extension, or no memory type the CPU sees
-  // coherently for that pointer).
+  // buffer neither copies nor frees it. kInvalidArgument for misaligned
+  // memory and memory the driver refuses (read-only or file-backed pages);
+  // kUnsupported, saying why, where the device cannot import at all (no
+  // extension) or offers no host-coherent memory type for the pointer.
   static Result<Buffer> import_host(Device& device, void* data, uint64_t bytes, const std::string& what);
   ~Buffer();
   Buffer(Buffer&& other) noexcept { *this = std::move(other); }

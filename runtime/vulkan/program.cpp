@@ -12,6 +12,8 @@ namespace {
 
 uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
+constexpr const char* kStoredAsF16 = "it is stored as f16 on the GPU (f16 storage): it is converted on the way";
+
 // Bytes of one buffer (the arena or a caller's memory) a dispatch touches.
 struct Span {
   const Buffer* buffer = nullptr;
@@ -298,7 +300,7 @@ Status Program::import_caller_memory(const std::vector<ProgramTensor>& tensors,
     MOTE_ASSIGN_OR_RETURN(Buffer buffer, Buffer::import_host(device_, t.caller_memory, t.caller_bytes,
                                                              t.graph_input ? "a graph input" : "a graph output"));
     imported_.push_back(std::make_unique<Buffer>(std::move(buffer)));
-    tensor_region_[k] = {imported_.back().get(), 0, bytes};
+    tensor_region_[k] = {imported_.back().get(), 0, bytes, /*caller_memory=*/true};
   }
   return {};
 }
@@ -508,24 +510,26 @@ std::string Program::mapped_view_refusal(int tensor) const {
   if (!arena_ || !arena_->mapped()) {
     return "the GPU's memory is not mapped for the CPU here (a discrete GPU): tensors go through staging";
   }
-  if (tensors_[static_cast<size_t>(tensor)].f16) {
-    return "it is stored as f16 on the GPU (f16 storage): it is converted on the way";
-  }
+  if (tensors_[static_cast<size_t>(tensor)].f16) return kStoredAsF16;
   return {};
+}
+
+std::string Program::gpu_side_refusal(int tensor, bool input) const {
+  if (input) {
+    const bool read = tensors_[static_cast<size_t>(tensor)].graph_input && transferred(tensor, &Segment::uploads);
+    return read ? std::string() : "no GPU op reads it";
+  }
+  return transferred(tensor, &Segment::downloads) ? std::string() : "no GPU op makes it";
 }
 
 std::string Program::input_view_refusal(int tensor) const {
   if (std::string why = mapped_view_refusal(tensor); !why.empty()) return why;
-  if (!tensors_[static_cast<size_t>(tensor)].graph_input || !transferred(tensor, &Segment::uploads)) {
-    return "no GPU op reads it";
-  }
-  return {};
+  return gpu_side_refusal(tensor, true);
 }
 
 std::string Program::output_view_refusal(int tensor) const {
   if (std::string why = mapped_view_refusal(tensor); !why.empty()) return why;
-  if (!transferred(tensor, &Segment::downloads)) return "no GPU op makes it";
-  return {};
+  return gpu_side_refusal(tensor, false);
 }
 
 Result<Tensor> Program::input_view(int tensor, const Shape& shape) const {
@@ -544,7 +548,7 @@ Result<Tensor> Program::output_view(int tensor, const Shape& shape) const {
   return Tensor::view(t.dtype, shape, arena_->mapped() + r.offset, arena_);
 }
 
-bool Program::written_by_runs(const void* p) const {
+bool Program::written_by_runs(const void* p, bool lost_with_device) const {
   if (!p) return false;
   const auto* byte = static_cast<const uint8_t*>(p);
   const auto inside = [byte](const Buffer& b) {
@@ -552,7 +556,8 @@ bool Program::written_by_runs(const void* p) const {
   };
   if (arena_ && inside(*arena_)) return true;
   for (size_t k = 0; k < tensors_.size(); ++k) {
-    if (!tensors_[k].graph_input && imported(static_cast<int>(k)) && inside(*tensor_region_[k].buffer)) return true;
+    if (lost_with_device && tensors_[k].graph_input) continue;
+    if (imported(static_cast<int>(k)) && inside(*tensor_region_[k].buffer)) return true;
   }
   return false;
 }
@@ -570,20 +575,11 @@ std::string Program::import_refusal(int tensor, bool input) const {
   }
   // An input in the caller's memory is stored f32 whatever its readers
   // (assign_storage_precision); an f16 output is converted on the way.
-  if (!input && tensors_[static_cast<size_t>(tensor)].f16) {
-    return "it is stored as f16 on the GPU (f16 storage): it is converted on the way";
-  }
-  if (input && (!tensors_[static_cast<size_t>(tensor)].graph_input || !transferred(tensor, &Segment::uploads))) {
-    return "no GPU op reads it";
-  }
-  if (!input && !transferred(tensor, &Segment::downloads)) return "no GPU op makes it";
-  return {};
+  if (!input && tensors_[static_cast<size_t>(tensor)].f16) return kStoredAsF16;
+  return gpu_side_refusal(tensor, input);
 }
 
-bool Program::imported(int tensor) const {
-  const Region& r = tensor_region_[static_cast<size_t>(tensor)];
-  return r.buffer && r.buffer != arena_.get() && r.buffer != &weights_;
-}
+bool Program::imported(int tensor) const { return tensor_region_[static_cast<size_t>(tensor)].caller_memory; }
 
 uint8_t* Program::host_address(int tensor) const {
   const Region& r = tensor_region_[static_cast<size_t>(tensor)];

@@ -106,8 +106,12 @@ class Program {
   Result<Tensor> output_view(int tensor, const Shape& shape) const;
   // Whether `p` points into memory a run of this program writes: its mapped
   // arena (a view from input_view or output_view, of this or another
-  // tensor) or a graph output in the caller's memory.
-  bool written_by_runs(const void* p) const;
+  // tensor), a graph output in the caller's memory, or a graph input in the
+  // caller's memory (an upload writes it when the run is given another
+  // Tensor for that input). `lost_with_device`: only what a lost device
+  // takes with it or a failed run leaves half written, which leaves out the
+  // imported inputs (the caller's data, written before the GPU starts).
+  bool written_by_runs(const void* p, bool lost_with_device = false) const;
   // Where the GPU reads graph input `tensor` in place: its input_view, or
   // the caller's memory; nullptr when neither (not built with
   // written_in_place or caller_memory, or refused).
@@ -130,6 +134,7 @@ class Program {
     const Buffer* buffer = nullptr;
     uint64_t offset = 0;
     uint64_t bytes = 0;
+    bool caller_memory = false;  // a buffer over the caller's memory (import_caller_memory)
   };
   struct Transfer {
     int tensor = 0;
@@ -155,6 +160,9 @@ class Program {
   Region region_of(const ProgramStep& step, const TensorArg& arg) const;
   // Why `tensor` cannot be viewed in place in the mapped arena, or empty.
   std::string mapped_view_refusal(int tensor) const;
+  // "no GPU op reads it" (an input) or "no GPU op makes it" (an output), or
+  // empty: whether graph input or output `tensor` has a GPU side at all.
+  std::string gpu_side_refusal(int tensor, bool input) const;
   bool transferred(int tensor, std::vector<Transfer> Segment::*transfers) const;
   static uint64_t device_bytes(DType dtype, int64_t numel, bool f16);
   static void copy_to_device(const Tensor& host, uint8_t* dst, bool f16);

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
+#include <string>
 
 #include "mote/mote.hpp"
 
@@ -66,6 +67,7 @@ Result<CallerBuffer> caller_buffer(const Session& session, size_t bytes) {
   CallerBuffer b;
   b.bytes = (bytes + alignment - 1) / alignment * alignment;
   b.data.reset(std::aligned_alloc(alignment, b.bytes));
+  if (!b.data) return Status(StatusCode::kOutOfMemory, "aligned_alloc of " + std::to_string(b.bytes) + " bytes");
   return b;
 }
 

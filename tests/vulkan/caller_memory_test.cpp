@@ -264,6 +264,33 @@ TEST(CallerMemory, AnOutputPassedBackAsTheNextInputIsReadBeforeItIsOverwritten) 
   }
 }
 
+// An input given as a view of another input's caller memory is read before
+// that input's upload overwrites it (the run was given another Tensor for
+// the imported input).
+TEST(CallerMemory, AnInputInsideAnotherInputsMemoryIsReadBeforeTheUpload) {
+  MOTE_REQUIRE_IMPORT();
+  AlignedMemory a_memory(256 * 64 * sizeof(float), import_alignment_of_device());
+  GraphBuilder g;
+  int a = g.add_input("a", DType::F32, {256, 64});
+  int b = g.add_input("b", DType::F32, {256, 64});
+  int c = g.add_constant("c", random_tensor(DType::F32, {64}, 41));
+  int scaled = g.add_op(fb::OpType::Relu, {g.add_op(fb::OpType::Mul, {a, c}, 1, "mul")[0]}, 1, "relu")[0];
+  g.mark_output(g.add_op(fb::OpType::Add, {scaled, b}, 1, "add")[0], "y");
+  auto model = load_built(g, "two_inputs.mote");
+  auto session = prepared_session(model, gpu_options());
+  ASSERT_TRUE(session);
+  auto a_view = session->import_input("a", a_memory.data(), a_memory.bytes());
+  ASSERT_TRUE(a_view.ok()) << a_view.status().to_string();
+  Tensor old_a = random_tensor(DType::F32, {256, 64}, 42);
+  std::memcpy(a_memory.data(), old_a.raw(), old_a.bytes());
+  Tensor new_a = random_tensor(DType::F32, {256, 64}, 43);
+  // b is the caller's memory of a as it was when run() was called.
+  auto out = session->run(std::vector<Tensor>{new_a, *a_view});
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  expect_tensors_near(out->at(0), run_on_cpu(model, {new_a, old_a})[0], 1e-5, 1e-6, "y");
+  expect_tensors_near(*a_view, new_a, 0, 0, "a's memory after the run");
+}
+
 TEST(CallerMemory, F16StorageKeepsAnImportedInputF32) {
   MOTE_REQUIRE_IMPORT();
   if (!device_has_fp16_storage()) GTEST_SKIP() << "no f16 storage";

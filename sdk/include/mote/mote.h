@@ -205,7 +205,8 @@ MOTE_C_API mote_status mote_session_mapped_output(mote_session* session, size_t 
  * and unwritten during runs until the session is released or plans for other
  * input shapes (which forgets the import). Call after mote_session_prepare;
  * the first call for an input, or one with other memory, plans again.
- * MOTE_INVALID_ARGUMENT for misaligned or short memory; MOTE_UNSUPPORTED,
+ * MOTE_INVALID_ARGUMENT for misaligned or short memory, memory overlapping
+ * another import, or memory the driver refuses to import; MOTE_UNSUPPORTED,
  * with the reason in mote_last_error, where the GPU cannot read the input
  * there (CPU session, no extension, no GPU op reads it). */
 MOTE_C_API mote_status mote_session_import_input(mote_session* session, size_t index, void* data, size_t bytes,
@@ -214,7 +215,7 @@ MOTE_C_API mote_status mote_session_import_input(mote_session* session, size_t i
 /* Zero-copy output into the caller's own memory: the GPU writes output
  * `index` to `data`, and mote_session_run hands it out as a tensor over
  * `data`, overwritten by every run. Same rules as mote_session_import_input;
- * MOTE_UNSUPPORTED where no GPU op makes the output. */
+ * MOTE_UNSUPPORTED where no GPU op makes the output or it is stored as f16. */
 MOTE_C_API mote_status mote_session_import_output(mote_session* session, size_t index, void* data, size_t bytes,
                                                   mote_tensor** out_tensor);
 

@@ -241,7 +241,8 @@ class MOTE_API Session {
   // staging copy (not measured on one yet). Call after
   // prepare(); the first call for an input, or a call with other memory,
   // plans again. Errors name the input: kInvalidArgument for memory that is
-  // misaligned or too small, kUnsupported, saying why, where the GPU cannot
+  // misaligned, too small, overlaps another import or that the driver
+  // refuses to import; kUnsupported, saying why, where the GPU cannot
   // read the input there (a CPU plan, where a Tensor::borrow over `data`
   // given to run() is already read in place; a device without the
   // extension; an input no GPU op reads). With f16 storage the input stays
@@ -251,9 +252,9 @@ class MOTE_API Session {
   // Zero-copy output into the caller's own memory, the other way: the GPU
   // writes output `name` to `data`, and run() returns that output as a
   // Tensor over `data` (no copy), overwritten by every run. The same rules
-  // for alignment, size and lifetime; kUnsupported where the GPU cannot
-  // write it there (a CPU plan, no extension, f16 storage, an output no GPU
-  // op makes). A run finished on the CPU after a GPU fault returns an output
+  // for alignment, size, overlap and lifetime; kUnsupported where the GPU
+  // cannot write it there (a CPU plan, no extension, an output stored as
+  // f16, an output no GPU op makes). A run finished on the CPU after a GPU fault returns an output
   // of its own.
   Result<Tensor> import_output(const std::string& name, void* data, size_t bytes);
 
