@@ -34,8 +34,9 @@ if [ $quick = 1 ]; then
   # slowest cases, then two networks on the CPU (every kernel a small CNN and
   # MobileNetV2 use, with the memory planner between them) and the small CNN
   # on arm64 lavapipe, and libmote.so's exports. SVE_256 (Neoverse V1,
-  # Graviton3: about four times NEON's test time under qemu,
-  # tests/CMakeLists.txt), the vector-length-agnostic SVE and SVE2 code
+  # Graviton3: about four times NEON's test time under qemu, whose SVE
+  # emulation at 256-bit vectors is that slow; tests/CMakeLists.txt), the
+  # vector-length-agnostic SVE and SVE2 code
   # (chosen only by other vector lengths, such as A64FX's 512-bit SVE) and
   # the programs whose code is the same on every CPU (training and its
   # PyTorch parity, tools, the installed package, per-op Vulkan kernels,

@@ -1,8 +1,9 @@
 // The device profile table. A row names the devices it matches (vendor id,
 // device type) and the GEMM core and tile Mote's kernels use there, with the
-// measurement it comes from (device, driver, date; tests/bench/gpu). Devices
-// nobody has measured Mote on take the last row, which matches every device.
-// The first matching row wins.
+// measurement it comes from (device, driver, date; tests/bench/gpu), or the
+// vendor guide it follows where no such device has run Mote yet (those rows
+// say "unmeasured" in their names). Devices no row names take the last row,
+// which matches every device. The first matching row wins.
 #include "runtime/vulkan/device_profile.hpp"
 
 #include <algorithm>
@@ -19,17 +20,20 @@ constexpr uint32_t kAmdVendor = 0x1002;
 constexpr uint32_t kIntelVendor = 0x8086;
 constexpr uint32_t kQualcommVendor = 0x5143;
 constexpr uint32_t kArmVendor = 0x13b5;
-// Integrated and mobile GPUs have a few compute units where the H200 has
-// 132: tiles sized for this many workgroups fill them with more reuse per
-// tile (a guess from that ratio, not a measurement).
+// For integrated and mobile GPUs, which have a few compute units where the
+// H200 has 132: fewer, larger tiles than NVIDIA's 512 workgroups, for more
+// reuse per tile. 128 is one of the H200 sweep's candidates (ResNet-50
+// there 5.3 ms, against 2.9 at 512 and 11.2 at 32 workgroups): a choice to
+// measure on such a device, not a figure derived for it.
 constexpr uint32_t kSmallGpuWorkgroups = 128;
 // The shared core's number of workgroups where no measured row gives one:
 // the NVIDIA row's.
 constexpr uint32_t kSharedWorkgroups = 512;
 
 // CPU-type devices are drivers that run shaders on the host (lavapipe,
-// SwiftShader); GPUs are every other device type.
-enum class Kind { kCpuType, kGpu, kAny };
+// SwiftShader); GPUs are every other device type, integrated ones (sharing
+// the host's memory: APUs, laptops' and phones' GPUs) a subset of them.
+enum class Kind { kCpuType, kGpu, kIntegratedGpu, kAny };
 
 struct ProfileRow {
   const char* name;
@@ -57,11 +61,19 @@ constexpr ProfileRow kRows[] = {
     // --tune` measures the tiles on the device itself.
     // AMD (GCN, RDNA): 64 KiB of on-chip LDS per compute unit or work-group
     // processor, the counterpart of NVIDIA's shared memory (AMD's RDNA
-    // performance guide, GPUOpen): the shared core, NVIDIA's workgroups.
+    // performance guide, GPUOpen): the shared core; APUs have few units.
+    {"AMD integrated GPU (vendor guide, unmeasured)",
+     kAmdVendor,
+     Kind::kIntegratedGpu,
+     {true, 64, 32, 4, 32, kSmallGpuWorkgroups}},
     {"AMD GPU (vendor guide, unmeasured)", kAmdVendor, Kind::kGpu, {true, 64, 32, 4, 32, kSharedWorkgroups}},
     // Intel (Xe): on-chip shared local memory per Xe-core (Intel's oneAPI
-    // GPU optimization guide); mostly integrated parts with few cores.
-    {"Intel GPU (vendor guide, unmeasured)", kIntelVendor, Kind::kGpu, {true, 64, 32, 4, 32, kSmallGpuWorkgroups}},
+    // GPU optimization guide): the shared core; integrated parts have few cores.
+    {"Intel integrated GPU (vendor guide, unmeasured)",
+     kIntelVendor,
+     Kind::kIntegratedGpu,
+     {true, 64, 32, 4, 32, kSmallGpuWorkgroups}},
+    {"Intel GPU (vendor guide, unmeasured)", kIntelVendor, Kind::kGpu, {true, 64, 32, 4, 32, kSharedWorkgroups}},
     // Qualcomm Adreno: on-chip local memory for data a workgroup shares
     // (Qualcomm's Snapdragon OpenCL programming and optimization guide,
     // 80-NB295-11); few shader processors.
@@ -82,8 +94,18 @@ constexpr ProfileRow kRows[] = {
 
 bool matches(const ProfileRow& row, const DeviceInfo& info) {
   if (row.vendor_id != kAnyVendor && row.vendor_id != info.vendor_id) return false;
-  bool cpu_type = info.type == VK_PHYSICAL_DEVICE_TYPE_CPU;
-  return row.kind == Kind::kAny || (row.kind == Kind::kCpuType) == cpu_type;
+  const bool cpu_type = info.type == VK_PHYSICAL_DEVICE_TYPE_CPU;
+  switch (row.kind) {
+    case Kind::kCpuType:
+      return cpu_type;
+    case Kind::kGpu:
+      return !cpu_type;
+    case Kind::kIntegratedGpu:
+      return info.type == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU;
+    case Kind::kAny:
+      return true;
+  }
+  return false;
 }
 
 // The shader's constraints (gemm_tile.glsl) and the device's limits.

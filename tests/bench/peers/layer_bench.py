@@ -74,7 +74,7 @@ LAYERS = {
     # ResNet-50's 1x1 layers: widening on 56x56, narrowing on 7x7.
     "pointwise_64_256_56": conv([1, 64, 56, 56], [256, 64, 1, 1], relu=True),
     "pointwise_2048_512_7": conv([1, 2048, 7, 7], [512, 2048, 1, 1], relu=True),
-    # ResNet-50's stride-2 layers: 3x3 at the start of stages 2 to 4, a 1x1 shortcut, and the 7x7 stem.
+    # ResNet-50's stride-2 layers: the 3x3 of its second and last stages, the last stage's 1x1 shortcut, the 7x7 stem.
     "conv3x3s2_128_56": conv([1, 128, 56, 56], [128, 128, 3, 3], relu=True, strides=[2, 2], pads=[1, 1, 1, 1]),
     "conv3x3s2_512_14": conv([1, 512, 14, 14], [512, 512, 3, 3], relu=True, strides=[2, 2], pads=[1, 1, 1, 1]),
     "shortcut1x1s2_1024_2048_14": conv([1, 1024, 14, 14], [2048, 1024, 1, 1], strides=[2, 2]),
