@@ -228,8 +228,8 @@ class MOTE_API Session {
   // `data` on every run (VK_EXT_external_memory_host), where mapped_input
   // hands out device memory to fill instead. `data` must be aligned to
   // import_alignment() and `bytes` a multiple of it, at least the input's
-  // size (4096 on lavapipe and NVIDIA: allocate with std::aligned_alloc and
-  // round the size up). Returns a Tensor over `data` with the input's shape;
+  // size (4096 on lavapipe: allocate with std::aligned_alloc and round the
+  // size up). Returns a Tensor over `data` with the input's shape;
   // pass it to run(), which then copies nothing for that input (a run given
   // another Tensor for it copies that one into `data`). Keep the memory
   // valid, and do not write it during a run, until the session is destroyed
@@ -254,8 +254,8 @@ class MOTE_API Session {
   // Tensor over `data` (no copy), overwritten by every run. The same rules
   // for alignment, size, overlap and lifetime; kUnsupported where the GPU
   // cannot write it there (a CPU plan, no extension, an output stored as
-  // f16, an output no GPU op makes). A run finished on the CPU after a GPU fault returns an output
-  // of its own.
+  // f16, an output no GPU op makes). A run finished on the CPU after a GPU
+  // fault returns an output of its own.
   Result<Tensor> import_output(const std::string& name, void* data, size_t bytes);
 
   // The alignment of address and size import_input and import_output need,
