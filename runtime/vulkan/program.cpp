@@ -300,6 +300,7 @@ Status Program::import_caller_memory(const std::vector<ProgramTensor>& tensors,
     MOTE_ASSIGN_OR_RETURN(Buffer buffer, Buffer::import_host(device_, t.caller_memory, t.caller_bytes,
                                                              t.graph_input ? "a graph input" : "a graph output"));
     imported_.push_back(std::make_unique<Buffer>(std::move(buffer)));
+    imported_tensors_.push_back(static_cast<int>(k));
     tensor_region_[k] = {imported_.back().get(), 0, bytes, /*caller_memory=*/true};
   }
   return {};
@@ -555,9 +556,9 @@ bool Program::written_by_runs(const void* p, bool lost_with_device) const {
     return b.mapped() && byte >= b.mapped() && byte < b.mapped() + b.size();
   };
   if (arena_ && inside(*arena_)) return true;
-  for (size_t k = 0; k < tensors_.size(); ++k) {
-    if (lost_with_device && tensors_[k].graph_input) continue;
-    if (imported(static_cast<int>(k)) && inside(*tensor_region_[k].buffer)) return true;
+  for (size_t i = 0; i < imported_.size(); ++i) {
+    if (lost_with_device && tensors_[static_cast<size_t>(imported_tensors_[i])].graph_input) continue;
+    if (inside(*imported_[i])) return true;
   }
   return false;
 }

@@ -183,6 +183,7 @@ class Program {
   Buffer weights_;
   Buffer staging_;
   std::vector<std::unique_ptr<Buffer>> imported_;  // caller memory (caller_memory)
+  std::vector<int> imported_tensors_;              // the tensor of each, in order
   VkDescriptorPool descriptor_pool_ = VK_NULL_HANDLE;
   VkQueryPool query_pool_ = VK_NULL_HANDLE;
   std::vector<VkCommandBuffer> command_buffers_;

@@ -71,6 +71,15 @@ GraphBuilder two_segment_builder(int64_t rows) {
   return b;
 }
 
+// A run of two_segment_builder(256)'s session on a fresh host input: its
+// `second` output against the CPU backend's.
+void expect_second_output_matches_cpu(Session& session, const std::shared_ptr<const Model>& model, uint32_t seed) {
+  Tensor x = random_tensor(DType::F32, {256, 64}, seed);
+  auto out = session.run(std::vector<Tensor>{x});
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  expect_tensors_near(out->at(1), run_on_cpu(model, {x})[1], 1e-5, 1e-6, "second");
+}
+
 std::unique_ptr<Session> prepared_session(const std::shared_ptr<const Model>& model, SessionOptions options) {
   auto session = Session::create(model, std::move(options));
   EXPECT_TRUE(session.ok() && (*session)->prepare().ok());
@@ -164,10 +173,7 @@ TEST(CallerMemory, MisalignedOrShortMemoryIsRefusedByName) {
   EXPECT_NE(overlapping.status().message().find("overlaps that of output 'first'"), std::string::npos)
       << overlapping.status().message();
   // The session runs as before.
-  Tensor x = random_tensor(DType::F32, {256, 64}, 7);
-  auto out = session->run(std::vector<Tensor>{x});
-  ASSERT_TRUE(out.ok()) << out.status().to_string();
-  expect_tensors_near(out->at(1), run_on_cpu(model, {x})[1], 1e-5, 1e-6, "second");
+  expect_second_output_matches_cpu(*session, model, 7);
 }
 
 TEST(CallerMemory, CpuSessionsAndCpuOutputsSayWhy) {
@@ -367,10 +373,7 @@ TEST(CallerMemory, WithoutTheExtensionSaysWhy) {
   ASSERT_EQ(refused.status().code(), StatusCode::kUnsupported);
   EXPECT_NE(refused.status().message().find("VK_EXT_external_memory_host"), std::string::npos)
       << refused.status().message();
-  Tensor x = random_tensor(DType::F32, {256, 64}, 12);
-  auto out = session->run(std::vector<Tensor>{x});
-  ASSERT_TRUE(out.ok()) << out.status().to_string();
-  expect_tensors_near(out->at(1), run_on_cpu(model, {x})[1], 1e-5, 1e-6, "second");
+  expect_second_output_matches_cpu(*session, model, 12);
 }
 
 TEST(CallerMemory, CApi) {
