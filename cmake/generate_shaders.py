@@ -3,13 +3,15 @@
 
 Each shaders/<name>.comp starts with one line that declares its interface:
 
-    // @mote bindings=3 push=48 features=subgroup
+    // @mote bindings=3 push=48 features=subgroup arithmetic=f16
 
 bindings: storage buffers at bindings 0..N-1; push: push-constant bytes;
 features: device features the shader needs beyond Vulkan 1.1 compute (comma
 separated, optional). Every shader is compiled twice by glslangValidator, with
 MOTE_FP16=0 (f32 storage) and MOTE_FP16=1 (f16 storage, f32 arithmetic); the
-f16 variant additionally requires 16-bit storage.
+f16 variant additionally requires 16-bit storage. arithmetic=f16 (optional)
+adds a third, f16m, compiled with MOTE_FP16_MATH=1 as well (f16 storage and
+f16 products), which also needs the device's shaderFloat16.
 
 Writes OUT.hpp (enum ShaderId, struct ShaderInfo, lookups) and OUT.cpp (the
 SPIR-V words and the table). Usage:
@@ -35,12 +37,15 @@ def parse_header(path, text):
     except (KeyError, ValueError):
         sys.exit(f"{path}: the @mote line needs integer bindings= and push=")
     features = [f for f in fields.get("features", "").split(",") if f]
+    arithmetic = fields.get("arithmetic", "f32")
+    if arithmetic not in ("f32", "f16"):
+        sys.exit(f"{path}: arithmetic={arithmetic} must be f16 (or absent)")
     for f in features:
         if f not in FEATURES:
             sys.exit(f"{path}: unknown feature '{f}' (known: {', '.join(FEATURES)})")
     if push % 4 or push > 128:
         sys.exit(f"{path}: push={push} must be a multiple of 4 and at most 128 (the guaranteed minimum)")
-    return bindings, push, features
+    return bindings, push, features, arithmetic == "f16"
 
 
 def camel(name):
@@ -70,9 +75,9 @@ def main():
     digest = hashlib.sha256()
     for src in sources:
         name = os.path.splitext(os.path.basename(src))[0]
-        bindings, push, features = parse_header(src, open(src, encoding="utf-8").read())
+        bindings, push, features, f16_math = parse_header(src, open(src, encoding="utf-8").read())
         variants = {}
-        for variant in ("f32", "f16"):
+        for variant in ("f32", "f16", "f16m") if f16_math else ("f32", "f16"):
             words = words_of(os.path.join(spv_dir, f"{name}_{variant}.spv"))
             variants[variant] = words
             digest.update(b"".join(w.to_bytes(4, "little") for w in words))
@@ -111,6 +116,9 @@ struct ShaderInfo {{
   uint32_t features;     // ShaderFeature bits (both variants)
   ShaderSpirv f32;       // f32 storage
   ShaderSpirv f16;       // f16 storage (needs kFp16Storage as well)
+  // f16 storage and f16 products (gemm_tile.glsl); needs shaderFloat16 as
+  // well. {{nullptr, 0}} for shaders without one (no arithmetic=f16).
+  ShaderSpirv f16_math;
 }};
 
 const ShaderInfo& shader_info(ShaderId id);
@@ -128,10 +136,11 @@ constexpr uint64_t kShaderSetHash = 0x{set_hash:016x}ull;
                 cpp.append("  " + ", ".join(f"0x{w:08x}u" for w in words[i:i + 8]) + ",")
             cpp.append("};")
     cpp.append("const ShaderInfo kShaders[] = {")
-    for name, bindings, push, features, _ in shaders:
+    for name, bindings, push, features, variants in shaders:
         mask = " | ".join(f"k{camel(f)[1:]}" for f in features) or "0"
+        math = f"{{k_{name}_f16m, std::size(k_{name}_f16m)}}" if "f16m" in variants else "{nullptr, 0}"
         cpp.append(f'  {{"{name}", {bindings}, {push}, {mask}, {{k_{name}_f32, std::size(k_{name}_f32)}}, '
-                   f"{{k_{name}_f16, std::size(k_{name}_f16)}}}},")
+                   f"{{k_{name}_f16, std::size(k_{name}_f16)}}, {math}}},")
     cpp.append("};")
     cpp.append("}  // namespace")
     cpp.append("")

@@ -1,5 +1,8 @@
 // The macro vocabulary every Mote shader uses, so one source serves f32 and
-// f16 storage. Arithmetic is always f32; only loads and stores change.
+// f16 storage. Arithmetic is f32; only loads and stores change, except in
+// the f16-arithmetic variant of the shaders that declare one (arithmetic=f16
+// on their @mote line, compiled with MOTE_FP16_MATH=1 as well): there
+// MATH_T / MATH_VEC4 are f16 types for their products (gemm_tile.glsl).
 //
 //   TENSOR_RO(binding, name)   read-only float tensor   -> name[]
 //   TENSOR_WO(binding, name)   write-only float tensor
@@ -15,6 +18,16 @@
 #define STORE_T float16_t
 #else
 #define STORE_T float
+#endif
+
+// The type of products in shaders with an f16-arithmetic variant.
+#if MOTE_FP16_MATH
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#define MATH_T float16_t
+#define MATH_VEC4 f16vec4
+#else
+#define MATH_T float
+#define MATH_VEC4 vec4
 #endif
 
 #define TENSOR_RO(b, name) layout(std430, binding = b) readonly buffer name##_block { STORE_T name[]; };

@@ -1,4 +1,4 @@
-// @mote bindings=7 push=68
+// @mote bindings=7 push=68 arithmetic=f16
 // 2-D convolution as an implicit GEMM (no im2col buffer) on the register-
 // tiled core of gemm_tile.glsl (conv_gemm_shared.comp: the same on
 // gemm_shared.glsl, for GPUs), per group z:

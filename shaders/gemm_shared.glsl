@@ -16,6 +16,10 @@
 //
 // The host keeps TM and TN multiples of 4 and TX * TY a multiple of
 // TILE_COLS (gemm_tile.hpp).
+//
+// f16 arithmetic (MOTE_FP16_MATH) as in gemm_tile.glsl: both blocks staged
+// as f16, products summed in f16 over runs of F16_RUN values of k, each
+// run's sums added to the f32 accumulators.
 
 #extension GL_EXT_control_flow_attributes : require
 
@@ -37,10 +41,18 @@ const uint OUT_TN = TN;
 // the banks (2-way conflicts left, 16-way without the padding).
 const uint R4 = TILE_ROWS / 4u + 1u;
 const uint C4 = TILE_COLS / 4u;
-shared vec4 tile_r[BK * R4];
-shared vec4 tile_c[BK * C4];
+shared MATH_VEC4 tile_r[BK * R4];
+shared MATH_VEC4 tile_c[BK * C4];
 
 float acc[TM * TN];
+#if MOTE_FP16_MATH
+const uint F16_RUN = 8u;
+MATH_T run_sum[TM * TN];
+#define SUMS run_sum
+#else
+const uint F16_RUN = BK;
+#define SUMS acc
+#endif
 
 float load_r(uint row, uint k);
 void begin_k(uint k);
@@ -59,7 +71,7 @@ void gemm_accumulate(uint first_row, uint rows, uint k_begin, uint k_end) {
     for (uint e = tid; e < BK * TILE_ROWS; e += THREADS) {
       uint kk = e % BK, m = e / BK;
       uint row = first_row + m, k = k0 + kk;
-      tile_r[kk * R4 + m / 4u][m % 4u] = row < rows && k < k_end ? load_r(row, k) : 0.0;
+      tile_r[kk * R4 + m / 4u][m % 4u] = MATH_T(row < rows && k < k_end ? load_r(row, k) : 0.0);
     }
     for (uint kk = tid / TILE_COLS; kk < BK; kk += THREADS / TILE_COLS) {
       uint k = k0 + kk;
@@ -68,18 +80,28 @@ void gemm_accumulate(uint first_row, uint rows, uint k_begin, uint k_end) {
         begin_k(k);
         v = load_c(k, 0u);
       }
-      tile_c[kk * C4 + c_col / 4u][c_col % 4u] = v;
+      tile_c[kk * C4 + c_col / 4u][c_col % 4u] = MATH_T(v);
     }
     barrier();
     [[unroll]] for (uint kk = 0u; kk < BK; ++kk) {
-      vec4 a[TM / 4u], b[TN / 4u];
+#if MOTE_FP16_MATH
+      if (kk % F16_RUN == 0u) {
+        [[unroll]] for (uint i = 0u; i < TM * TN; ++i) run_sum[i] = MATH_T(0.0);
+      }
+#endif
+      MATH_VEC4 a[TM / 4u], b[TN / 4u];
       [[unroll]] for (uint q = 0u; q < TM / 4u; ++q) a[q] = tile_r[kk * R4 + ty * (TM / 4u) + q];
       [[unroll]] for (uint q = 0u; q < TN / 4u; ++q) b[q] = tile_c[kk * C4 + tx * (TN / 4u) + q];
       [[unroll]] for (uint i = 0u; i < TM; ++i) {
         [[unroll]] for (uint j = 0u; j < TN; ++j) {
-          acc[i * TN + j] = fma(a[i / 4u][i % 4u], b[j / 4u][j % 4u], acc[i * TN + j]);
+          SUMS[i * TN + j] = fma(a[i / 4u][i % 4u], b[j / 4u][j % 4u], SUMS[i * TN + j]);
         }
       }
+#if MOTE_FP16_MATH
+      if (kk % F16_RUN == F16_RUN - 1u || kk + 1u == BK) {
+        [[unroll]] for (uint i = 0u; i < TM * TN; ++i) acc[i] += float(run_sum[i]);
+      }
+#endif
     }
     barrier();
   }

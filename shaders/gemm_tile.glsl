@@ -26,6 +26,14 @@
 // acc[i * OUT_TN + j], the output at out_row(first_row, i),
 // out_col(first_col, j). Tile sizes are specialisation constants 3..6 (this
 // core leaves 6 unused); including shaders number theirs from 7.
+//
+// f16 arithmetic (MOTE_FP16_MATH, the f16m variant): the operands are
+// staged and multiplied as f16 (MATH_T), and the products of F16_RUN
+// consecutive k are summed in f16 registers; each run's sum is then added
+// to the f32 accumulators. The sum over the whole depth is therefore f32,
+// as the precision policy promises: a 4096-deep product of ones comes out
+// 4096, where f16 sums alone would stop at 2048 (adding 1 to 2048 rounds
+// back to 2048 in f16).
 
 #extension GL_EXT_control_flow_attributes : require
 
@@ -42,9 +50,17 @@ const uint OUT_TN = TN;
 
 // vec4s of 4 consecutive rows, so one load instruction brings four rows;
 // TM is therefore a multiple of 4.
-shared vec4 tile_r[BK * TM / 4];
+shared MATH_VEC4 tile_r[BK * TM / 4];
 
 float acc[TM * TN];
+#if MOTE_FP16_MATH
+const uint F16_RUN = 8u;
+MATH_T run_sum[TM * TN];  // the current run's f16 sums
+#define SUMS run_sum
+#else
+const uint F16_RUN = BK;  // one run per block: the sums go straight to acc
+#define SUMS acc
+#endif
 
 float load_r(uint row, uint k);
 void begin_k(uint k);
@@ -61,20 +77,28 @@ void gemm_accumulate(uint first_row, uint rows, uint k_begin, uint k_end) {
     for (uint i = tid; i < BK * TM; i += LX) {
       uint kk = i % BK, mm = i / BK;
       uint row = first_row + mm, k = k0 + kk;
-      tile_r[kk * (TM / 4u) + mm / 4u][mm % 4u] = row < rows && k < k_end ? load_r(row, k) : 0.0;
+      tile_r[kk * (TM / 4u) + mm / 4u][mm % 4u] = MATH_T(row < rows && k < k_end ? load_r(row, k) : 0.0);
     }
     barrier();
     uint steps = min(BK, k_end - k0);
-    for (uint kk = 0u; kk < steps; ++kk) {
-      float c[TN];
-      begin_k(k0 + kk);
-      [[unroll]] for (uint j = 0u; j < TN; ++j) c[j] = load_c(k0 + kk, j);
-      [[unroll]] for (uint q = 0u; q < TM / 4u; ++q) {
-        vec4 r = tile_r[kk * (TM / 4u) + q];
-        [[unroll]] for (uint e = 0u; e < 4u; ++e) {
-          [[unroll]] for (uint j = 0u; j < TN; ++j) acc[(4u * q + e) * TN + j] = fma(r[e], c[j], acc[(4u * q + e) * TN + j]);
+    for (uint run = 0u; run < steps; run += F16_RUN) {
+#if MOTE_FP16_MATH
+      [[unroll]] for (uint i = 0u; i < TM * TN; ++i) run_sum[i] = MATH_T(0.0);
+#endif
+      for (uint kk = run; kk < min(steps, run + F16_RUN); ++kk) {
+        MATH_T c[TN];
+        begin_k(k0 + kk);
+        [[unroll]] for (uint j = 0u; j < TN; ++j) c[j] = MATH_T(load_c(k0 + kk, j));
+        [[unroll]] for (uint q = 0u; q < TM / 4u; ++q) {
+          MATH_VEC4 r = tile_r[kk * (TM / 4u) + q];
+          [[unroll]] for (uint e = 0u; e < 4u; ++e) {
+            [[unroll]] for (uint j = 0u; j < TN; ++j) SUMS[(4u * q + e) * TN + j] = fma(r[e], c[j], SUMS[(4u * q + e) * TN + j]);
+          }
         }
       }
+#if MOTE_FP16_MATH
+      [[unroll]] for (uint i = 0u; i < TM * TN; ++i) acc[i] += float(run_sum[i]);
+#endif
     }
     barrier();
   }

@@ -1,4 +1,4 @@
-// @mote bindings=5 push=100
+// @mote bindings=5 push=100 arithmetic=f16
 // out = act(alpha * R x C + beta * bias) for Gemm and (batched) MatMul on the
 // register-tiled core of gemm_tile.glsl (matmul_shared.comp: the same on
 // gemm_shared.glsl, for GPUs). R and C are A and B, or B^T and A^T

@@ -1,4 +1,4 @@
-// @mote bindings=5 push=100
+// @mote bindings=5 push=100 arithmetic=f16
 // matmul.comp on the shared-memory GEMM core (gemm_shared.glsl), for GPUs.
 #version 450
 #extension GL_GOOGLE_include_directive : require

@@ -119,6 +119,7 @@ class ExecutionPlan {
     std::unique_ptr<KernelState> state;
     int segment = -1;         // GPU segment, or -1 for a CPU step
     bool fp16 = false;        // a GPU step storing its float tensors as f16
+    bool f16_math = false;    // ... and running some shaders' f16-arithmetic variants
     std::string cpu_reason;   // why a Vulkan plan runs this step on the CPU
     std::vector<GpuGemm> gemms;            // a GPU step's matrix products (placement)
     std::unique_ptr<ControlFlow> control;  // If, Loop, Scan: runs their bodies

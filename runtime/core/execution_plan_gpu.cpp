@@ -22,6 +22,8 @@ namespace mote {
 struct ExecutionPlan::GpuState {
   vk::Device* device = nullptr;
   bool fp16 = false;  // f16 storage, but for the ops of gpu_f32_ops
+  bool f16_math = false;      // f16 products in the f16 steps (gpu_f16_arithmetic)
+  std::string f16_math_note;  // why gpu_f16_arithmetic was not granted, for PlanStats
   // Per step: the kernel's plan while placing; moved into the program.
   std::vector<std::unique_ptr<vk::ProgramStep>> work;
   std::vector<bool> slot_read_by_cpu;
@@ -51,6 +53,7 @@ std::vector<OpPlacement> ExecutionPlan::placement() const {
     p.reason = step.segment >= 0 ? "" : step.cpu_reason;
     if (step.segment >= 0) p.gemms = step.gemms;
     if (step.segment >= 0) p.precision = step.fp16 ? "f16" : "f32";
+    p.f16_arithmetic = step.segment >= 0 && step.f16_math;
   }
   return out;
 }
@@ -99,6 +102,10 @@ Status ExecutionPlan::place_steps() {
   }
   gpu_->device->pipelines().configure_cache(options_.pipeline_cache_dir);
   const vk::DeviceFeatures& features = gpu_->device->features();
+  if (gpu_->fp16 && options_.gpu_f16_arithmetic) {
+    gpu_->f16_math = features.shader_float16;
+    if (!gpu_->f16_math) gpu_->f16_math_note = "; products in f32: this device has no shaderFloat16";
+  }
   std::optional<vk::GemmTileLimits> gemm_override;
   vk::GemmTuning tuning;
   if (!options_.gpu_gemm_tile.empty()) {
@@ -160,8 +167,11 @@ Status ExecutionPlan::place_steps() {
     // Build the pipelines now: a driver that fails to compile one sends the
     // op to the CPU instead of failing the model.
     Status built;
+    step.f16_math = false;
     for (const vk::Dispatch& d : ctx.dispatches) {
-      auto p = gpu_->device->pipelines().get({d.shader, step.fp16, d.local, d.constants});
+      const vk::PipelineKey key = vk::pipeline_key(d.shader, step.fp16, gpu_->f16_math, d.local, d.constants);
+      step.f16_math = step.f16_math || key.f16_math;
+      auto p = gpu_->device->pipelines().get(key);
       if (!p.ok()) {
         built = p.status();
         break;
@@ -174,6 +184,7 @@ Status ExecutionPlan::place_steps() {
     auto work = std::make_unique<vk::ProgramStep>();
     work->label = op_label(step.op_index);
     work->fp16 = step.fp16;
+    work->f16_math = step.f16_math;
     work->inputs.assign(op.inputs.begin(), op.inputs.end());
     work->outputs.assign(op.outputs.begin(), op.outputs.end());
     work->dispatches = std::move(ctx.dispatches);
@@ -310,10 +321,13 @@ Status ExecutionPlan::build_gpu_program() {
   if (!steps.empty()) {
     vk::StoragePrecisionPlan precision = vk::assign_storage_precision(tensors, steps, gpu_->device->features());
     if (gpu_->fp16) {
-      stats_.gpu_precision = "f16 storage: " + std::to_string(precision.f16_steps) + " GPU ops f16, " +
+      int f16_math_steps = 0;
+      for (const vk::ProgramStep& s : steps) f16_math_steps += s.f16_math ? 1 : 0;
+      const std::string math = gpu_->f16_math ? " (" + std::to_string(f16_math_steps) + " with f16 products)" : "";
+      stats_.gpu_precision = "f16 storage: " + std::to_string(precision.f16_steps) + " GPU ops f16" + math + ", " +
                              std::to_string(precision.f32_steps) + " f32 (gpu_f32_ops), " +
                              std::to_string(precision.conversions) +
-                             (precision.conversions == 1 ? " conversion" : " conversions");
+                             (precision.conversions == 1 ? " conversion" : " conversions") + gpu_->f16_math_note;
     } else if (stats_.gpu_precision.empty()) {
       stats_.gpu_precision = "f32";
     }

@@ -180,12 +180,9 @@ std::string op_key(const fb::OpT& op, int index) {
   return key;
 }
 
-}  // namespace
-
-Result<GpuPrecisionReport> choose_gpu_precision(std::shared_ptr<const Model> model, const std::vector<Tensor>& inputs,
-                                                SessionOptions options, const GpuPrecisionOptions& choose) {
-  if (!model) return invalid_argument("choose_gpu_precision: no model");
-  if (!(choose.tolerance > 0)) return invalid_argument("choose_gpu_precision: tolerance must be positive");
+// choose_gpu_precision for one setting of options.gpu_f16_arithmetic.
+Result<GpuPrecisionReport> choose_ops(std::shared_ptr<const Model> model, const std::vector<Tensor>& inputs,
+                                      SessionOptions options, const GpuPrecisionOptions& choose) {
   auto say = [&](const std::string& line) {
     if (choose.progress) choose.progress(line);
   };
@@ -285,7 +282,10 @@ Result<GpuPrecisionReport> choose_gpu_precision(std::shared_ptr<const Model> mod
       if (m.measured) m.error = relative_error(f16.outputs[k], ref.outputs[k]);
     }
     error = output_error(f16);
-    for (size_t i = 0; i < ops.size(); ++i) ops[i].f16 = f16.placement[i].precision == "f16";
+    for (size_t i = 0; i < ops.size(); ++i) {
+      ops[i].f16 = f16.placement[i].precision == "f16";
+      ops[i].f16_math = f16.placement[i].f16_arithmetic;
+    }
     if (round == 0 && kept.empty()) report.error_all_f16 = error;
     report.rounds = round + 1;
     std::snprintf(text, sizeof text, "round %d: %zu op(s) kept f32, outputs within %.3g of f32", round + 1,
@@ -305,6 +305,8 @@ Result<GpuPrecisionReport> choose_gpu_precision(std::shared_ptr<const Model> mod
     p.op_index = static_cast<int>(i);
     p.op = ref.placement[i].op;
     p.precision = ops[i].f16 ? "f16" : "f32";
+    p.f16_arithmetic = ops[i].f16_math;
+    report.f16_arithmetic = report.f16_arithmetic || (report.met && p.f16_arithmetic);
     double out = 0;
     for (int t : ops[i].outputs) {
       if (t >= 0 && tensors[static_cast<size_t>(t)].measured)
@@ -315,11 +317,14 @@ Result<GpuPrecisionReport> choose_gpu_precision(std::shared_ptr<const Model> mod
     if (auto it = kept.find(p.op_index); it != kept.end()) p.reason = it->second;
     report.ops.push_back(p);
   }
-  if (!report.met) {
+  const bool f16_math_missed = !report.met && std::any_of(report.ops.begin(), report.ops.end(),
+                                                          [](const auto& op) { return op.f16_arithmetic; });
+  if (!report.met && !f16_math_missed) {
     std::snprintf(text, sizeof text, "outputs within %.3g of f32 at best, over the tolerance %.3g: run in f32",
                   report.error_chosen, choose.tolerance);
     say(text);
   }
+  if (f16_math_missed) return report;  // chosen again with f32 products: no timing
   if (choose.runs > 0) {
     SessionOptions o = options;
     o.gpu_precision = GpuPrecision::kF32;
@@ -334,6 +339,32 @@ Result<GpuPrecisionReport> choose_gpu_precision(std::shared_ptr<const Model> mod
     }
   }
   return report;
+}
+
+}  // namespace
+
+Result<GpuPrecisionReport> choose_gpu_precision(std::shared_ptr<const Model> model, const std::vector<Tensor>& inputs,
+                                                SessionOptions options, const GpuPrecisionOptions& choose) {
+  if (!model) return invalid_argument("choose_gpu_precision: no model");
+  if (!(choose.tolerance > 0)) return invalid_argument("choose_gpu_precision: tolerance must be positive");
+  MOTE_ASSIGN_OR_RETURN(GpuPrecisionReport report, choose_ops(model, inputs, options, choose));
+  const bool f16_math =
+      std::any_of(report.ops.begin(), report.ops.end(), [](const auto& op) { return op.f16_arithmetic; });
+  if (report.met || !f16_math) return report;
+  // f16 products cost more accuracy than the tolerance allows even with ops
+  // kept f32: choose again with f16 storage alone, before giving up on f16.
+  if (choose.progress) {
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  "with f16 products the outputs are within %.3g of f32 at best, over the tolerance %.3g: "
+                  "choosing again with f32 products",
+                  report.error_chosen, choose.tolerance);
+    choose.progress(text);
+  }
+  options.gpu_f16_arithmetic = false;
+  MOTE_ASSIGN_OR_RETURN(GpuPrecisionReport storage, choose_ops(model, inputs, options, choose));
+  storage.error_f16_arithmetic = report.error_chosen;
+  return storage;
 }
 
 }  // namespace mote

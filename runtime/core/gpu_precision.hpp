@@ -40,6 +40,7 @@ struct OpMeasure {
   bool on_gpu = false;               // runs on the GPU (only those have a precision)
   bool f16 = false;                  // ran with f16 storage in the measured run
   std::vector<int> inputs, outputs;  // tensor indices (-1: omitted)
+  bool f16_math = false;             // f16 products as well in that run (gpu_f16_arithmetic)
 };
 
 struct Pick {

@@ -311,6 +311,9 @@ void Device::probe_features() {
     features_.int8_dot_product = dot.shaderIntegerDotProduct;
   }
   features_.cooperative_matrix = has_ext("VK_KHR_cooperative_matrix");
+  // f16 arithmetic is enabled through the extension (the instance asks for
+  // Vulkan 1.1, where it is not core), so only where the device lists it.
+  features_.shader_float16 = features_.shader_float16 && has_ext(VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
   if (has_ext(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME)) {
     VkPhysicalDeviceExternalMemoryHostPropertiesEXT host{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT};
@@ -347,14 +350,16 @@ void Device::probe_features() {
 
 // MOTE_VK_DISABLE=subgroup,fp16 switches probed features off, so tests can
 // cover the fallback shaders (shared memory instead of subgroups, f32 instead
-// of f16 storage) on a device that has everything; `winograd` keeps 3x3
-// convolutions on the implicit GEMM; `import` refuses the caller's memory.
+// of f16 storage) on a device that has everything; `f16math` leaves f16
+// storage but not f16 arithmetic; `winograd` keeps 3x3 convolutions on the
+// implicit GEMM; `import` refuses the caller's memory.
 void Device::disable_features_from_environment() {
   const char* list = std::getenv("MOTE_VK_DISABLE");
   if (!list) return;
   std::string items = std::string(",") + list + ",";
   if (items.find(",subgroup,") != std::string::npos) features_.subgroup_arithmetic = false;
   if (items.find(",fp16,") != std::string::npos) features_.fp16_storage = features_.shader_float16 = false;
+  if (items.find(",f16math,") != std::string::npos) features_.shader_float16 = false;
   if (items.find(",int64,") != std::string::npos) features_.int64 = false;
   if (items.find(",dot,") != std::string::npos) features_.int8_dot_product = false;
   if (items.find(",winograd,") != std::string::npos) features_.winograd = false;
@@ -394,8 +399,17 @@ Status Device::create_logical_device() {
   VkPhysicalDeviceShaderIntegerDotProductFeaturesKHR dot{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES_KHR};
   std::vector<const char*> extensions;
+  // f16 arithmetic, for the f16-arithmetic shader variants (ShaderInfo::f16_math).
+  VkPhysicalDeviceShaderFloat16Int8Features f16i8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+  if (features_.shader_float16) {
+    f16i8.shaderFloat16 = VK_TRUE;
+    f16i8.pNext = storage16.pNext;
+    storage16.pNext = &f16i8;
+    extensions.push_back(VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
+  }
   if (features_.int8_dot_product) {
     dot.shaderIntegerDotProduct = VK_TRUE;
+    dot.pNext = storage16.pNext;
     storage16.pNext = &dot;
     extensions.push_back(VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
   }

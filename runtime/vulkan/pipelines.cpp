@@ -161,6 +161,12 @@ Result<VkDescriptorSetLayout> PipelineSet::set_layout_locked(uint32_t bindings) 
   return layout;
 }
 
+PipelineKey pipeline_key(ShaderId shader, bool fp16, bool f16_math, const std::array<uint32_t, 3>& local,
+                         const std::vector<int32_t>& constants) {
+  const bool math = fp16 && f16_math && shader_info(shader).f16_math.words != nullptr;
+  return PipelineKey{shader, fp16, local, constants, math};
+}
+
 Result<const Pipeline*> PipelineSet::get(const PipelineKey& key) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto found = pipelines_.find(key);
@@ -171,7 +177,13 @@ Result<const Pipeline*> PipelineSet::get(const PipelineKey& key) {
     load_cache_locked();
   }
   const ShaderInfo& info = shader_info(key.shader);
-  std::string what = std::string("shader '") + info.name + "' (" + (key.fp16 ? "f16" : "f32") + ")";
+  std::string what = std::string("shader '") + info.name + "' (" +
+                     (key.f16_math ? "f16 arithmetic"
+                      : key.fp16   ? "f16"
+                                   : "f32") +
+                     ")";
+  if (key.f16_math && !info.f16_math.words)
+    return internal_error(what + ": the shader has no f16-arithmetic variant");
   VkDevice d = device_.handle();
   auto p = std::make_unique<Pipeline>();
   p->bindings = info.bindings;
@@ -190,7 +202,7 @@ Result<const Pipeline*> PipelineSet::get(const PipelineKey& key) {
     MOTE_VK_CHECK(vkCreatePipelineLayout(d, &li, nullptr, &p->layout), "vkCreatePipelineLayout for " + what);
     layouts_[layout_key] = p->layout;
   }
-  const ShaderSpirv& spirv = key.fp16 ? info.f16 : info.f32;
+  const ShaderSpirv& spirv = key.f16_math ? info.f16_math : key.fp16 ? info.f16 : info.f32;
   VkShaderModuleCreateInfo mi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
   mi.codeSize = spirv.word_count * 4;
   mi.pCode = spirv.words;

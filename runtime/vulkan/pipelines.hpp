@@ -31,8 +31,18 @@ struct PipelineKey {
   bool fp16 = false;
   std::array<uint32_t, 3> local{64, 1, 1};
   std::vector<int32_t> constants;  // specialisation constants 3, 4, ...
+  // The f16-arithmetic variant (ShaderInfo::f16_math); only with fp16, and
+  // only for shaders that have one (pipeline_key).
+  bool f16_math = false;
   auto operator<=>(const PipelineKey&) const = default;
 };
+
+// The key of one dispatch of a step whose float tensors are stored as f16
+// (fp16) and whose products may be f16 (f16_math): f16 products only where
+// the shader has that variant, so shaders without one share the f16
+// pipeline.
+PipelineKey pipeline_key(ShaderId shader, bool fp16, bool f16_math, const std::array<uint32_t, 3>& local,
+                         const std::vector<int32_t>& constants);
 
 struct PipelineCacheStats {
   std::string path;        // empty: not persisted

@@ -418,7 +418,7 @@ Status Program::record(Segment& seg) {
   for (int step_index : seg.steps) {
     const ProgramStep& step = steps_[static_cast<size_t>(step_index)];
     for (const Dispatch& d : step.dispatches) {
-      PipelineKey key{d.shader, step.fp16, d.local, d.constants};
+      PipelineKey key = pipeline_key(d.shader, step.fp16, step.f16_math, d.local, d.constants);
       auto pipeline = device_.pipelines().get(key);
       if (!pipeline.ok()) return pipeline.status().with_context(step.label);
       const Pipeline& p = *pipeline.value();

@@ -52,6 +52,9 @@ struct ProgramStep {
   // Runs the f16-storage variants of its shaders: its F32 tensors (inputs,
   // outputs, kernel constants, scratch) are f16 on the device.
   bool fp16 = false;
+  // With fp16: runs the f16-arithmetic variants of the shaders that have one
+  // (matrix products and convolutions: f16 products, f32 sums over the depth).
+  bool f16_math = false;
   std::string label;  // "op #3 (Conv 'conv1')", for errors and profiles
   std::vector<int> inputs;   // tensor index per op input, -1 when omitted
   std::vector<int> outputs;

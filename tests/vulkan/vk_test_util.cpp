@@ -16,6 +16,11 @@ bool device_has_fp16_storage() {
   return device.ok() && device.value()->features().fp16_storage;
 }
 
+bool device_has_shader_float16() {
+  auto device = vk::Device::get();
+  return device.ok() && device.value()->features().shader_float16;
+}
+
 bool device_runs_int8_shaders() {
   auto device = vk::Device::get();
   return device.ok() && device.value()->features().int8_shaders;

@@ -26,6 +26,8 @@ std::string vulkan_unavailable_reason();
   } while (0)
 
 bool device_has_fp16_storage();
+// f16 arithmetic (shaderFloat16; MOTE_VK_DISABLE=f16math switches it off).
+bool device_has_shader_float16();
 // Whether the int8 ops run on this device's GPU (not on CPU-type devices
 // such as lavapipe unless MOTE_VK_FORCE_INT8=1: DeviceFeatures).
 bool device_runs_int8_shaders();

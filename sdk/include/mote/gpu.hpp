@@ -94,7 +94,11 @@ MOTE_API Result<GpuTuneReport> tune_gpu_gemms(std::shared_ptr<const Model> model
 // max_rounds is spent. The result goes into SessionOptions::gpu_f32_ops (op
 // names; "#N" for an unnamed op). The probe runs return every intermediate:
 // they take more memory than a run (max_arena_bytes does not apply to them).
-// Arithmetic is f32 either way: the choice is about storage.
+// With SessionOptions::gpu_f16_arithmetic in the options given, the f16 runs
+// multiply in f16 as well, so an op is chosen f16 for its storage and its
+// products together; when no choice then meets the tolerance, the choice is
+// made again with f32 products (f16_arithmetic in the report says which
+// was kept). Otherwise arithmetic is f32 and the choice is about storage.
 struct GpuPrecisionOptions {
   // Largest accepted max |f16 - f32| / max |f32| over each float output.
   double tolerance = 1e-2;
@@ -107,6 +111,7 @@ struct GpuOpPrecision {
   int op_index = 0;
   std::string op;         // "Conv 'conv1'"
   std::string precision;  // "f16" or "f32", as chosen
+  bool f16_arithmetic = false;  // an f16 op whose products were f16 (gpu_f16_arithmetic)
   double error = 0;       // its outputs' relative error in the last f16 run
   double growth = 0;      // that error over its inputs' (1: passed on unchanged)
   std::string reason;     // why it stays f32; empty for f16 ops
@@ -116,6 +121,12 @@ struct GpuPrecisionReport {
   std::string device;
   std::vector<std::string> f32_ops;  // for SessionOptions::gpu_f32_ops
   bool met = false;                  // the outputs are within the tolerance with f32_ops; else run in f32
+  // The choice multiplies in f16 (for SessionOptions::gpu_f16_arithmetic):
+  // asked for, granted by the device to some op, and within the tolerance.
+  bool f16_arithmetic = false;
+  // Asked for but over the tolerance: the outputs' error with f16 products
+  // at best (the rest of the report is the choice with f32 products).
+  double error_f16_arithmetic = 0;
   double error_all_f16 = 0;          // the outputs' relative error with every op f16
   double error_chosen = 0;           // ... with f32_ops kept f32
   int rounds = 0;                    // f16 runs made

@@ -35,7 +35,8 @@ MOTE_API const char* backend_name(Backend backend);
 // Parses "cpu" / "reference" / "vulkan" / "auto"; error for anything else.
 MOTE_API Result<Backend> parse_backend(const std::string& name);
 
-// How float tensors are stored on the GPU. Arithmetic is f32 either way.
+// How float tensors are stored on the GPU. Arithmetic is f32 either way,
+// unless SessionOptions::gpu_f16_arithmetic asks for f16 products as well.
 enum class GpuPrecision {
   kF32,         // exact: results match the CPU to rounding
   kF16Storage,  // half the memory traffic; ~1e-3 relative error. Needs the
@@ -65,6 +66,15 @@ struct SessionOptions {
   // choose_gpu_precision (mote/gpu.hpp; `--fp16 auto` in the tools) picks
   // them by measuring each op's error on a calibration input.
   std::vector<std::string> gpu_f32_ops;
+  // With kF16Storage: the matrix products and convolutions on the implicit
+  // GEMM (Conv, Gemm, MatMul) of the f16 ops also multiply in f16, summing
+  // the products of 8 consecutive depth values in f16 and those sums in f32
+  // (GPUs with fast f16 run such products up to twice as fast). Needs the
+  // device's shaderFloat16; without it the products stay f32 and
+  // PlanStats::gpu_precision says so. Other kernels (depthwise, Winograd,
+  // elementwise) keep f32 arithmetic. Adds error on top of f16 storage:
+  // choose_gpu_precision, given these options, measures it per op.
+  bool gpu_f16_arithmetic = false;
   // Op types ("Softmax"), op names, or "#N" (the op at index N of the graph)
   // forced onto the CPU.
   std::vector<std::string> cpu_ops;
@@ -115,6 +125,9 @@ struct OpPlacement {
   std::string reason;   // why not on the GPU; empty when it is
   std::vector<GpuGemm> gemms;  // on the GPU: its matrix products
   std::string precision;       // on the GPU: how its float tensors are stored, "f32" or "f16"
+  // On the GPU with f16 storage: some of its shaders multiplied in f16
+  // (SessionOptions::gpu_f16_arithmetic).
+  bool f16_arithmetic = false;
 };
 
 // Time of one op in the last run (with SessionOptions::profile).

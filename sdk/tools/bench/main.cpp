@@ -157,6 +157,7 @@ Status tune(const Fixture& f, const BenchOptions& o) {
   SessionOptions options;
   options.threads = o.threads;
   options.gpu_precision = f.precision.gpu_precision;
+  options.gpu_f16_arithmetic = f.precision.gpu_f16_arithmetic;
   options.gpu_f32_ops = f.precision.gpu_f32_ops;
   options.gpu_tuning_dir = o.tuning_dir;
   // Candidates' pipelines go to a scratch directory, not the user's cache.
@@ -197,6 +198,7 @@ Result<BackendResult> bench_backend(const Fixture& f, const BenchOptions& o, Bac
   options.threads = o.threads;
   options.channel_blocked_layout = !o.planar;
   options.gpu_precision = f.precision.gpu_precision;
+  options.gpu_f16_arithmetic = f.precision.gpu_f16_arithmetic;
   options.gpu_f32_ops = f.precision.gpu_f32_ops;
   namespace fs = std::filesystem;
   fs::path cache = fs::temp_directory_path() / ("mote-bench-cache-" + std::to_string(::getpid()));
@@ -260,6 +262,7 @@ Status bench(const BenchOptions& o) {
     MOTE_RETURN_IF_ERROR(apply_fp16_option(o.fp16, f.model, f.inputs, f.precision));
   } else if (o.fp16.mode == "on") {
     f.precision.gpu_precision = GpuPrecision::kF16Storage;
+    f.precision.gpu_f16_arithmetic = o.fp16.arithmetic;
   }
   if (o.tune) MOTE_RETURN_IF_ERROR(tune(f, o));
   std::vector<BackendResult> results;

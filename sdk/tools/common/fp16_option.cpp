@@ -9,7 +9,8 @@ namespace mote::tools {
 
 void add_fp16_option(CLI::App& app, Fp16Option& option) {
   app.add_option("--fp16", option.mode,
-                 "with vulkan: store float tensors as f16 on the GPU (arithmetic stays f32): on, off, or auto to "
+                 "with vulkan: store float tensors as f16 on the GPU (arithmetic stays f32 unless "
+                 "--fp16-arithmetic): on, off, or auto to "
                  "keep f32 the ops whose error grows, measured on this run's inputs (docs/vulkan.md, 'Mixed "
                  "precision'); --fp16 alone is on, the default off")
       ->expected(0, 1)
@@ -19,11 +20,16 @@ void add_fp16_option(CLI::App& app, Fp16Option& option) {
                  "with --fp16 auto: the largest accepted max|f16 - f32| / max|f32| of an output")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  app.add_flag("--fp16-arithmetic", option.arithmetic,
+               "with --fp16 on or auto: the f16 ops' convolutions and matrix products also multiply in f16, "
+               "summing 8 products at a time in f16 and those sums in f32 (needs the device's shaderFloat16; "
+               "docs/vulkan.md, 'Mixed precision')");
 }
 
 Status apply_fp16_option(const Fp16Option& option, const std::shared_ptr<const Model>& model,
                          const std::vector<Tensor>& inputs, SessionOptions& options) {
   options.gpu_precision = option.mode == "off" ? GpuPrecision::kF32 : GpuPrecision::kF16Storage;
+  options.gpu_f16_arithmetic = option.mode != "off" && option.arithmetic;
   if (option.mode != "auto") return {};
   GpuPrecisionOptions choose;
   choose.tolerance = option.tolerance;
@@ -37,11 +43,22 @@ Status apply_fp16_option(const Fp16Option& option, const std::shared_ptr<const M
   }
   MOTE_RETURN_IF_ERROR(chosen.status());
   const GpuPrecisionReport& r = chosen.value();
-  int kept = 0;
-  for (const GpuOpPrecision& op : r.ops) kept += op.precision == "f32" ? 1 : 0;
+  int kept = 0, f16_math = 0;
+  for (const GpuOpPrecision& op : r.ops) {
+    kept += op.precision == "f32" ? 1 : 0;
+    f16_math += op.f16_arithmetic ? 1 : 0;
+  }
+  char math[96] = "";
+  if (r.f16_arithmetic) {
+    std::snprintf(math, sizeof math, ", %d with f16 products", f16_math);
+  } else if (options.gpu_f16_arithmetic) {
+    std::snprintf(math, sizeof math, ", products f32 (with f16 products: within %.2g at best)",
+                  r.error_f16_arithmetic);
+  }
   std::printf(
-      "fp16 auto on %s: %d of %zu GPU ops kept f32; outputs within %.2g of f32 (all f16: %.2g), %d f16 run%s\n",
-      r.device.c_str(), kept, r.ops.size(), r.error_chosen, r.error_all_f16, r.rounds, r.rounds == 1 ? "" : "s");
+      "fp16 auto on %s: %d of %zu GPU ops kept f32%s; outputs within %.2g of f32 (all f16: %.2g), %d f16 run%s\n",
+      r.device.c_str(), kept, r.ops.size(), math, r.error_chosen, r.error_all_f16, r.rounds,
+      r.rounds == 1 ? "" : "s");
   for (const GpuOpPrecision& op : r.ops) {
     if (!op.reason.empty()) std::printf("  f32  #%-4d %s: %s\n", op.op_index, op.op.c_str(), op.reason.c_str());
   }
@@ -63,13 +80,15 @@ Status apply_fp16_option(const Fp16Option& option, const std::shared_ptr<const M
     return {};
   }
   options.gpu_f32_ops = r.f32_ops;
+  options.gpu_f16_arithmetic = r.f16_arithmetic;
   return {};
 }
 
 std::string describe_fp16(const SessionOptions& options) {
   if (options.gpu_precision != GpuPrecision::kF16Storage) return "";
-  if (options.gpu_f32_ops.empty()) return ", f16 storage";
-  return ", f16 storage but " + std::to_string(options.gpu_f32_ops.size()) + " op name(s)/type(s) f32";
+  const std::string math = options.gpu_f16_arithmetic ? ", f16 arithmetic" : "";
+  if (options.gpu_f32_ops.empty()) return ", f16 storage" + math;
+  return ", f16 storage" + math + " but " + std::to_string(options.gpu_f32_ops.size()) + " op name(s)/type(s) f32";
 }
 
 }  // namespace mote::tools

@@ -70,7 +70,8 @@ Status save_outputs(const std::string& dir, const std::vector<TensorDesc>& decls
 
 // One line per op: where it runs and, when not on the GPU, why; on the GPU,
 // its matrix products' shapes and tiles (what `mote-bench --tune` tunes),
-// and with f16 storage how it stores its float tensors.
+// and with f16 storage how it stores its float tensors ("f16 math": its
+// products are f16 too).
 void print_placement(const std::vector<OpPlacement>& placement) {
   size_t width = 2;
   bool mixed = false;  // some op stores f16: then each GPU op's precision is shown
@@ -85,7 +86,8 @@ void print_placement(const std::vector<OpPlacement>& placement) {
       detail += (detail.empty() ? "" : ", ") + ("GEMM " + g.shape + " on " + g.tile) + (g.tuned ? " (tuned)" : "");
     }
     std::string where = p.device + (mixed && !p.precision.empty() ? " " + p.precision : "");
-    std::printf("  #%-4d %-*s  %-11s %s\n", p.op_index, static_cast<int>(width), p.op.c_str(), where.c_str(),
+    if (p.f16_arithmetic) where += " math";  // f16 products as well
+    std::printf("  #%-4d %-*s  %-16s %s\n", p.op_index, static_cast<int>(width), p.op.c_str(), where.c_str(),
                 detail.c_str());
   }
 }
