@@ -81,6 +81,12 @@ void Shapes(benchmark::internal::Benchmark* b) {
     b->Args({256, 3136, 64, threads, kPackedA});   // ResNet-50 layer1 1x1 widening, 56x56
     b->Args({64, 3136, 256, threads, kPackedA});   // ResNet-50 layer1 1x1 narrowing, 56x56
     b->Args({49, 512, 2048, threads, kPackedB});   // ResNet-50 layer4 1x1 narrowing, 7x7, turned
+    // Few rows of A (weights), where B (the activations) may be read in place
+    // rather than packed (kMaxRowsForBInPlace in gemm_kernel.cpp).
+    b->Args({64, 3136, 64, threads, kPackedA});   // ResNet-50 layer1.0 1x1, 56x56
+    b->Args({16, 12544, 32, threads, kPackedA});  // MobileNetV2 1x1 narrowing, 112x112
+    b->Args({24, 3136, 144, threads, kPackedA});  // MobileNetV2 1x1 narrowing, 56x56
+    b->Args({32, 784, 192, threads, kPackedA});   // MobileNetV2 1x1 narrowing, 28x28
   }
 }
 

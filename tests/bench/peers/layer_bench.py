@@ -71,8 +71,9 @@ LAYERS = {
     "nchw_to_nhwc_256_56": node([1, 256, 56, 56], "Transpose", perm=[0, 2, 3, 1]),
     # MobileNetV3-Small's first depthwise layer.
     "dw3x3s2_16_112": conv([1, 16, 112, 112], [16, 1, 3, 3], group=16, relu=True, strides=[2, 2], pads=[1, 1, 1, 1]),
-    # ResNet-50's 1x1 layers: widening on 56x56, narrowing on 7x7.
+    # ResNet-50's 1x1 layers: widening and narrowing on 56x56, narrowing on 7x7.
     "pointwise_64_256_56": conv([1, 64, 56, 56], [256, 64, 1, 1], relu=True),
+    "pointwise_256_64_56": conv([1, 256, 56, 56], [64, 256, 1, 1], relu=True),
     "pointwise_2048_512_7": conv([1, 2048, 7, 7], [512, 2048, 1, 1], relu=True),
     # ResNet-50's stride-2 layers: the 3x3 of its second and last stages, the last stage's 1x1 shortcut, the 7x7 stem.
     "conv3x3s2_128_56": conv([1, 128, 56, 56], [128, 128, 3, 3], relu=True, strides=[2, 2], pads=[1, 1, 1, 1]),
