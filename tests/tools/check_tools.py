@@ -362,6 +362,29 @@ def bench_tune(args):
 
 
 @case
+def run_fp16_arithmetic(args):
+    # The MatMul (depth 32) with f16 storage and f16 products: marked "f16
+    # math" in the placement, counted in the storage line, and within f16's
+    # error of the CPU's output. Without shaderFloat16 the line says so.
+    if not expect_ok([args.info, "--devices"]).startswith("device "):
+        return  # run_vulkan covers the CPU fallback
+    cmd = [args.run, model(args, "matmul.mote"), "--backend", "vulkan", "--fp16", "on", "--fp16-arithmetic",
+           "--placement", "--repeat", "0", "--values", "8"]
+    out = expect_ok(cmd, contains=["storage  f16 storage: 1 GPU ops f16"])
+    row = [l for l in out.split("\nplacement\n", 1)[-1].splitlines() if "MatMul" in l]
+    if "no shaderFloat16" in out:
+        if not row or "f16 math" in row[0]:
+            raise Failure(f"without shaderFloat16 the MatMul should not multiply in f16:\n{out}")
+    elif "(1 with f16 products)" not in out or not row or "vulkan f16 math" not in row[0]:
+        raise Failure(f"the MatMul should run with f16 products:\n{out}")
+    cpu = printed_values(expect_ok([args.run, model(args, "matmul.mote"), "--repeat", "0", "--values", "8"]), "y")
+    gpu = printed_values(out, "y")
+    scale = max([abs(v) for v in cpu] + [1.0])
+    if len(cpu) != 8 or len(gpu) != 8 or any(abs(x - y) > 1e-2 * scale for x, y in zip(cpu, gpu)):
+        raise Failure(f"f16 products differ from the CPU's by more than 1e-2: {gpu} against {cpu}")
+
+
+@case
 def run_fp16_auto(args):
     has_device = expect_ok([args.info, "--devices"]).startswith("device ")
     cmd = [args.run, model(args, "overflow.mote"), "--backend", "vulkan", "--fp16", "auto", "--repeat", "1"]

@@ -140,7 +140,7 @@ JNIEXPORT void JNICALL Java_dev_mote_Model_nativeRelease(JNIEnv*, jclass, jlong 
 // ---- Session ---------------------------------------------------------------
 
 JNIEXPORT jlong JNICALL Java_dev_mote_Session_nativeCreate(JNIEnv* env, jclass, jlong model, jstring backend,
-                                                           jint threads, jboolean fp16) {
+                                                           jint threads, jboolean fp16, jboolean fp16_arithmetic) {
   auto parsed = parse_backend(jni::to_string(env, backend));
   if (!parsed.ok()) {
     jni::throw_status(env, parsed.status());
@@ -150,6 +150,7 @@ JNIEXPORT jlong JNICALL Java_dev_mote_Session_nativeCreate(JNIEnv* env, jclass, 
   options.backend = *parsed;
   options.threads = threads;
   options.gpu_precision = fp16 ? GpuPrecision::kF16Storage : GpuPrecision::kF32;
+  options.gpu_f16_arithmetic = fp16_arithmetic;
   return jni::handle_or_throw(env, Session::create(model_ref(model), options));
 }
 

@@ -114,6 +114,19 @@ public final class JniTest {
       check(maxAbsDiff(got, expected) <= 1e-4,
           "Vulkan (" + session.backendInUse() + ") output matches, max |diff| " + maxAbsDiff(got, expected));
     }
+    // ... with f16 storage and f16 products (a CPU without Vulkan ignores both), within 3e-2 of
+    // the output's largest magnitude as the C++ zoo tests ask of f16.
+    try (Model model = Model.fromFile(modelPath.toString());
+         Session session =
+             Session.create(model, new Session.Options().backend(Backend.VULKAN).fp16(true).fp16Arithmetic(true))) {
+      float[] got = session.run(input)[0].toFloats();
+      double largest = 0;
+      for (float v : expected) {
+        largest = Math.max(largest, Math.abs(v));
+      }
+      check(maxAbsDiff(got, expected) <= 3e-2 * largest,
+          "Vulkan f16 arithmetic output within 3e-2, max |diff| " + maxAbsDiff(got, expected) + " of " + largest);
+    }
 
     // The other ways in: a direct ByteBuffer and a descriptor with offset and length, as an app
     // reads an uncompressed asset from its APK (here: the model after 100 bytes of padding).

@@ -18,6 +18,11 @@ public final class Session extends NativeHandle {
     public int threads = 0;
     /** f16 storage on the GPU: half the memory traffic, about 1e-3 relative error. */
     public boolean fp16 = false;
+    /**
+     * With fp16: convolutions and matrix products also multiply in f16 (sums over the depth stay
+     * f32), on GPUs with shaderFloat16; more error than f16 storage alone (docs/vulkan.md).
+     */
+    public boolean fp16Arithmetic = false;
 
     public Options backend(Backend b) {
       backend = b;
@@ -33,13 +38,18 @@ public final class Session extends NativeHandle {
       fp16 = on;
       return this;
     }
+
+    public Options fp16Arithmetic(boolean on) {
+      fp16Arithmetic = on;
+      return this;
+    }
   }
 
   public static Session create(Model model, Options options) {
     long shared = model.share();
     try {
       String backend = options.backend.name().toLowerCase(Locale.ROOT);
-      return new Session(nativeCreate(shared, backend, options.threads, options.fp16));
+      return new Session(nativeCreate(shared, backend, options.threads, options.fp16, options.fp16Arithmetic));
     } finally {
       Model.nativeRelease(shared);
     }
@@ -73,7 +83,8 @@ public final class Session extends NativeHandle {
     nativeDestroy(handle);
   }
 
-  private static native long nativeCreate(long model, String backend, int threads, boolean fp16);
+  private static native long nativeCreate(
+      long model, String backend, int threads, boolean fp16, boolean fp16Arithmetic);
 
   private static native Tensor[] nativeRun(long session, Tensor[] inputs);
 
