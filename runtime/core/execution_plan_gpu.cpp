@@ -118,8 +118,8 @@ Status ExecutionPlan::place_steps() {
     stats_.gpu_gemm_tuning = "every GEMM on the tile of MOTE_VK_GEMM_TILE; tuning file not read";
   } else if (options_.use_gpu_tuning) {
     const std::string& dir = options_.gpu_tuning_dir.empty() ? options_.pipeline_cache_dir : options_.gpu_tuning_dir;
-    tuning = vk::load_gemm_tuning(vk::pipeline_cache_dir(dir), gpu_->device->info(), features, gpu_->fp16,
-                                  stats_.gpu_gemm_tuning);
+    tuning = vk::load_gemm_tuning(vk::pipeline_cache_dir(dir), gpu_->device->info(), features,
+                                  vk::gemm_precision(gpu_->fp16, gpu_->f16_math), stats_.gpu_gemm_tuning);
   } else {
     stats_.gpu_gemm_tuning = "tuning off (SessionOptions::use_gpu_tuning)";
   }

@@ -138,7 +138,9 @@ Result<GpuTuneReport> tune_gpu_gemms(std::shared_ptr<const Model> model, const s
       vk::pipeline_cache_dir(options.gpu_tuning_dir.empty() ? options.pipeline_cache_dir : options.gpu_tuning_dir);
   if (dir.empty()) return invalid_argument("tune_gpu_gemms: no directory for the tuning file (set MOTE_CACHE_DIR)");
   const bool f16 = options.gpu_precision == GpuPrecision::kF16Storage && features.fp16_storage;
-  const std::string path = dir + "/" + vk::gemm_tuning_file_name(device->info(), f16);
+  const vk::GemmPrecision precision =
+      vk::gemm_precision(f16, f16 && options.gpu_f16_arithmetic && features.shader_float16);
+  const std::string path = dir + "/" + vk::gemm_tuning_file_name(device->info(), precision);
   auto say = [&](const std::string& line) {
     if (tune.progress) tune.progress(line);
   };
@@ -188,7 +190,7 @@ Result<GpuTuneReport> tune_gpu_gemms(std::shared_ptr<const Model> model, const s
   // Every measured shape's entry is replaced (a stale winner that lost this
   // time goes); entries of shapes this model lacks stay.
   std::string note;
-  vk::GemmTuning file = vk::load_gemm_tuning(dir, device->info(), features, f16, note);
+  vk::GemmTuning file = vk::load_gemm_tuning(dir, device->info(), features, precision, note);
   std::map<std::string, vk::GemmShape> keys;
   for (const auto& [shape, t] : base.timings) {
     if (auto key = vk::GemmShape::parse(shape)) file.entries.erase(keys[shape] = *key);

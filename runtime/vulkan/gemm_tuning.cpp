@@ -38,9 +38,17 @@ std::optional<GemmShape> GemmShape::parse(const std::string& text) {
   return s;
 }
 
-std::string gemm_tuning_file_name(const DeviceInfo& info, bool f16) {
+GemmPrecision gemm_precision(bool f16_storage, bool f16_arithmetic) {
+  if (!f16_storage) return GemmPrecision::kF32;
+  return f16_arithmetic ? GemmPrecision::kF16Arithmetic : GemmPrecision::kF16Storage;
+}
+
+std::string gemm_tuning_file_name(const DeviceInfo& info, GemmPrecision precision) {
+  const char* suffix = precision == GemmPrecision::kF16Arithmetic ? "-f16m"
+                       : precision == GemmPrecision::kF16Storage  ? "-f16"
+                                                                  : "";
   char name[64];
-  std::snprintf(name, sizeof name, "gemm-tuning-%04x-%04x%s.txt", info.vendor_id, info.device_id, f16 ? "-f16" : "");
+  std::snprintf(name, sizeof name, "gemm-tuning-%04x-%04x%s.txt", info.vendor_id, info.device_id, suffix);
   return name;
 }
 
@@ -89,13 +97,13 @@ Result<GemmTuning> decode_gemm_tuning(const std::string& text, const DeviceInfo&
   return tuning;
 }
 
-GemmTuning load_gemm_tuning(const std::string& dir, const DeviceInfo& info, const DeviceFeatures& features, bool f16,
-                            std::string& note) {
+GemmTuning load_gemm_tuning(const std::string& dir, const DeviceInfo& info, const DeviceFeatures& features,
+                            GemmPrecision precision, std::string& note) {
   if (dir.empty()) {
     note = "no cache directory";
     return {};
   }
-  const std::string path = dir + "/" + gemm_tuning_file_name(info, f16);
+  const std::string path = dir + "/" + gemm_tuning_file_name(info, precision);
   auto bytes = read_file_bytes(path);
   if (!bytes.ok()) {
     note = "no tuning file";

@@ -49,11 +49,17 @@ struct GemmTuning {
   std::map<GemmShape, GemmTuningEntry> entries;
 };
 
+// Which shader variants a tuning file's winners were timed on: f32, f16
+// storage, or f16 storage with f16 products (other loads and arithmetic,
+// other winners).
+enum class GemmPrecision { kF32, kF16Storage, kF16Arithmetic };
+GemmPrecision gemm_precision(bool f16_storage, bool f16_arithmetic);
+
 // "gemm-tuning-<vendor>-<device>.txt" (hex ids), like the pipeline cache, or
-// "...-f16.txt" for sessions with f16 storage (other loads, other winners);
-// the driver version is checked inside, since a new driver compiles
-// differently and its winners may differ.
-std::string gemm_tuning_file_name(const DeviceInfo& info, bool f16 = false);
+// "...-f16.txt" for sessions with f16 storage, "...-f16m.txt" with f16
+// products as well; the driver version is checked inside, since a new
+// driver compiles differently and its winners may differ.
+std::string gemm_tuning_file_name(const DeviceInfo& info, GemmPrecision precision = GemmPrecision::kF32);
 
 std::string encode_gemm_tuning(const GemmTuning& tuning, const DeviceInfo& info);
 // The entries, or why the text cannot be used: another device or driver, an
@@ -61,10 +67,10 @@ std::string encode_gemm_tuning(const GemmTuning& tuning, const DeviceInfo& info)
 Result<GemmTuning> decode_gemm_tuning(const std::string& text, const DeviceInfo& info,
                                       const DeviceFeatures& features);
 
-// Reads `dir`/gemm_tuning_file_name(info, f16). Missing file: empty tuning
+// Reads `dir`/gemm_tuning_file_name(info, precision). Missing file: empty tuning
 // and `note` "no tuning file"; unusable file: empty tuning and a note naming
 // the path and the reason. Never fails.
-GemmTuning load_gemm_tuning(const std::string& dir, const DeviceInfo& info, const DeviceFeatures& features, bool f16,
-                            std::string& note);
+GemmTuning load_gemm_tuning(const std::string& dir, const DeviceInfo& info, const DeviceFeatures& features,
+                            GemmPrecision precision, std::string& note);
 
 }  // namespace mote::vk

@@ -67,7 +67,10 @@ TEST(GemmTuningFile, RoundTrips) {
   for (const char* bad : {"512x49x4608", "512x49x4608x1x", "512x49x4608x1 ", "x49x4608x1", ""}) {
     EXPECT_FALSE(vk::GemmShape::parse(bad)) << bad;
   }
-  EXPECT_EQ(vk::gemm_tuning_file_name(sample_device(), /*f16=*/true), "gemm-tuning-10005-0007-f16.txt");
+  EXPECT_EQ(vk::gemm_tuning_file_name(sample_device(), vk::GemmPrecision::kF16Storage),
+            "gemm-tuning-10005-0007-f16.txt");
+  EXPECT_EQ(vk::gemm_tuning_file_name(sample_device(), vk::gemm_precision(true, true)),
+            "gemm-tuning-10005-0007-f16m.txt");
 }
 
 TEST(GemmTuningFile, BadFilesAreRefusedWithTheLineNamed) {
