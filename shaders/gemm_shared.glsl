@@ -17,9 +17,10 @@
 // The host keeps TM and TN multiples of 4 and TX * TY a multiple of
 // TILE_COLS (gemm_tile.hpp).
 //
-// f16 arithmetic (MOTE_FP16_MATH) as in gemm_tile.glsl: both blocks staged
-// as f16, products summed in f16 over runs of F16_RUN values of k, each
-// run's sums added to the f32 accumulators.
+// f16 arithmetic (MOTE_FP16_MATH) as in gemm_tile.glsl (whose header says
+// what can overflow): both blocks staged as f16, products summed in f16 over
+// runs of F16_RUN values of k within a BK block, each run's sums added to
+// the f32 accumulators.
 
 #extension GL_EXT_control_flow_attributes : require
 

@@ -27,13 +27,16 @@
 // out_col(first_col, j). Tile sizes are specialisation constants 3..6 (this
 // core leaves 6 unused); including shaders number theirs from 7.
 //
-// f16 arithmetic (MOTE_FP16_MATH, the f16m variant): the operands are
-// staged and multiplied as f16 (MATH_T), and the products of F16_RUN
-// consecutive k are summed in f16 registers; each run's sum is then added
-// to the f32 accumulators. The sum over the whole depth is therefore f32,
-// as the precision policy promises: a 4096-deep product of ones comes out
-// 4096, where f16 sums alone would stop at 2048 (adding 1 to 2048 rounds
-// back to 2048 in f16).
+// f16 arithmetic (MOTE_FP16_MATH, the f16m variant): the R block is staged
+// as f16, the operands are multiplied as f16 (MATH_T), and the products of
+// up to F16_RUN consecutive k (runs restart at each BK block) are summed in
+// f16 registers; each run's sum is then added to the f32 accumulators. The
+// sum over the whole depth is therefore f32: a 4096-deep product of ones
+// comes out 4096, where f16 sums alone would stop at 2048 (adding 1 to 2048
+// rounds back to 2048 in f16). What f16 cannot hold still goes wrong: a
+// product or a run's sum past 65504 is infinite even when the inputs and
+// the output are in range, and products below about 6e-5 are subnormal,
+// which many GPUs flush to zero. choose_gpu_precision measures this.
 
 #extension GL_EXT_control_flow_attributes : require
 

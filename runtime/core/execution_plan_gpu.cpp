@@ -84,6 +84,15 @@ bool names_op(const std::vector<std::string>& names, const fb::OpT& op, int inde
   });
 }
 
+// The op types whose GEMM shaders take f16 products (gpu_f16_arithmetic).
+// Attention and the recurrent ops run the same shaders but keep f32 products:
+// Attention sums Q K^T before its 1/sqrt(d) scale, so runs of unscaled
+// products pass f16's 65504 sooner, and a recurrent op's error feeds back
+// into every later step.
+bool takes_f16_products(fb::OpType type) {
+  return type == fb::OpType::Conv || type == fb::OpType::Gemm || type == fb::OpType::MatMul;
+}
+
 }  // namespace
 
 Status ExecutionPlan::place_steps() {
@@ -167,15 +176,22 @@ Status ExecutionPlan::place_steps() {
     // Build the pipelines now: a driver that fails to compile one sends the
     // op to the CPU instead of failing the model.
     Status built;
-    step.f16_math = false;
-    for (const vk::Dispatch& d : ctx.dispatches) {
-      const vk::PipelineKey key = vk::pipeline_key(d.shader, step.fp16, gpu_->f16_math, d.local, d.constants);
-      step.f16_math = step.f16_math || key.f16_math;
-      auto p = gpu_->device->pipelines().get(key);
-      if (!p.ok()) {
-        built = p.status();
-        break;
+    // With f16 products where granted; a driver failing to build one of
+    // those variants gets the step's f16-storage ones instead.
+    const bool f16_math = gpu_->f16_math && step.fp16 && takes_f16_products(op.type);
+    for (bool math : {f16_math, false}) {
+      built = {};
+      step.f16_math = false;
+      for (const vk::Dispatch& d : ctx.dispatches) {
+        const vk::PipelineKey key = vk::pipeline_key(d.shader, step.fp16, math, d.local, d.constants);
+        step.f16_math = step.f16_math || key.f16_math;
+        auto p = gpu_->device->pipelines().get(key);
+        if (!p.ok()) {
+          built = p.status();
+          break;
+        }
       }
+      if (built.ok() || !math) break;
     }
     if (!built.ok()) {
       step.cpu_reason = "pipeline failed to build: " + built.message();

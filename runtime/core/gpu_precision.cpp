@@ -180,9 +180,12 @@ std::string op_key(const fb::OpT& op, int index) {
   return key;
 }
 
-// choose_gpu_precision for one setting of options.gpu_f16_arithmetic.
+// choose_gpu_precision for one setting of options.gpu_f16_arithmetic;
+// `ran_f16_products`: some round ran an op with f16 products.
 Result<GpuPrecisionReport> choose_ops(std::shared_ptr<const Model> model, const std::vector<Tensor>& inputs,
-                                      SessionOptions options, const GpuPrecisionOptions& choose) {
+                                      SessionOptions options, const GpuPrecisionOptions& choose,
+                                      bool& ran_f16_products) {
+  ran_f16_products = false;
   auto say = [&](const std::string& line) {
     if (choose.progress) choose.progress(line);
   };
@@ -285,6 +288,7 @@ Result<GpuPrecisionReport> choose_ops(std::shared_ptr<const Model> model, const 
     for (size_t i = 0; i < ops.size(); ++i) {
       ops[i].f16 = f16.placement[i].precision == "f16";
       ops[i].f16_math = f16.placement[i].f16_arithmetic;
+      ran_f16_products = ran_f16_products || ops[i].f16_math;
     }
     if (round == 0 && kept.empty()) report.error_all_f16 = error;
     report.rounds = round + 1;
@@ -317,8 +321,7 @@ Result<GpuPrecisionReport> choose_ops(std::shared_ptr<const Model> model, const 
     if (auto it = kept.find(p.op_index); it != kept.end()) p.reason = it->second;
     report.ops.push_back(p);
   }
-  const bool f16_math_missed = !report.met && std::any_of(report.ops.begin(), report.ops.end(),
-                                                          [](const auto& op) { return op.f16_arithmetic; });
+  const bool f16_math_missed = !report.met && ran_f16_products;
   if (!report.met && !f16_math_missed) {
     std::snprintf(text, sizeof text, "outputs within %.3g of f32 at best, over the tolerance %.3g: run in f32",
                   report.error_chosen, choose.tolerance);
@@ -347,10 +350,9 @@ Result<GpuPrecisionReport> choose_gpu_precision(std::shared_ptr<const Model> mod
                                                 SessionOptions options, const GpuPrecisionOptions& choose) {
   if (!model) return invalid_argument("choose_gpu_precision: no model");
   if (!(choose.tolerance > 0)) return invalid_argument("choose_gpu_precision: tolerance must be positive");
-  MOTE_ASSIGN_OR_RETURN(GpuPrecisionReport report, choose_ops(model, inputs, options, choose));
-  const bool f16_math =
-      std::any_of(report.ops.begin(), report.ops.end(), [](const auto& op) { return op.f16_arithmetic; });
-  if (report.met || !f16_math) return report;
+  bool ran_f16_products = false;
+  MOTE_ASSIGN_OR_RETURN(GpuPrecisionReport report, choose_ops(model, inputs, options, choose, ran_f16_products));
+  if (report.met || !ran_f16_products) return report;
   // f16 products cost more accuracy than the tolerance allows even with ops
   // kept f32: choose again with f16 storage alone, before giving up on f16.
   if (choose.progress) {
@@ -362,7 +364,7 @@ Result<GpuPrecisionReport> choose_gpu_precision(std::shared_ptr<const Model> mod
     choose.progress(text);
   }
   options.gpu_f16_arithmetic = false;
-  MOTE_ASSIGN_OR_RETURN(GpuPrecisionReport storage, choose_ops(model, inputs, options, choose));
+  MOTE_ASSIGN_OR_RETURN(GpuPrecisionReport storage, choose_ops(model, inputs, options, choose, ran_f16_products));
   storage.error_f16_arithmetic = report.error_chosen;
   return storage;
 }

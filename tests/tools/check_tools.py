@@ -366,6 +366,8 @@ def run_fp16_arithmetic(args):
     # The MatMul (depth 32) with f16 storage and f16 products: marked "f16
     # math" in the placement, counted in the storage line, and within f16's
     # error of the CPU's output. Without shaderFloat16 the line says so.
+    expect_clean_failure([args.run, model(args, "matmul.mote"), "--backend", "vulkan", "--fp16-arithmetic"],
+                         "mote-run", contains=["--fp16"])
     if not expect_ok([args.info, "--devices"]).startswith("device "):
         return  # run_vulkan covers the CPU fallback
     cmd = [args.run, model(args, "matmul.mote"), "--backend", "vulkan", "--fp16", "on", "--fp16-arithmetic",

@@ -44,6 +44,22 @@ TEST(AttentionVk, MatchesReference) {
   expect_vulkan_matches_reference(attention_op(true, 0.5f), qkv({3}, {3}, 5, 7, 8, 2, 3), kTol);
 }
 
+// With f16 products asked for (SessionOptions::gpu_f16_arithmetic),
+// Attention keeps f32 products on the same GEMM shaders: it sums Q K^T
+// before scaling it (execution_plan_gpu.cpp, takes_f16_products).
+TEST(AttentionVk, KeepsF32ProductsUnderF16Arithmetic) {
+  MOTE_REQUIRE_VULKAN();
+  if (!device_has_fp16_storage()) GTEST_SKIP() << "no f16 storage";
+  SessionOptions options;
+  options.gpu_f16_arithmetic = true;
+  auto run = run_op_vulkan(attention_op(false), qkv({1, 2}, {1, 2}, 16, 16, 8, 8, 4), GpuPrecision::kF16Storage,
+                           kValueInputs, options);
+  ASSERT_TRUE(run.ok()) << run.status().to_string();
+  ASSERT_EQ(run->placement[0].device, "vulkan") << run->placement[0].reason;
+  EXPECT_EQ(run->placement[0].precision, "f16");
+  EXPECT_FALSE(run->placement[0].f16_arithmetic);
+}
+
 TEST(AttentionVk, SharedMasksAndAFullyMaskedRow) {
   MOTE_REQUIRE_VULKAN();
   Inputs in = qkv({2, 3}, {2, 3}, 17, 11, 8, 8, 5);

@@ -133,6 +133,10 @@ TEST(F16Arithmetic, ProductsOfARunAreSummedInF16) {
 // Rule two: the runs' sums are added in f32. Summing 4096 products of ones
 // in f16 would stop at 2048 (2048 + 1 rounds to 2048); in runs of 8 added
 // in f32 it is exact, and 4096 is an f16 value, so it is stored exactly.
+// Where the depth is split (split-K, parts of 256 or less, summed in f32),
+// each part's sum is exact in f16 too, so the test shows the rule only
+// without split-K: lavapipe's register core and CTest's
+// vulkan_gemm_shared_core_large.
 TEST(F16Arithmetic, SumsOverTheDepthAreF32) {
   MOTE_REQUIRE_VULKAN();
   if (!device_has_fp16_storage()) GTEST_SKIP() << "no f16 storage";
@@ -148,7 +152,9 @@ TEST(F16Arithmetic, SumsOverTheDepthAreF32) {
 
 // choose_gpu_precision with f16 products asked for: the dot product above
 // is 1.7e-3 off with them and 2.4e-4 with f16 storage alone. Under a
-// tolerance of 1e-3 the products are dropped, under 1e-2 kept.
+// tolerance of 1e-3 the products are dropped, under 1e-2 kept. (The op
+// grows its input's error 1.7e-3 / 2^-11 = 3.5x, under the 4x at which
+// the rounds would keep it f32 instead: gpu_precision::kMinGrowth.)
 TEST(F16Arithmetic, ChooseGpuPrecisionDropsProductsOverTheTolerance) {
   MOTE_REQUIRE_VULKAN();
   if (!device_has_fp16_storage()) GTEST_SKIP() << "no f16 storage";

@@ -66,14 +66,15 @@ struct SessionOptions {
   // choose_gpu_precision (mote/gpu.hpp; `--fp16 auto` in the tools) picks
   // them by measuring each op's error on a calibration input.
   std::vector<std::string> gpu_f32_ops;
-  // With kF16Storage: the matrix products and convolutions on the implicit
-  // GEMM (Conv, Gemm, MatMul) of the f16 ops also multiply in f16, summing
-  // the products of 8 consecutive depth values in f16 and those sums in f32
-  // (GPUs with fast f16 run such products up to twice as fast). Needs the
-  // device's shaderFloat16; without it the products stay f32 and
-  // PlanStats::gpu_precision says so. Other kernels (depthwise, Winograd,
-  // elementwise) keep f32 arithmetic. Adds error on top of f16 storage:
-  // choose_gpu_precision, given these options, measures it per op.
+  // With kF16Storage: the f16 ops' Conv (on the implicit GEMM), Gemm and
+  // MatMul also multiply in f16, summing the products of 8 consecutive depth
+  // values in f16 and those sums in f32 (GPUs with fast f16 run such
+  // products up to twice as fast). Needs the device's shaderFloat16; without
+  // it the products stay f32 and PlanStats::gpu_precision says so. Other
+  // kernels (depthwise, Attention, recurrent, elementwise) keep f32
+  // arithmetic. Adds error on top of f16 storage, and a product or an 8-term
+  // sum past 65504 becomes infinite even where inputs and outputs fit f16:
+  // choose_gpu_precision, given these options, measures both per op.
   bool gpu_f16_arithmetic = false;
   // Op types ("Softmax"), op names, or "#N" (the op at index N of the graph)
   // forced onto the CPU.

@@ -8,14 +8,15 @@
 namespace mote::tools {
 
 void add_fp16_option(CLI::App& app, Fp16Option& option) {
-  app.add_option("--fp16", option.mode,
-                 "with vulkan: store float tensors as f16 on the GPU (arithmetic stays f32 unless "
-                 "--fp16-arithmetic): on, off, or auto to "
-                 "keep f32 the ops whose error grows, measured on this run's inputs (docs/vulkan.md, 'Mixed "
-                 "precision'); --fp16 alone is on, the default off")
-      ->expected(0, 1)
-      ->default_str("on")
-      ->check(CLI::IsMember({"on", "off", "auto"}));
+  CLI::Option* fp16 =
+      app.add_option("--fp16", option.mode,
+                     "with vulkan: store float tensors as f16 on the GPU (arithmetic stays f32 unless "
+                     "--fp16-arithmetic): on, off, or auto to "
+                     "keep f32 the ops whose error grows, measured on this run's inputs (docs/vulkan.md, 'Mixed "
+                     "precision'); --fp16 alone is on, the default off")
+          ->expected(0, 1)
+          ->default_str("on")
+          ->check(CLI::IsMember({"on", "off", "auto"}));
   app.add_option("--fp16-tolerance", option.tolerance,
                  "with --fp16 auto: the largest accepted max|f16 - f32| / max|f32| of an output")
       ->capture_default_str()
@@ -23,7 +24,8 @@ void add_fp16_option(CLI::App& app, Fp16Option& option) {
   app.add_flag("--fp16-arithmetic", option.arithmetic,
                "with --fp16 on or auto: the f16 ops' convolutions and matrix products also multiply in f16, "
                "summing 8 products at a time in f16 and those sums in f32 (needs the device's shaderFloat16; "
-               "docs/vulkan.md, 'Mixed precision')");
+               "docs/vulkan.md, 'Mixed precision')")
+      ->needs(fp16);
 }
 
 Status apply_fp16_option(const Fp16Option& option, const std::shared_ptr<const Model>& model,
@@ -51,9 +53,11 @@ Status apply_fp16_option(const Fp16Option& option, const std::shared_ptr<const M
   char math[96] = "";
   if (r.f16_arithmetic) {
     std::snprintf(math, sizeof math, ", %d with f16 products", f16_math);
-  } else if (options.gpu_f16_arithmetic) {
+  } else if (r.error_f16_arithmetic > 0) {
     std::snprintf(math, sizeof math, ", products f32 (with f16 products: within %.2g at best)",
                   r.error_f16_arithmetic);
+  } else if (options.gpu_f16_arithmetic) {
+    std::snprintf(math, sizeof math, ", products f32 (no op ran f16 products on this device)");
   }
   std::printf(
       "fp16 auto on %s: %d of %zu GPU ops kept f32%s; outputs within %.2g of f32 (all f16: %.2g), %d f16 run%s\n",
