@@ -113,7 +113,7 @@ struct ShaderInfo {{
   const char* name;      // file name without .comp
   uint32_t bindings;     // storage buffers at bindings 0..bindings-1
   uint32_t push_bytes;   // push-constant block size
-  uint32_t features;     // ShaderFeature bits (both variants)
+  uint32_t features;     // ShaderFeature bits (every variant)
   ShaderSpirv f32;       // f32 storage
   ShaderSpirv f16;       // f16 storage (needs kFp16Storage as well)
   // f16 storage and f16 products (gemm_tile.glsl); needs shaderFloat16 as
