@@ -5,7 +5,7 @@
 // summed in f16 and those sums summed in f32, each shown by a product whose
 // result only that rule gives; and choose_gpu_precision dropping f16
 // products that cost more than the tolerance. CTest runs these again on the
-// shared-memory core and with shaderFloat16 switched off
+// shared-memory core (whole and split-K) and with shaderFloat16 switched off
 // (MOTE_VK_DISABLE=f16math), where the products stay f32 and say why.
 #include <cmath>
 
