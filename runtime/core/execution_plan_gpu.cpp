@@ -22,8 +22,7 @@ namespace mote {
 struct ExecutionPlan::GpuState {
   vk::Device* device = nullptr;
   bool fp16 = false;  // f16 storage, but for the ops of gpu_f32_ops
-  bool f16_math = false;      // f16 products in the f16 steps (gpu_f16_arithmetic)
-  std::string f16_math_note;  // why gpu_f16_arithmetic was not granted, for PlanStats
+  bool f16_math = false;  // f16 products in the f16 steps (gpu_f16_arithmetic and shaderFloat16)
   // Per step: the kernel's plan while placing; moved into the program.
   std::vector<std::unique_ptr<vk::ProgramStep>> work;
   std::vector<bool> slot_read_by_cpu;
@@ -111,10 +110,7 @@ Status ExecutionPlan::place_steps() {
   }
   gpu_->device->pipelines().configure_cache(options_.pipeline_cache_dir);
   const vk::DeviceFeatures& features = gpu_->device->features();
-  if (gpu_->fp16 && options_.gpu_f16_arithmetic) {
-    gpu_->f16_math = features.shader_float16;
-    if (!gpu_->f16_math) gpu_->f16_math_note = "; products in f32: this device has no shaderFloat16";
-  }
+  gpu_->f16_math = gpu_->fp16 && options_.gpu_f16_arithmetic && features.shader_float16;
   std::optional<vk::GemmTileLimits> gemm_override;
   vk::GemmTuning tuning;
   if (!options_.gpu_gemm_tile.empty()) {
@@ -340,10 +336,12 @@ Status ExecutionPlan::build_gpu_program() {
       int f16_math_steps = 0;
       for (const vk::ProgramStep& s : steps) f16_math_steps += s.f16_math ? 1 : 0;
       const std::string math = gpu_->f16_math ? " (" + std::to_string(f16_math_steps) + " with f16 products)" : "";
+      const bool refused = options_.gpu_f16_arithmetic && !gpu_->f16_math;
       stats_.gpu_precision = "f16 storage: " + std::to_string(precision.f16_steps) + " GPU ops f16" + math + ", " +
                              std::to_string(precision.f32_steps) + " f32 (gpu_f32_ops), " +
                              std::to_string(precision.conversions) +
-                             (precision.conversions == 1 ? " conversion" : " conversions") + gpu_->f16_math_note;
+                             (precision.conversions == 1 ? " conversion" : " conversions") +
+                             (refused ? "; products in f32: this device has no shaderFloat16" : "");
     } else if (stats_.gpu_precision.empty()) {
       stats_.gpu_precision = "f32";
     }

@@ -261,8 +261,7 @@ Status bench(const BenchOptions& o) {
         std::find(backends.begin(), backends.end(), "vulkan") != backends.end() ? Backend::kVulkan : Backend::kAuto;
     MOTE_RETURN_IF_ERROR(apply_fp16_option(o.fp16, f.model, f.inputs, f.precision));
   } else if (o.fp16.mode == "on") {
-    f.precision.gpu_precision = GpuPrecision::kF16Storage;
-    f.precision.gpu_f16_arithmetic = o.fp16.arithmetic;
+    MOTE_RETURN_IF_ERROR(apply_fp16_option(o.fp16, f.model, f.inputs, f.precision));  // no measuring for "on"
   }
   if (o.tune) MOTE_RETURN_IF_ERROR(tune(f, o));
   std::vector<BackendResult> results;
