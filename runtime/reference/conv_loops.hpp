@@ -28,10 +28,10 @@ inline TapsInside taps_inside(int64_t origin, int64_t dilation, int64_t kernel, 
 // order depth, row, column, channel. The ranges of taps inside the image and
 // the index arithmetic are worked out once per output element and kernel
 // position, not per tap, and the channels are the innermost loop, so a 1x1
-// convolution is one loop: the reference runs under every op test, network
-// test and sanitizer, where it was most of the time (tests/core/
-// blocked_layout_test.cpp's chains: 15 ns a tap with the channel outermost
-// and the bounds checked per tap).
+// convolution is one loop. The op and network tests run the reference
+// under ASan and qemu too; with the channel outermost and the bounds checked
+// per tap it took 15 ns a tap, 95 % of the longest unit test
+// (BlockedLayout.ChainsMatchTheReference, now 0.7 s instead of 3.7).
 template <class Element>
 void for_each_conv_output(const ConvGeometry& g, Element&& element) {
   const auto& in = g.in_size;
