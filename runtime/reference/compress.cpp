@@ -40,9 +40,10 @@ Status non_zero(KernelContext& ctx) {
   int64_t* out = ctx.out(0).data<int64_t>();
   const int64_t count = ctx.out(0).dim(1);
   int64_t n = 0;
+  std::vector<int64_t> index;
   for (int64_t i = 0; i < x.numel(); ++i) {
     if (values[static_cast<size_t>(i)] == 0.0) continue;
-    const std::vector<int64_t> index = unravel_index(i, x.shape());
+    unravel_index(i, x.shape(), index);
     for (size_t d = 0; d < index.size(); ++d) out[static_cast<int64_t>(d) * count + n] = index[d];
     ++n;
   }

@@ -12,8 +12,9 @@ Status concat(KernelContext& ctx) {
   auto axis = normalize_axis(attrs<fb::AxisAttrsT>(ctx.op).axis, out.rank());
   if (!axis.ok()) return ctx.fail(axis.status().message());
   const size_t a = static_cast<size_t>(*axis);
+  std::vector<int64_t> index;
   for (int64_t i = 0; i < out.numel(); ++i) {
-    std::vector<int64_t> index = unravel_index(i, out.shape());
+    unravel_index(i, out.shape(), index);
     size_t input = 0;
     while (index[a] >= ctx.in(input).dim(*axis)) index[a] -= ctx.in(input++).dim(*axis);
     copy_element_at(ctx.in(input), ravel_index(index, ctx.in(input).shape()), out, i);
@@ -26,9 +27,10 @@ Status split(KernelContext& ctx) {
   auto axis = normalize_axis(attrs<fb::SplitAttrsT>(ctx.op).axis, in.rank());
   if (!axis.ok()) return ctx.fail(axis.status().message());
   int64_t offset = 0;
+  std::vector<int64_t> index;
   for (Tensor* out : ctx.outputs) {
     for (int64_t i = 0; i < out->numel(); ++i) {
-      std::vector<int64_t> index = unravel_index(i, out->shape());
+      unravel_index(i, out->shape(), index);
       index[static_cast<size_t>(*axis)] += offset;
       copy_element_at(in, ravel_index(index, in.shape()), *out, i);
     }

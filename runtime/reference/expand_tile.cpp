@@ -10,9 +10,10 @@ Status expand(KernelContext& ctx) {
   const Tensor& in = ctx.in(0);
   Tensor& out = ctx.out(0);
   const size_t skipped = out.shape().size() - in.shape().size();
+  std::vector<int64_t> out_index, in_index;
   for (int64_t i = 0; i < out.numel(); ++i) {
-    std::vector<int64_t> out_index = unravel_index(i, out.shape());
-    std::vector<int64_t> in_index(out_index.begin() + static_cast<int64_t>(skipped), out_index.end());
+    unravel_index(i, out.shape(), out_index);
+    in_index.assign(out_index.begin() + static_cast<int64_t>(skipped), out_index.end());
     for (size_t k = 0; k < in_index.size(); ++k) {
       if (in.shape()[k] == 1) in_index[k] = 0;
     }
@@ -25,8 +26,9 @@ Status expand(KernelContext& ctx) {
 Status tile(KernelContext& ctx) {
   const Tensor& in = ctx.in(0);
   Tensor& out = ctx.out(0);
+  std::vector<int64_t> index;
   for (int64_t i = 0; i < out.numel(); ++i) {
-    std::vector<int64_t> index = unravel_index(i, out.shape());
+    unravel_index(i, out.shape(), index);
     for (size_t k = 0; k < index.size(); ++k) index[k] %= in.shape()[k];
     copy_element_at(in, ravel_index(index, in.shape()), out, i);
   }

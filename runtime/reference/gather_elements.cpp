@@ -20,8 +20,9 @@ Status for_each_target(const KernelContext& ctx, const Tensor& data, const Tenso
   auto axis = normalize_axis(axis_attr, data.rank());
   if (!axis.ok()) return ctx.fail(axis.status().message());
   const size_t a = static_cast<size_t>(*axis);
+  std::vector<int64_t> index;
   for (int64_t k = 0; k < indices.numel(); ++k) {
-    std::vector<int64_t> index = unravel_index(k, indices.shape());
+    unravel_index(k, indices.shape(), index);
     auto along = element_index(indices, k, data.dim(*axis));
     if (!along.ok()) return ctx.fail(along.status().message());
     index[a] = *along;

@@ -148,8 +148,9 @@ Status affine_grid(KernelContext& ctx) {
   float* out = ctx.out(0).data<float>();
   for (int64_t n = 0; n < (*size)[0]; ++n) {
     const float* t = theta.data<float>() + n * static_cast<int64_t>(r * (r + 1));
+    std::vector<int64_t> index;
     for (int64_t p = 0; p < points; ++p) {
-      const std::vector<int64_t> index = unravel_index(p, dims);
+      unravel_index(p, dims, index);
       // Homogeneous base coordinates, innermost dimension first: (x, y, [z,] 1).
       std::vector<double> base(r + 1, 1.0);
       for (size_t d = 0; d < r; ++d) {

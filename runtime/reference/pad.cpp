@@ -19,8 +19,9 @@ Status pad(KernelContext& ctx) {
   const bool has_constant = ctx.has_input(2) && ctx.in(2).numel() == 1;
   if (has_constant && ctx.in(2).dtype() != in.dtype()) return ctx.fail("'constant_value' dtype differs from the data's");
   const size_t size = dtype_size(in.dtype());
+  std::vector<int64_t> index;
   for (int64_t i = 0; i < out.numel(); ++i) {
-    std::vector<int64_t> index = unravel_index(i, out.shape());
+    unravel_index(i, out.shape(), index);
     bool inside = true;
     for (size_t k = 0; k < index.size() && inside; ++k) {
       index[k] = pad_source_index(mode, index[k], in.shape()[k], amounts->begin[k], amounts->end[k]);

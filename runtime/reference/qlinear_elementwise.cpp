@@ -30,8 +30,9 @@ Status qlinear_binary(KernelContext& ctx, bool multiply) {
   Tensor& y = ctx.out(0);
   const std::vector<int64_t> sa = broadcast_strides(a.shape(), y.shape());
   const std::vector<int64_t> sb = broadcast_strides(b.shape(), y.shape());
+  std::vector<int64_t> index;
   for (int64_t i = 0; i < y.numel(); ++i) {
-    const std::vector<int64_t> index = unravel_index(i, y.shape());
+    unravel_index(i, y.shape(), index);
     const double ra = double{q[0].scale} * (int8_element(a, strided_offset(index, sa)) - q[0].zero);
     const double rb = double{q[1].scale} * (int8_element(b, strided_offset(index, sb)) - q[1].zero);
     const double real = apply_fused_activation(ctx.op.fused.get(), multiply ? ra * rb : ra + rb);
@@ -51,13 +52,14 @@ Status qlinear_concat(KernelContext& ctx) {
   if (!axis.ok()) return ctx.fail(axis.status().message());
   const auto at = static_cast<size_t>(*axis);
   int64_t start = 0;  // of the current input along the axis
+  std::vector<int64_t> index;
   for (size_t k = 0; k < qconcat_count(ctx.inputs.size()); ++k) {
     const QuantOperand operand = qconcat_input(k);
     auto xq = read_tensor_quant(ctx.inputs, operand, qconcat_label(k));
     if (!xq.ok()) return ctx.fail(xq.status().message());
     const Tensor& x = ctx.in(operand.data);
     for (int64_t i = 0; i < x.numel(); ++i) {
-      std::vector<int64_t> index = unravel_index(i, x.shape());
+      unravel_index(i, x.shape(), index);
       index[at] += start;
       const double real = double{xq->scale} * (int8_element(x, i) - xq->zero);
       store_requantized(real, yq->scale, yq->zero, y, ravel_index(index, y.shape()));

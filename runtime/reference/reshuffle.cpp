@@ -30,8 +30,9 @@ Status center_crop_pad(KernelContext& ctx) {
     offset[d] = from >= to ? (from - to) / 2 : -((to - from) / 2);
   }
   std::memset(out.raw(), 0, out.bytes());
+  std::vector<int64_t> index;
   for (int64_t i = 0; i < out.numel(); ++i) {
-    std::vector<int64_t> index = unravel_index(i, out.shape());
+    unravel_index(i, out.shape(), index);
     bool inside = true;
     for (size_t d = 0; d < index.size(); ++d) {
       index[d] += offset[d];
@@ -48,8 +49,9 @@ Status reverse_sequence(KernelContext& ctx) {
   const auto& a = attrs<fb::SequenceAttrsT>(ctx.op);
   const std::vector<int64_t> lengths = ctx.in(1).to_int64s();
   const auto batch_axis = static_cast<size_t>(a.batch_axis), time_axis = static_cast<size_t>(a.time_axis);
+  std::vector<int64_t> index;
   for (int64_t i = 0; i < out.numel(); ++i) {
-    std::vector<int64_t> index = unravel_index(i, out.shape());
+    unravel_index(i, out.shape(), index);
     const int64_t length = std::min(lengths[static_cast<size_t>(index[batch_axis])], in.shape()[time_axis]);
     if (index[time_axis] < length) index[time_axis] = length - 1 - index[time_axis];
     copy_element_at(in, ravel_index(index, in.shape()), out, i);

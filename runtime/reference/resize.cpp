@@ -98,9 +98,10 @@ Status resize(KernelContext& ctx) {
   if (!axes.ok()) return ctx.fail(axes.status().message());
   const size_t rank = axes->size();
 
+  std::vector<int64_t> index;
+  std::vector<double> coordinate(rank);
   for (int64_t i = 0; i < out.numel(); ++i) {
-    std::vector<int64_t> index = unravel_index(i, out.shape());
-    std::vector<double> coordinate(rank);
+    unravel_index(i, out.shape(), index);
     bool outside = false;
     for (size_t k = 0; k < rank; ++k) {
       if (crop) {

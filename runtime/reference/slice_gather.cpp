@@ -14,8 +14,9 @@ Status slice(KernelContext& ctx) {
   Tensor& out = ctx.out(0);
   auto slices = resolve_slice(in.shape(), ctx.in(1), ctx.in(2), optional_input(ctx, 3), optional_input(ctx, 4));
   if (!slices.ok()) return ctx.fail(slices.status().message());
+  std::vector<int64_t> index;
   for (int64_t i = 0; i < out.numel(); ++i) {
-    std::vector<int64_t> index = unravel_index(i, out.shape());
+    unravel_index(i, out.shape(), index);
     for (size_t k = 0; k < index.size(); ++k) index[k] = (*slices)[k].start + index[k] * (*slices)[k].step;
     copy_element_at(in, ravel_index(index, in.shape()), out, i);
   }
@@ -33,10 +34,11 @@ Status gather(KernelContext& ctx) {
   auto picked = gather_indices(indices, data.dim(*axis));
   if (!picked.ok()) return ctx.fail(picked.status().message());
   const size_t index_rank = static_cast<size_t>(indices.rank());
+  std::vector<int64_t> out_index, in_index;
   for (int64_t i = 0; i < out.numel(); ++i) {
-    std::vector<int64_t> out_index = unravel_index(i, out.shape());
-    std::vector<int64_t> which(out_index.begin() + a, out_index.begin() + a + index_rank);
-    std::vector<int64_t> in_index(out_index.begin(), out_index.begin() + a);
+    unravel_index(i, out.shape(), out_index);
+    const std::span<const int64_t> which(out_index.data() + a, index_rank);
+    in_index.assign(out_index.begin(), out_index.begin() + a);
     in_index.push_back((*picked)[static_cast<size_t>(ravel_index(which, indices.shape()))]);
     in_index.insert(in_index.end(), out_index.begin() + a + index_rank, out_index.end());
     copy_element_at(data, ravel_index(in_index, data.shape()), out, i);

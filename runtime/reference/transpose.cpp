@@ -11,9 +11,9 @@ Status transpose(KernelContext& ctx) {
   Tensor& out = ctx.out(0);
   auto perm = transpose_perm(ctx.op, in.rank());
   if (!perm.ok()) return ctx.fail(perm.status().message());
+  std::vector<int64_t> out_index, in_index(out.shape().size());
   for (int64_t i = 0; i < out.numel(); ++i) {
-    std::vector<int64_t> out_index = unravel_index(i, out.shape());
-    std::vector<int64_t> in_index(out_index.size());
+    unravel_index(i, out.shape(), out_index);
     for (size_t k = 0; k < out_index.size(); ++k) in_index[static_cast<size_t>((*perm)[k])] = out_index[k];
     copy_element_at(in, ravel_index(in_index, in.shape()), out, i);
   }

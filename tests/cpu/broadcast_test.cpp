@@ -57,8 +57,9 @@ TEST(BroadcastPlan, SegmentsAddressEveryElementOfAnyChunk) {
       for_each_segment(plan, begin, end, [&](const BroadcastSegment& s) {
         ASSERT_EQ(s.out_offset, next);
         ASSERT_GT(s.length, 0);
+        std::vector<int64_t> index;
         for (int64_t i = 0; i < s.length; ++i) {
-          const std::vector<int64_t> index = reference::unravel_index(s.out_offset + i, out);
+          reference::unravel_index(s.out_offset + i, out, index);
           for (int k = 0; k < 3; ++k) {
             int64_t expected = 0;
             for (size_t d = 0; d < index.size(); ++d) expected += index[d] * strides[k][d];
