@@ -10,10 +10,10 @@
 // tests pass than the floor recorded in the repository (floors.txt), so CTest
 // catches regressions while known failures are worked on.
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "tests/conformance/isolate.hpp"
@@ -58,6 +58,69 @@ void print_op_table(FILE* out, const std::map<std::string, OpCounts>& ops, bool 
       std::fprintf(out, "%-24s %6d %6d %6d\n", op.c_str(), c.passed + c.failed, c.passed, c.failed);
     }
   }
+}
+
+// One test's result, from its name: skipped (the selection leaves it out),
+// or its outcome and the op types it counts for.
+struct Verdict {
+  bool skipped = false;
+  Outcome outcome;
+  std::set<std::string> op_types;
+};
+
+Verdict skipped_test() {
+  Verdict v;
+  v.skipped = true;
+  return v;
+}
+
+Verdict failed_test(std::string why, std::set<std::string> op_types = {}) {
+  Verdict v;
+  v.outcome.reason = std::move(why);
+  v.op_types = std::move(op_types);
+  return v;
+}
+
+Verdict judge(const std::string& suite, const std::string& name, const Selection& selection, Backend backend,
+              double rtol, double atol) {
+  auto test = load_test(suite, name);
+  if (!test.ok()) {
+    // An unreadable model is a failure only when the test was meant to run.
+    if (selection.listed && !selection.listed->count(name)) return skipped_test();
+    return failed_test(test.status().message());
+  }
+  if (!skip_reason(selection, *test).empty()) return skipped_test();
+  Verdict v;
+  v.outcome = run_test(*test, backend, tolerance_for(*test, rtol, atol));
+  v.op_types = test->op_types;
+  return v;
+}
+
+// A Verdict through the worker's pipe: a kind letter (S skipped, P passed,
+// G passed with GPU ops, F failed), the op types separated by spaces, a
+// newline, the reason.
+std::string encode(const Verdict& v) {
+  std::string text(1, v.skipped ? 'S' : !v.outcome.passed ? 'F' : v.outcome.used_gpu ? 'G' : 'P');
+  for (const std::string& op : v.op_types) text += (text.size() > 1 ? " " : "") + op;
+  return text + "\n" + v.outcome.reason;
+}
+
+Verdict decode(const std::string& text) {
+  Verdict v;
+  v.skipped = text[0] == 'S';
+  v.outcome.passed = text[0] == 'P' || text[0] == 'G';
+  v.outcome.used_gpu = text[0] == 'G';
+  const size_t line_end = text.find('\n');
+  std::istringstream ops(text.substr(1, line_end - 1));
+  for (std::string op; ops >> op;) v.op_types.insert(op);
+  v.outcome.reason = text.substr(line_end + 1);
+  return v;
+}
+
+// The test a worker died in: a failure, counted for its op types.
+Verdict died_in(const std::string& suite, const std::string& name, const std::string& why) {
+  auto test = load_test(suite, name);
+  return failed_test(why, test.ok() ? test->op_types : std::set<std::string>{});
 }
 
 }  // namespace
@@ -107,42 +170,46 @@ int main(int argc, char** argv) {
     return 2;
   }
   int passed = 0, failed = 0, skipped = 0, passed_on_gpu = 0;
-  std::map<std::string, OpCounts> per_op;
+  std::vector<std::string> selected;
   for (const std::string& name : names) {
-    if (!filter.empty() && name.find(filter) == std::string::npos) {
+    if (filter.empty() || name.find(filter) != std::string::npos) {
+      selected.push_back(name);
+    } else {
       ++skipped;
-      continue;
     }
-    auto test = load_test(suite, name);
-    if (!test.ok()) {
-      // An unreadable model is a failure only when the test was meant to run.
-      if (selection->listed && !selection->listed->count(name)) {
-        ++skipped;
-      } else {
-        ++failed;
-        std::printf("FAIL %s: %s\n", name.c_str(), test.status().message().c_str());
-      }
-      continue;
-    }
-    if (!skip_reason(*selection, *test).empty()) {
+  }
+  const auto judge_test = [&](size_t i) { return judge(suite, selected[i], *selection, *backend, rtol, atol); };
+  std::map<std::string, OpCounts> per_op;
+  const auto count = [&](size_t i, const Verdict& v) {
+    const std::string& name = selected[i];
+    if (v.skipped) {
       ++skipped;
-      continue;
+      return;
     }
-    Tolerance tol = tolerance_for(*test, rtol, atol);
-    auto body = [&] { return run_test(*test, *backend, tol); };
-    Outcome o = no_fork ? body() : run_isolated(body, timeout_s);
-    for (const std::string& op : test->op_types) (o.passed ? per_op[op].passed : per_op[op].failed)++;
-    if (o.passed) {
+    for (const std::string& op : v.op_types) (v.outcome.passed ? per_op[op].passed : per_op[op].failed)++;
+    if (v.outcome.passed) {
       ++passed;
-      if (o.used_gpu) ++passed_on_gpu;
-      if (*backend == Backend::kVulkan && !o.used_gpu && !quiet) std::printf("CPU  %s: %s\n", name.c_str(), o.reason.c_str());
+      if (v.outcome.used_gpu) ++passed_on_gpu;
+      if (*backend == Backend::kVulkan && !v.outcome.used_gpu && !quiet) {
+        std::printf("CPU  %s: %s\n", name.c_str(), v.outcome.reason.c_str());
+      }
     } else {
       ++failed;
       // One line per failure: newlines in multi-line reasons are folded.
-      for (char& c : o.reason) c = c == '\n' ? ' ' : c;
-      std::printf("FAIL %s: %s\n", name.c_str(), o.reason.c_str());
+      std::string reason = v.outcome.reason;
+      for (char& c : reason) c = c == '\n' ? ' ' : c;
+      std::printf("FAIL %s: %s\n", name.c_str(), reason.c_str());
     }
     std::fflush(stdout);
+  };
+  if (no_fork) {
+    for (size_t i = 0; i < selected.size(); ++i) count(i, judge_test(i));
+  } else {
+    run_in_workers(
+        selected.size(), [&](size_t i) { return encode(judge_test(i)); }, timeout_s,
+        [&](size_t i, const JobResult& r) {
+          count(i, r.completed ? decode(r.text) : died_in(suite, selected[i], r.text));
+        });
   }
 
   if (!quiet) {
