@@ -17,7 +17,7 @@ namespace mote::reference {
 // `index`. A loop over elements declares `index` once, outside: a vector
 // made per element spent a quarter of a reference-heavy test's time in
 // malloc and free (perf, GradRecurrent.UnrolledOpsComputeTheOpAndItsGradients),
-// more under ASan and qemu, where the reference runs in every test stage.
+// and more under ASan (21.0 -> 8.5 s for that test).
 inline void unravel_index(int64_t linear, const Shape& shape, std::vector<int64_t>& index) {
   index.resize(shape.size());
   for (size_t k = shape.size(); k-- > 0;) {

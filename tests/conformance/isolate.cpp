@@ -1,5 +1,7 @@
 #include "tests/conformance/isolate.hpp"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,12 +13,16 @@
 namespace mote::conformance {
 namespace {
 
-// Each job's result goes up the pipe as a frame: its length (8 bytes), then
-// its bytes.
+// Each job's result goes up the pipe as a frame: a header word (the text's
+// length times two, plus one if the worker retires after it), then the text.
+// A header claiming more than this is not one a worker wrote.
+constexpr uint64_t kMaxFrameBytes = uint64_t{1} << 26;
+
 bool write_all(int fd, const void* data, size_t size) {
   const char* p = static_cast<const char*>(data);
   while (size > 0) {
     const ssize_t n = write(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     p += n;
     size -= static_cast<size_t>(n);
@@ -28,6 +34,7 @@ bool read_all(int fd, void* data, size_t size) {
   char* p = static_cast<char*>(data);
   while (size > 0) {
     const ssize_t n = read(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     p += n;
     size -= static_cast<size_t>(n);
@@ -35,15 +42,16 @@ bool read_all(int fd, void* data, size_t size) {
   return true;
 }
 
-[[noreturn]] void worker(int fd, size_t first, size_t count, const std::function<std::string(size_t)>& job,
+[[noreturn]] void worker(int fd, size_t first, size_t count, const std::function<JobOutput(size_t)>& job,
                          int timeout_s) {
   for (size_t i = first; i < count; ++i) {
     alarm(static_cast<unsigned>(timeout_s));  // SIGALRM ends a hung job, and this worker with it
-    const std::string text = job(i);
+    const JobOutput out = job(i);
     alarm(0);
     std::fflush(stdout);
-    const uint64_t size = text.size();
-    if (!write_all(fd, &size, sizeof size) || !write_all(fd, text.data(), text.size())) _exit(1);
+    const uint64_t header = uint64_t{out.text.size()} * 2 + (out.retire_worker ? 1 : 0);
+    if (!write_all(fd, &header, sizeof header) || !write_all(fd, out.text.data(), out.text.size())) _exit(1);
+    if (out.retire_worker) _exit(0);
   }
   _exit(0);
 }
@@ -60,16 +68,24 @@ std::string death(int status, int timeout_s) {
 
 }  // namespace
 
-void run_in_workers(size_t count, const std::function<std::string(size_t)>& job, int timeout_s,
+void run_in_workers(size_t count, const std::function<JobOutput(size_t)>& job, int timeout_s,
                     const std::function<void(size_t, const JobResult&)>& on_result) {
   size_t next = 0;
   while (next < count) {
     int fds[2];
     std::fflush(stdout);
     std::fflush(stderr);
-    const pid_t pid = pipe(fds) == 0 ? fork() : -1;
-    if (pid < 0) {  // no pipe or process: run in this one rather than not at all
-      for (; next < count; ++next) on_result(next, {true, job(next)});
+    // Close-on-exec: a program a job starts must not hold the write end, or
+    // the end of a worker would not end the parent's reads.
+    if (pipe2(fds, O_CLOEXEC) != 0) {  // no pipe: run in this process rather than not at all
+      for (; next < count; ++next) on_result(next, {true, job(next).text});
+      return;
+    }
+    const pid_t pid = fork();
+    if (pid < 0) {
+      close(fds[0]);
+      close(fds[1]);
+      for (; next < count; ++next) on_result(next, {true, job(next).text});
       return;
     }
     if (pid == 0) {
@@ -77,16 +93,19 @@ void run_in_workers(size_t count, const std::function<std::string(size_t)>& job,
       worker(fds[1], next, count, job, timeout_s);
     }
     close(fds[1]);
-    uint64_t size = 0;
-    while (next < count && read_all(fds[0], &size, sizeof size)) {
-      std::string text(size, '\0');
+    bool retired = false;
+    uint64_t header = 0;
+    while (next < count && !retired && read_all(fds[0], &header, sizeof header) && header / 2 <= kMaxFrameBytes) {
+      std::string text(header / 2, '\0');
       if (!read_all(fds[0], text.data(), text.size())) break;
       on_result(next++, {true, std::move(text)});
+      retired = header % 2 != 0;
     }
     close(fds[0]);
     int status = 0;
-    waitpid(pid, &status, 0);
-    if (next < count) on_result(next++, {false, death(status, timeout_s)});
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!retired && next < count) on_result(next++, {false, death(status, timeout_s)});
   }
 }
 

@@ -13,11 +13,11 @@ namespace mote::conformance {
 namespace {
 
 TEST(RunInWorkers, EachFailureIsItsOwnJobAndTheRestStillRun) {
-  const auto job = [](size_t i) -> std::string {
+  const auto job = [](size_t i) {
     if (i == 1) std::abort();  // SIGABRT: not a signal the sanitizers take over
     if (i == 3) pause();       // until the timeout's SIGALRM
     if (i == 5) _exit(3);
-    return "job " + std::to_string(i) + " in process " + std::to_string(getpid());
+    return JobOutput{"job " + std::to_string(i) + " in process " + std::to_string(getpid())};
   };
   std::vector<size_t> order;
   std::vector<JobResult> results;
@@ -38,23 +38,34 @@ TEST(RunInWorkers, EachFailureIsItsOwnJobAndTheRestStillRun) {
   EXPECT_EQ(results[3].text, "timed out after 1 s");
   EXPECT_FALSE(results[5].completed);
   EXPECT_EQ(results[5].text, "the test process exited (status 3) without a result");
-  // One worker runs job after job: 0 and 2 ran in different ones (1 ended its
-  // worker), 4 and 6 too, while a worker that lives on keeps its process.
+  // Each death ends its worker: the jobs on either side ran in different ones.
   const auto pid_of = [&](size_t i) { return results[i].text.substr(results[i].text.rfind(' ') + 1); };
   EXPECT_NE(pid_of(0), pid_of(2));
+  EXPECT_NE(pid_of(2), pid_of(4));
+  EXPECT_NE(pid_of(4), pid_of(6));
 }
 
-TEST(RunInWorkers, ConsecutiveJobsShareOneWorker) {
+TEST(RunInWorkers, ConsecutiveJobsShareOneWorkerUntilOneRetiresIt) {
+  // Job 2 asks for a fresh process after it (as a test whose GPU faulted
+  // does): it still completes, and jobs 3 and 4 share the next worker.
   std::vector<std::string> pids;
   run_in_workers(
-      4, [](size_t) { return std::to_string(getpid()); }, 5,
+      5,
+      [](size_t i) {
+        return JobOutput{std::to_string(getpid()), i == 2};
+      },
+      5,
       [&](size_t, const JobResult& r) {
-        ASSERT_TRUE(r.completed);
+        ASSERT_TRUE(r.completed) << r.text;
         pids.push_back(r.text);
       });
-  ASSERT_EQ(pids.size(), 4u);
-  for (const std::string& pid : pids) EXPECT_EQ(pid, pids[0]);
+  ASSERT_EQ(pids.size(), 5u);
+  EXPECT_EQ(pids[1], pids[0]);
+  EXPECT_EQ(pids[2], pids[0]);
+  EXPECT_NE(pids[3], pids[0]);
+  EXPECT_EQ(pids[4], pids[3]);
   EXPECT_NE(pids[0], std::to_string(getpid()));
+  EXPECT_NE(pids[3], std::to_string(getpid()));
 }
 
 }  // namespace

@@ -39,14 +39,20 @@ Outcome run_test(const TestCase& test, Backend backend, const Tolerance& toleran
   // The tests are tiny: run them on the GPU even below the island threshold,
   // to test the kernels rather than the threshold.
   session_options.min_gpu_island_elements = 0;
+  // A GPU fault fails the test (instead of finishing it on the CPU) and
+  // says so, so the runner can start the next test in a fresh process.
+  session_options.gpu_faults = GpuFaultPolicy::kReturnError;
+  const auto failed = [](const std::string& why, const Status& status) {
+    return Outcome{false, why + status.message(), false, status.code() == StatusCode::kGpuFault};
+  };
   auto session = Session::create(*model, session_options);
-  if (!session.ok()) return {false, "session: " + session.status().message()};
+  if (!session.ok()) return failed("session: ", session.status());
 
   std::vector<TensorDesc> outputs = (*model)->outputs();
   for (const DataSet& set : *sets) {
     std::string where = sets->size() > 1 ? set.dir.substr(set.dir.rfind('/') + 1) + ": " : "";
     auto got = (*session)->run(set.inputs);
-    if (!got.ok()) return {false, where + "run: " + got.status().message()};
+    if (!got.ok()) return failed(where + "run: ", got.status());
     if (got->size() != set.outputs.size()) {
       return {false, where + "the model gives " + std::to_string(got->size()) + " outputs, the test stores " +
                          std::to_string(set.outputs.size())};

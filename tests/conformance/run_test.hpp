@@ -17,6 +17,9 @@ struct Outcome {
   std::string reason;
   // At least one op ran on the GPU (with --backend vulkan).
   bool used_gpu = false;
+  // The GPU faulted (kGpuFault): a lost device stays lost for the process,
+  // whose later tests would run on the CPU, so they need a fresh one.
+  bool gpu_fault = false;
 };
 
 Outcome run_test(const TestCase& test, Backend backend, const Tolerance& tolerance);
