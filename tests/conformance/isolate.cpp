@@ -18,29 +18,23 @@ namespace {
 // A header claiming more than this is not one a worker wrote.
 constexpr uint64_t kMaxFrameBytes = uint64_t{1} << 26;
 
+// read() or write() until all `size` bytes have moved; false at the end of
+// the pipe or on an error.
+template <class Byte, class Io>
+bool move_all(Io io, int fd, Byte* data, size_t size) {
+  while (size > 0) {
+    const ssize_t n = io(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
 bool write_all(int fd, const void* data, size_t size) {
-  const char* p = static_cast<const char*>(data);
-  while (size > 0) {
-    const ssize_t n = write(fd, p, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    p += n;
-    size -= static_cast<size_t>(n);
-  }
-  return true;
+  return move_all(write, fd, static_cast<const char*>(data), size);
 }
-
-bool read_all(int fd, void* data, size_t size) {
-  char* p = static_cast<char*>(data);
-  while (size > 0) {
-    const ssize_t n = read(fd, p, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    p += n;
-    size -= static_cast<size_t>(n);
-  }
-  return true;
-}
+bool read_all(int fd, void* data, size_t size) { return move_all(read, fd, static_cast<char*>(data), size); }
 
 [[noreturn]] void worker(int fd, size_t first, size_t count, const std::function<JobOutput(size_t)>& job,
                          int timeout_s) {
@@ -72,19 +66,16 @@ void run_in_workers(size_t count, const std::function<JobOutput(size_t)>& job, i
                     const std::function<void(size_t, const JobResult&)>& on_result) {
   size_t next = 0;
   while (next < count) {
-    int fds[2];
+    int fds[2] = {-1, -1};
     std::fflush(stdout);
     std::fflush(stderr);
     // Close-on-exec: a program a job starts must not hold the write end, or
     // the end of a worker would not end the parent's reads.
-    if (pipe2(fds, O_CLOEXEC) != 0) {  // no pipe: run in this process rather than not at all
-      for (; next < count; ++next) on_result(next, {true, job(next).text});
-      return;
-    }
-    const pid_t pid = fork();
-    if (pid < 0) {
-      close(fds[0]);
-      close(fds[1]);
+    const pid_t pid = pipe2(fds, O_CLOEXEC) == 0 ? fork() : -1;
+    if (pid < 0) {  // no pipe or no process: run in this one rather than not at all
+      for (int fd : fds) {
+        if (fd >= 0) close(fd);
+      }
       for (; next < count; ++next) on_result(next, {true, job(next).text});
       return;
     }

@@ -117,10 +117,6 @@ Verdict decode(const std::string& text) {
   return v;
 }
 
-// The test a worker died in: a failure, counted for no op type in the table
-// (reading its model again here could take this process down with it).
-Verdict died_in(const std::string& why) { return failed_test(why); }
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -209,7 +205,12 @@ int main(int argc, char** argv) {
           const Verdict v = judge_test(i);
           return JobOutput{encode(v), v.outcome.gpu_fault};
         },
-        timeout_s, [&](size_t i, const JobResult& r) { count(i, r.completed ? decode(r.text) : died_in(r.text)); });
+        timeout_s,
+        [&](size_t i, const JobResult& r) {
+          // A test its worker died in counts for no op type in the table:
+          // reading its model again here could take this process down too.
+          count(i, r.completed ? decode(r.text) : failed_test(r.text));
+        });
   }
 
   if (!quiet) {
