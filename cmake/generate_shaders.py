@@ -22,7 +22,7 @@ import os
 import re
 import sys
 
-FEATURES = ["fp16_storage", "subgroup", "int64"]
+FEATURES = ["fp16_storage", "subgroup", "subgroup_shuffle", "int64"]
 HEADER = re.compile(r"^//\s*@mote\s+(.*)$", re.M)
 
 

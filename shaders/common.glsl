@@ -10,14 +10,20 @@
 //   LOAD(name, i)              element i as float
 //   STORE(name, i, v)          writes float v to element i
 //   WORDS_RO / WORDS_WO        raw 32-bit words (int64 as pairs, bool as bytes)
+//   TENSOR4_RO / TENSOR4_WO(binding, name)
+//                              the same binding seen as vec4s -> name4[]
+//   LOAD4(name, i) / STORE4(name, i, v)
+//                              vec4 i of it (elements 4i .. 4i + 3)
 //
 // Workgroup size comes from specialisation constants 0..2 (the kernel chooses
 // it per device); shader-specific constants start at id 3.
 #if MOTE_FP16
 #extension GL_EXT_shader_16bit_storage : require
 #define STORE_T float16_t
+#define STORE_VEC4 f16vec4
 #else
 #define STORE_T float
+#define STORE_VEC4 vec4
 #endif
 
 // The type of products in shaders with an f16-arithmetic variant.
@@ -38,6 +44,10 @@
 #define WORDS_RW(b, name) layout(std430, binding = b) buffer name##_block { uint name[]; };
 #define LOAD(name, i) float(name[i])
 #define STORE(name, i, v) name[i] = STORE_T(v)
+#define TENSOR4_RO(b, name) layout(std430, binding = b) readonly buffer name##4_block { STORE_VEC4 name##4[]; };
+#define TENSOR4_WO(b, name) layout(std430, binding = b) writeonly buffer name##4_block { STORE_VEC4 name##4[]; };
+#define LOAD4(name, i) vec4(name##4[i])
+#define STORE4(name, i, v) name##4[i] = STORE_VEC4(v)
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 

@@ -11,12 +11,15 @@ layout(constant_id = 10) const bool HAS_RESIDUAL = false;
 layout(constant_id = 11) const bool SPLIT = false;
 
 TENSOR_RO(0, x)
+TENSOR4_RO(0, x)  // with COLUMN_QUADS
 TENSOR_RO(1, w)
 TENSOR_RO(2, bias)  // bound to W when absent
 // Per k: channel offset, dy, dx, unused.
 layout(std430, binding = 3) readonly buffer ktab_block { uvec4 ktab[]; };
 TENSOR_WO(4, y)
+TENSOR4_WO(4, y)
 TENSOR_RO(5, residual)  // Y's shape; bound to W when absent
+TENSOR4_RO(5, residual)
 // f32 whatever the storage precision (an I32 scratch on the host); bound to
 // Y when unused.
 layout(std430, binding = 6) writeonly buffer partial_block { float partial[]; };
@@ -58,6 +61,33 @@ float load_c(uint k, uint j) {
   return LOAD(x, x_base[j] + tap.x + uint(iy) * p.in_w + uint(ix));
 }
 
+// COLUMN_QUADS only with POINTWISE and out_pixels a multiple of 4 (the
+// host's choice), so a quad is four pixels of one image, 16-byte aligned.
+vec4 load_c4(uint k, uint q) {
+  uint j = 4u * q;
+  if (!col_ok[j]) return vec4(0.0);
+  return LOAD4(x, (x_base[j] + k * p.in_h * p.in_w) / 4u);
+}
+
+// Four outputs of a row at once: columns 4q .. 4q + 3 of this invocation.
+void store_quads(uint first_row, uint first_col, uint group, float row_bias[OUT_TM]) {
+  [[unroll]] for (uint q = 0u; q < OUT_TN / 4u; ++q) {
+    uint col = out_col(first_col, 4u * q);
+    uint y_base = (col / p.out_pixels) * p.out_channels * p.out_pixels + col % p.out_pixels;
+    [[unroll]] for (uint i = 0u; i < OUT_TM; ++i) {
+      uint row = out_row(first_row, i);
+      if (col < p.cols && row < p.rows) {
+        uint at = (y_base + (group * p.rows + row) * p.out_pixels) / 4u;
+        vec4 v = vec4(acc[i * OUT_TN + 4u * q], acc[i * OUT_TN + 4u * q + 1u], acc[i * OUT_TN + 4u * q + 2u],
+                      acc[i * OUT_TN + 4u * q + 3u]) + row_bias[i];
+        if (HAS_RESIDUAL) v += LOAD4(residual, at);
+        [[unroll]] for (uint e = 0u; e < 4u; ++e) v[e] = activation(ACT, v[e], p.act_a, p.act_b, 0.0);
+        STORE4(y, at, v);
+      }
+    }
+  }
+}
+
 void main() {
   uint group = SPLIT ? 0u : gl_WorkGroupID.z;
   uint first_row = gl_WorkGroupID.y * TILE_ROWS, first_col = gl_WorkGroupID.x * TILE_COLS;
@@ -74,6 +104,17 @@ void main() {
   uint k_begin = SPLIT ? gl_WorkGroupID.z * p.k_chunk : 0u;
   gemm_accumulate(first_row, p.rows, k_begin, SPLIT ? min(p.depth, k_begin + p.k_chunk) : p.depth);
 
+  // One bias load per row, not per output: on lavapipe each load is a loop
+  // over the lanes.
+  float row_bias[OUT_TM];
+  [[unroll]] for (uint i = 0u; i < OUT_TM; ++i) {
+    uint row = out_row(first_row, i);
+    row_bias[i] = HAS_BIAS && !SPLIT && row < p.rows ? LOAD(bias, group * p.rows + row) : 0.0;
+  }
+  if (COLUMN_QUADS) {
+    store_quads(first_row, first_col, group, row_bias);
+    return;
+  }
   // Unrolled and guarded with if rather than break, so that acc[] is only
   // ever indexed by constants.
   [[unroll]] for (uint j = 0u; j < OUT_TN; ++j) {
@@ -85,8 +126,7 @@ void main() {
         if (col < p.cols && row < p.rows) partial[(gl_WorkGroupID.z * p.rows + row) * p.cols + col] = acc[i * OUT_TN + j];
       } else if (col < p.cols && row < p.rows) {
         uint channel = group * p.rows + row;
-        float v = acc[i * OUT_TN + j];
-        if (HAS_BIAS) v += LOAD(bias, channel);
+        float v = acc[i * OUT_TN + j] + row_bias[i];
         if (HAS_RESIDUAL) v += LOAD(residual, y_base + channel * p.out_pixels);
         STORE(y, y_base + channel * p.out_pixels, activation(ACT, v, p.act_a, p.act_b, 0.0));
       }

@@ -28,6 +28,7 @@ layout(constant_id = 3) const uint TM = 8;
 layout(constant_id = 4) const uint TN = 8;
 layout(constant_id = 5) const uint BK = 8;
 layout(constant_id = 6) const uint TX = 16;  // invocations along the columns
+const bool COLUMN_QUADS = false;  // the register core's option (gemm_tile.glsl)
 
 const uint THREADS = gl_WorkGroupSize.x;
 const uint TY = THREADS / TX;

@@ -10,8 +10,10 @@ layout(constant_id = 9) const bool SPLIT = false;
 
 TENSOR_RO(0, r)
 TENSOR_RO(1, c)
+TENSOR4_RO(1, c)  // with COLUMN_QUADS
 TENSOR_RO(2, bias)  // Gemm's C; bound to R when absent
 TENSOR_WO(3, y)
+TENSOR4_WO(3, y)
 // f32 whatever the storage precision (an I32 scratch on the host); bound to
 // Y when unused.
 layout(std430, binding = 4) writeonly buffer partial_block { float partial[]; };
@@ -37,6 +39,16 @@ float load_c(uint k, uint j) {
   return LOAD(c, c_base + k * p.c_sk + col * p.c_sc);
 }
 
+// COLUMN_QUADS only where C's columns are contiguous (c_sc 1), and c_sk,
+// every batch stride of C and the column count are multiples of 4 (the
+// host's choice), so a quad is 16-byte aligned and never partly past the
+// end; the output is row-major (y_sc 1, y_sr = cols).
+vec4 load_c4(uint k, uint q) {
+  uint col = c_slot_column(gl_WorkGroupID.x * TILE_COLS, 4u * q);
+  if (col >= p.cols) return vec4(0.0);
+  return LOAD4(c, (c_base + k * p.c_sk + col) / 4u);
+}
+
 void main() {
   uint z = gl_WorkGroupID.z;
   uint k_begin = 0u, k_end = p.depth;
@@ -58,6 +70,21 @@ void main() {
   // Unrolled and guarded with if rather than break, so that acc[] is only
   // ever indexed by constants.
   uint y_base = gl_WorkGroupID.z * p.rows * p.cols;
+  if (COLUMN_QUADS && !HAS_BIAS) {
+    [[unroll]] for (uint q = 0u; q < OUT_TN / 4u; ++q) {
+      uint col = out_col(first_col, 4u * q);
+      [[unroll]] for (uint i = 0u; i < OUT_TM; ++i) {
+        uint row = out_row(first_row, i);
+        if (col < p.cols && row < p.rows) {
+          vec4 v = p.alpha * vec4(acc[i * OUT_TN + 4u * q], acc[i * OUT_TN + 4u * q + 1u],
+                                  acc[i * OUT_TN + 4u * q + 2u], acc[i * OUT_TN + 4u * q + 3u]);
+          [[unroll]] for (uint e = 0u; e < 4u; ++e) v[e] = activation(ACT, v[e], p.act_a, p.act_b, 0.0);
+          STORE4(y, (y_base + row * p.cols + col) / 4u, v);
+        }
+      }
+    }
+    return;
+  }
   [[unroll]] for (uint j = 0u; j < OUT_TN; ++j) {
     uint col = out_col(first_col, j);
     [[unroll]] for (uint i = 0u; i < OUT_TM; ++i) {

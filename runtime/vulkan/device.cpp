@@ -123,6 +123,7 @@ Status Device::create() {
   MOTE_RETURN_IF_ERROR(limit_submissions_from_environment());
   MOTE_ASSIGN_OR_RETURN(profile_, choose_profile(info_, features_, std::getenv("MOTE_VK_GEMM_TILE")));
   features_.gemm_tile = profile_.gemm;
+  features_.gemm_rows_by_shuffle = profile_.gemm_rows_by_shuffle && features_.subgroup_shuffle;
   MOTE_RETURN_IF_ERROR(create_logical_device());
   pipelines_ = std::make_unique<PipelineSet>(*this);
   return {};
@@ -281,6 +282,8 @@ void Device::probe_features() {
   features_.subgroup_size = subgroup.subgroupSize;
   features_.subgroup_arithmetic = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
                                   (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
+  features_.subgroup_shuffle = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                               (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT);
 
   VkPhysicalDevice16BitStorageFeatures storage16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
   VkPhysicalDevice8BitStorageFeatures storage8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES};
@@ -349,15 +352,17 @@ void Device::probe_features() {
 }
 
 // MOTE_VK_DISABLE=subgroup,fp16 switches probed features off, so tests can
-// cover the fallback shaders (shared memory instead of subgroups, f32 instead
-// of f16 storage) on a device that has everything; `f16math` leaves f16
-// storage but not f16 arithmetic; `winograd` keeps 3x3 convolutions on the
-// implicit GEMM; `import` refuses the caller's memory.
+// cover the fallback shaders (shared memory instead of subgroup reductions
+// and shuffles, f32 instead of f16 storage) on a device that has
+// everything; `f16math` leaves f16 storage but not f16 arithmetic;
+// `winograd` keeps 3x3 convolutions on the implicit GEMM; `import` refuses
+// the caller's memory.
 void Device::disable_features_from_environment() {
   const char* list = std::getenv("MOTE_VK_DISABLE");
   if (!list) return;
   std::string items = std::string(",") + list + ",";
-  if (items.find(",subgroup,") != std::string::npos) features_.subgroup_arithmetic = false;
+  if (items.find(",subgroup,") != std::string::npos)
+    features_.subgroup_arithmetic = features_.subgroup_shuffle = false;
   if (items.find(",fp16,") != std::string::npos) features_.fp16_storage = features_.shader_float16 = false;
   if (items.find(",f16math,") != std::string::npos) features_.shader_float16 = false;
   if (items.find(",int64,") != std::string::npos) features_.int64 = false;
@@ -491,11 +496,13 @@ Result<std::vector<std::string>> describe_devices() {
                 VK_API_VERSION_MAJOR(in.api_version), VK_API_VERSION_MINOR(in.api_version));
   lines.push_back(buf);
   std::snprintf(buf, sizeof buf,
-                "  fp16 storage %s, fp16 math %s, int8 storage %s, int8 dot %s, int64 %s, subgroup %u (arithmetic %s), "
+                "  fp16 storage %s, fp16 math %s, int8 storage %s, int8 dot %s, int64 %s, subgroup %u (arithmetic "
+                "%s, shuffle %s), "
                 "cooperative matrix %s",
                 f.fp16_storage ? "yes" : "no", f.shader_float16 ? "yes" : "no", f.int8_storage ? "yes" : "no",
                 f.int8_dot_product ? "yes" : "no", f.int64 ? "yes" : "no", f.subgroup_size,
-                f.subgroup_arithmetic ? "yes" : "no", f.cooperative_matrix ? "yes" : "no");
+                f.subgroup_arithmetic ? "yes" : "no", f.subgroup_shuffle ? "yes" : "no",
+                f.cooperative_matrix ? "yes" : "no");
   lines.push_back(buf);
   std::snprintf(
       buf, sizeof buf,
@@ -505,7 +512,8 @@ Result<std::vector<std::string>> describe_devices() {
       f.host_import_alignment ? ("aligned to " + std::to_string(f.host_import_alignment) + " B").c_str() : "no",
       f.timestamps ? "yes" : "no");
   lines.push_back(buf);
-  lines.push_back("  profile: " + chosen->profile().row + " (GEMM tile " + describe(f.gemm_tile) + ")");
+  lines.push_back("  profile: " + chosen->profile().row + " (GEMM tile " + describe(f.gemm_tile) +
+                  (f.gemm_rows_by_shuffle ? ", rows by subgroup shuffle" : "") + ")");
   for (const std::string& q : chosen->quirks()) lines.push_back("  quirk: " + q);
   return lines;
 }

@@ -41,6 +41,7 @@ struct DeviceFeatures {
   bool int64 = false;              // shaderInt64
   uint32_t subgroup_size = 1;
   bool subgroup_arithmetic = false;  // subgroupAdd/Max in compute shaders
+  bool subgroup_shuffle = false;     // subgroupShuffle in compute shaders
   bool cooperative_matrix = false;   // VK_KHR_cooperative_matrix present
   uint32_t max_shared_memory = 16384;
   uint32_t max_workgroup_invocations = 128;
@@ -75,6 +76,9 @@ struct DeviceFeatures {
   bool int8_shaders = true;
   // Not probed: the device profile's choice (device_profile.cpp).
   GemmTileLimits gemm_tile;
+  // The register core hands out its rows by subgroup shuffles where the
+  // profile asks for it and the device has them (shaders/gemm_tile.glsl).
+  bool gemm_rows_by_shuffle = false;
   // 3x3 stride-1 convolutions as Winograd (kernels/conv_winograd.cpp); off
   // with MOTE_VK_DISABLE=winograd, to compare or to test the implicit GEMM.
   bool winograd = true;
@@ -102,6 +106,7 @@ struct DeviceInfo {
 struct DeviceProfile {
   std::string row;  // the table row that matched, and the override if any
   GemmTileLimits gemm;
+  bool gemm_rows_by_shuffle = false;   // see DeviceFeatures::gemm_rows_by_shuffle
   bool gemm_from_environment = false;  // MOTE_VK_GEMM_TILE set the tile
 };
 

@@ -40,14 +40,16 @@ struct ProfileRow {
   uint32_t vendor_id;  // kAnyVendor matches any vendor
   Kind kind;
   GemmTileLimits gemm;
+  bool gemm_rows_by_shuffle = false;  // DeviceFeatures::gemm_rows_by_shuffle
 };
 
 constexpr ProfileRow kRows[] = {
     // Drivers that run shaders on the CPU pay a loop over the SIMD lanes for
     // every load instruction, so few loads per FMA win: 32 x 4 results per
     // invocation measured fastest on lavapipe (ResNet-18 1.6x faster than
-    // 16 x 2, 2026-11-21).
-    {"CPU-type device (lavapipe)", kAnyVendor, Kind::kCpuType, {false, 64, 32, 4, 32}},
+    // 16 x 2, 2026-11-21), and the rows handed out by subgroup shuffles, one
+    // load where there were eight (MobileNetV2 1.4x faster, 2026-12-02).
+    {"CPU-type device (lavapipe)", kAnyVendor, Kind::kCpuType, {false, 64, 32, 4, 32}, true},
     // NVIDIA H200, driver 580.159 (2026-11-30, tests/bench/gpu): the
     // register core ran MatMuls at 3.8-5.7 TFLOP/s of the 51 cuBLAS reaches
     // (every k step of each invocation waits on its own loads of C) and
@@ -192,6 +194,7 @@ Result<DeviceProfile> choose_profile(const DeviceInfo& info, const DeviceFeature
     if (!matches(row, info)) continue;
     profile.row = row.name;
     profile.gemm = row.gemm;
+    profile.gemm_rows_by_shuffle = row.gemm_rows_by_shuffle;
     break;
   }
   if (gemm_override && *gemm_override) {

@@ -56,6 +56,9 @@ std::vector<ConvCase> conv_cases() {
       {"pointwise 1x1", {1, 13, 7, 9}, {24, 13, 1, 1}, conv_attrs()},
       {"pointwise 1x1 batch 2", {2, 32, 14, 14}, {96, 32, 1, 1}, conv_attrs(), false},
       {"pointwise 1x1 stride 2", {1, 16, 9, 9}, {32, 16, 1, 1}, conv_attrs({2, 2})},
+      // 320 pixels per image (a multiple of 4) over two images: the register
+      // core's column quads, with partial tiles along both sides.
+      {"pointwise 1x1 column quads", {2, 24, 16, 20}, {37, 24, 1, 1}, conv_attrs()},
       {"7x7 s2 p3 first layer", {1, 3, 29, 31}, {8, 3, 7, 7}, conv_attrs({2, 2}, {3, 3, 3, 3})},
       {"3x3 s2 first layer", {2, 3, 17, 17}, {13, 3, 3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1})},
       {"grouped", {1, 4, 9, 10}, {6, 2, 3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1}, {}, 2)},
@@ -100,6 +103,7 @@ TEST(ConvVk, Residual) {
   MOTE_REQUIRE_VULKAN();
   const ConvCase cases[] = {
       {"pointwise", {2, 5, 6, 7}, {9, 5, 1, 1}, conv_attrs()},
+      {"pointwise column quads", {1, 6, 16, 17}, {9, 6, 1, 1}, conv_attrs()},
       {"3x3 s2", {1, 4, 9, 7}, {9, 4, 3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1}), false},
       {"depthwise", {1, 6, 7, 5}, {6, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 6)},
       // Deep enough (64 * 9) for split-K where the device profile asks for
@@ -241,6 +245,8 @@ TEST(MatMulVk, VectorsAndBroadcastBatches) {
       {{1, 1}, {1, 1}},
       {{3, 13}, {13, 127}},
       {{70, 33}, {33, 130}},               // several tiles
+      {{70, 33}, {33, 260}},               // columns in quads (a multiple of 4)
+      {{2, 5, 7}, {2, 7, 264}},            // quads over batches
       {{2, 3, 5, 7}, {7, 6}},              // stacked A, shared B: folded into rows
       {{5, 7}, {4, 7, 6}},                 // shared A, batched B
       {{2, 1, 3, 5, 7}, {4, 1, 7, 6}},     // broadcast both ways, three batch dims

@@ -127,6 +127,9 @@ Status plan_implicit_gemm(PlanContext& ctx, const ConvGeometry& g, const FusedCo
   // A 1x1 window over every pixel reads X at the output pixel itself.
   bool pointwise = g.kernel[kH] == 1 && g.kernel[kW] == 1 && g.stride[kH] == 1 && g.stride[kW] == 1 &&
                    g.pad_begin[kH] == 0 && g.pad_begin[kW] == 0 && g.out_size == g.in_size;
+  // Four pixels of one image per vec4: whole quads per image, and
+  // every image's planes start at a multiple of 4 floats.
+  launch.tile.column_quads = pointwise && launch.tile.takes_column_quads() && g.out_pixels() % 4 == 0;
   // The pointwise variant never reads the table; binding 3 then aliases W.
   TensorArg table = pointwise ? ctx.input(1) : ctx.add_constant(tap_table(g));
   const TensorArg partial = partial_sums(ctx, launch, push.rows, push.cols, ctx.output(0));
@@ -134,7 +137,7 @@ Status plan_implicit_gemm(PlanContext& ctx, const ConvGeometry& g, const FusedCo
   constants.insert(constants.end(), {act.code, ctx.has_input(2) ? 1 : 0, pointwise ? 1 : 0, ctx.has_input(3) ? 1 : 0,
                                      launch.split_k() ? 1 : 0});
   ctx.dispatch(
-         launch.tile.shared_core ? ShaderId::kConvGemmShared : ShaderId::kConvGemm,
+         launch.shader(ShaderId::kConvGemm, ShaderId::kConvGemmShuffle, ShaderId::kConvGemmShared),
          {ctx.input(0), ctx.input(1), bias_or_weights(ctx), table, ctx.output(0), residual_or_weights(ctx), partial},
          push, launch.groups, launch.tile.local())
       .constants = std::move(constants);

@@ -1,6 +1,7 @@
 // Vulkan kernels of Gemm and MatMul: both are one tiled product on
 // matmul.comp, the operands addressed through strides (Gemm's transposes,
 // MatMul's broadcast batch dimensions) so nothing is copied or repacked.
+#include <algorithm>
 #include <optional>
 
 #include "runtime/core/shape_util.hpp"
@@ -56,13 +57,20 @@ Status dispatch_matmul(PlanContext& ctx, const Product& pr) {
   }
   MOTE_ASSIGN_OR_RETURN(GemmLaunch launch, plan_gemm_launch(ctx, push.rows, push.cols, pr.k, pr.batch));
   push.k_chunk = launch.split.k_chunk;
+  // vec4s of C and Y along the columns (matmul_main.glsl's load_c4): C's
+  // columns contiguous, every row and batch of it starting at a multiple of
+  // 4 floats, Y row-major.
+  auto quad_aligned = [](uint32_t stride) { return stride % 4 == 0; };
+  launch.tile.column_quads = launch.tile.takes_column_quads() && !swap && push.c_sc == 1 && quad_aligned(push.c_sk) &&
+                             quad_aligned(push.cols) &&
+                             std::all_of(push.c_batch_stride.begin(), push.c_batch_stride.end(), quad_aligned);
   const TensorArg a = pr.a.value_or(ctx.input(0)), b = pr.b.value_or(ctx.input(1));
   const TensorArg y = pr.y.value_or(ctx.output(0));
   const TensorArg partial = partial_sums(ctx, launch, push.rows, push.cols, y);
   std::vector<int32_t> constants = launch.tile.constants();
   constants.insert(constants.end(), {act.code, pr.bias ? 1 : 0, launch.split_k() ? 1 : 0});
   // Without a bias, binding 2 aliases A (never read).
-  ctx.dispatch(launch.tile.shared_core ? ShaderId::kMatmulShared : ShaderId::kMatmul,
+  ctx.dispatch(launch.shader(ShaderId::kMatmul, ShaderId::kMatmulShuffle, ShaderId::kMatmulShared),
                {swap ? b : a, swap ? a : b, pr.bias.value_or(a), y, partial}, push, launch.groups,
                launch.tile.local())
       .constants = std::move(constants);

@@ -37,6 +37,12 @@ struct GemmLaunch {
   std::array<uint32_t, 3> groups;
   SplitK split;
   bool split_k() const { return split.parts > 1; }
+  // The one of an op's three GEMM shaders (e.g. kConvGemm, kConvGemmShuffle,
+  // kConvGemmShared) that runs this tile.
+  ShaderId shader(ShaderId register_core, ShaderId rows_by_shuffle, ShaderId shared_core) const {
+    if (tile.shared_core) return shared_core;
+    return tile.rows_by_shuffle ? rows_by_shuffle : register_core;
+  }
 };
 
 // The launch of a product of `rows` x `cols` outputs over `depth`, `batch`

@@ -22,14 +22,24 @@ struct GemmTile {
   bool shared_core = false;
   uint32_t lx, tm, tn, bk;
   uint32_t tx = 0;  // the shared core's invocations along the columns (lx / tx along the rows)
+  // The register core's variant that hands out the rows by subgroup
+  // shuffles (gemm_tile.glsl, MOTE_SHUFFLE_ROWS).
+  bool rows_by_shuffle = false;
+  // The register core's columns in runs of four (gemm_tile.glsl,
+  // COLUMN_QUADS), which the kernel sets where its operands allow.
+  bool column_quads = false;
 
   uint32_t rows() const { return shared_core ? lx / tx * tm : tm; }
   uint32_t columns() const { return shared_core ? tx * tn : lx * tn; }
   std::array<uint32_t, 3> local() const { return {lx, 1, 1}; }
   // Specialisation constants 3..6 of gemm_tile.glsl / gemm_shared.glsl.
   std::vector<int32_t> constants() const {
-    return {static_cast<int32_t>(tm), static_cast<int32_t>(tn), static_cast<int32_t>(bk), static_cast<int32_t>(tx)};
+    return {static_cast<int32_t>(tm), static_cast<int32_t>(tn), static_cast<int32_t>(bk),
+            static_cast<int32_t>(shared_core ? tx : column_quads)};
   }
+  // Whether this tile can run with column_quads: the register core with
+  // whole quads of columns per invocation.
+  bool takes_column_quads() const { return !shared_core && tn % 4 == 0; }
   // Workgroups along columns (x) and rows (y).
   std::array<int64_t, 2> groups(int64_t rows_total, int64_t cols) const {
     return {(cols + columns() - 1) / columns(), (rows_total + rows() - 1) / rows()};
@@ -64,8 +74,10 @@ static_assert(shared_tile_ok(kSharedTiles[0]) && shared_tile_ok(kSharedTiles[1])
 
 // The tile for a product of `rows` x `cols` outputs, `batch` times (a
 // workgroup z each). The register core: the device profile's tile, shrunk
-// to the problem: 2 columns per invocation when there are few (a 7x7 image
-// has 49), the workgroup narrowed to them in steps of 8 lanes (a CPU
+// to the problem: 2 columns per invocation when there are fewer than 128 (a
+// 7x7 image has 49; a 14x14 one keeps 4, so that its 1x1 layers take
+// column quads: MobileNetV2's six of them 27.8 -> 16 ms on lavapipe), the
+// workgroup narrowed to them in steps of 8 lanes (a CPU
 // implementation's SIMD width); fewer rows when the problem has fewer (a
 // matrix x vector product has one), but at least 4 (the shared tile holds
 // vec4s of rows). The shared core: the largest tile that still gives the
@@ -84,13 +96,16 @@ inline std::optional<GemmTile> pick_gemm_tile(int64_t rows, int64_t cols, int64_
     }
     return chosen;
   }
-  GemmTile t{false, most.lx, 4, cols >= 256 ? most.tn : std::min(most.tn, 2u), most.bk};
+  GemmTile t{false, most.lx, 4, cols >= 128 ? most.tn : std::min(most.tn, 2u), most.bk};
   while (t.tm < most.tm && t.tm < rows) t.tm *= 2;
   t.tm = std::min(t.tm, most.tm);
   int64_t lanes = (cols + t.tn - 1) / t.tn;
   t.lx = static_cast<uint32_t>(std::min<int64_t>(t.lx, (lanes + 7) / 8 * 8));
   t.lx = std::min({t.lx, f.max_workgroup_invocations, f.max_workgroup_size[0]});
   if (t.shared_bytes() > f.max_shared_memory) return std::nullopt;
+  // Invocations 0 .. tm / 4 - 1 of every subgroup read one vec4 of rows
+  // each; a workgroup narrower than a subgroup has only lx of them.
+  t.rows_by_shuffle = f.gemm_rows_by_shuffle && t.tm / 4 <= std::min(f.subgroup_size, t.lx);
   return t;
 }
 
