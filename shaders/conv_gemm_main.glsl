@@ -14,7 +14,10 @@ TENSOR_RO(0, x)
 TENSOR4_RO(0, x)  // with COLUMN_QUADS
 TENSOR_RO(1, w)
 TENSOR_RO(2, bias)  // bound to W when absent
-// Per k: channel offset, dy, dx, unused.
+// Per k: channel offset, dy, dx, unused. Only the shared core reads it; on
+// the register core, whose k come in order, begin_k walks (c, ky, kx)
+// instead, sparing a load per k (on lavapipe a loop over the lanes: ResNet's
+// strided 3x3 layers 20-35 % faster, docs/vulkan.md). Bound to W otherwise.
 layout(std430, binding = 3) readonly buffer ktab_block { uvec4 ktab[]; };
 TENSOR_WO(4, y)
 TENSOR4_WO(4, y)
@@ -35,6 +38,8 @@ layout(push_constant) uniform Push {
   int stride_h, stride_w, pad_h, pad_w;
   float act_a, act_b;
   uint k_chunk;  // SPLIT: the k values of one workgroup z
+  uint dil_h, dil_w;    // dilation
+  uint span_h, span_w;  // the dilated window: kernel_h * dil_h, kernel_w * dil_w
 } p;
 
 uint w_base;
@@ -46,10 +51,32 @@ bool col_ok[C_SLOTS];
 
 float load_r(uint row, uint k) { return LOAD(w, w_base + row * p.depth + k); }
 
-uvec4 tap;  // ktab[k] of the current k
+uvec4 tap;        // ktab[k] of the current k
+uvec3 next_tap;   // K_IN_ORDER: channel offset, dy, dx of the k after it
+
+// The tap of reduction index k = (c * kernel_h + ky) * kernel_w + kx.
+uvec3 decode_tap(uint k) {
+  uint kernel_w = p.span_w / p.dil_w, taps = (p.span_h / p.dil_h) * kernel_w;
+  uint r = k % taps;
+  return uvec3((k / taps) * p.in_h * p.in_w, (r / kernel_w) * p.dil_h, (r % kernel_w) * p.dil_w);
+}
 
 void begin_k(uint k) {
-  if (!POINTWISE) tap = ktab[k];
+  if (POINTWISE) return;
+  if (!K_IN_ORDER) {
+    tap = ktab[k];
+    return;
+  }
+  tap = uvec4(next_tap, 0u);
+  next_tap.z += p.dil_w;
+  if (next_tap.z == p.span_w) {
+    next_tap.z = 0u;
+    next_tap.y += p.dil_h;
+    if (next_tap.y == p.span_h) {
+      next_tap.y = 0u;
+      next_tap.x += p.in_h * p.in_w;
+    }
+  }
 }
 
 float load_c(uint k, uint j) {
@@ -102,6 +129,7 @@ void main() {
   }
 
   uint k_begin = SPLIT ? gl_WorkGroupID.z * p.k_chunk : 0u;
+  if (K_IN_ORDER && !POINTWISE) next_tap = decode_tap(k_begin);
   gemm_accumulate(first_row, p.rows, k_begin, SPLIT ? min(p.depth, k_begin + p.k_chunk) : p.depth);
 
   // One bias load per row, not per output: on lavapipe each load is a loop

@@ -1,4 +1,4 @@
-// @mote bindings=7 push=68 arithmetic=f16
+// @mote bindings=7 push=84 arithmetic=f16
 // conv_gemm.comp on the shared-memory GEMM core (gemm_shared.glsl), for GPUs.
 #version 450
 #extension GL_GOOGLE_include_directive : require

@@ -1,4 +1,4 @@
-// @mote bindings=7 push=68 features=subgroup_shuffle arithmetic=f16
+// @mote bindings=7 push=84 features=subgroup_shuffle arithmetic=f16
 // conv_gemm.comp with the register core's rows handed out by subgroup
 // shuffles (gemm_tile.glsl, MOTE_SHUFFLE_ROWS), for CPU-type devices.
 #version 450

@@ -29,6 +29,7 @@ layout(constant_id = 4) const uint TN = 8;
 layout(constant_id = 5) const uint BK = 8;
 layout(constant_id = 6) const uint TX = 16;  // invocations along the columns
 const bool COLUMN_QUADS = false;  // the register core's option (gemm_tile.glsl)
+const bool K_IN_ORDER = false;    // begin_k's k are spread over the invocations
 
 const uint THREADS = gl_WorkGroupSize.x;
 const uint TY = THREADS / TX;

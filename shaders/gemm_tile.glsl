@@ -26,7 +26,9 @@
 //
 // The including shader defines the functions declared below:
 //   load_r(row, k)  R element; called only with row < rows and k < k_end
-//   begin_k(k)      called before the load_c calls of each k (k < k_end)
+//   begin_k(k)      called before the load_c calls of each k (k < k_end);
+//                   this core calls it with k_begin, k_begin + 1, ... in
+//                   order (K_IN_ORDER), so the includer may walk its state
 //   load_c(k, j)    C element at this invocation's j-th load column
 //                   (c_slot_column, j < C_SLOTS), 0 for a column past the end
 //   load_c4(k, q)   with COLUMN_QUADS: C at load columns 4q .. 4q + 3, zeros
@@ -77,6 +79,7 @@ const uint LX = gl_WorkGroupSize.x;
 const uint TILE_ROWS = TM;
 const uint TILE_COLS = LX * TN;
 const uint C_SLOTS = TN;  // every column an invocation loads is one it owns
+const bool K_IN_ORDER = true;  // see begin_k
 const uint OUT_TM = TM;
 const uint OUT_TN = TN;
 

@@ -38,8 +38,9 @@ struct ConvGemmPush {
   int32_t stride_h, stride_w, pad_h, pad_w;
   float act_a, act_b;
   uint32_t k_chunk;
+  uint32_t dil_h, dil_w, span_h, span_w;
 };
-static_assert(sizeof(ConvGemmPush) == 68, "must match conv_gemm_main.glsl's push block");
+static_assert(sizeof(ConvGemmPush) == 84, "must match conv_gemm_main.glsl's push block");
 
 // Optional inputs are bound to W when absent (a binding must hold a buffer);
 // a specialisation constant tells the shader not to read them.
@@ -120,6 +121,10 @@ Status plan_implicit_gemm(PlanContext& ctx, const ConvGeometry& g, const FusedCo
   push.pad_w = static_cast<int32_t>(g.pad_begin[kW]);
   push.act_a = act.a;
   push.act_b = act.b;
+  push.dil_h = static_cast<uint32_t>(g.dilation[kH]);
+  push.dil_w = static_cast<uint32_t>(g.dilation[kW]);
+  push.span_h = static_cast<uint32_t>(g.kernel[kH] * g.dilation[kH]);
+  push.span_w = static_cast<uint32_t>(g.kernel[kW] * g.dilation[kW]);
 
   MOTE_ASSIGN_OR_RETURN(GemmLaunch launch, plan_gemm_launch(ctx, push.rows, push.cols, push.depth, g.group));
   push.k_chunk = launch.split.k_chunk;
@@ -130,8 +135,9 @@ Status plan_implicit_gemm(PlanContext& ctx, const ConvGeometry& g, const FusedCo
   // Four pixels of one image per vec4: whole quads per image, and
   // every image's planes start at a multiple of 4 floats.
   launch.tile.column_quads = pointwise && launch.tile.takes_column_quads() && g.out_pixels() % 4 == 0;
-  // The pointwise variant never reads the table; binding 3 then aliases W.
-  TensorArg table = pointwise ? ctx.input(1) : ctx.add_constant(tap_table(g));
+  // Only the shared core reads the tap table, and not for pointwise layers
+  // (the register core walks the taps); binding 3 aliases W otherwise.
+  TensorArg table = pointwise || !launch.tile.shared_core ? ctx.input(1) : ctx.add_constant(tap_table(g));
   const TensorArg partial = partial_sums(ctx, launch, push.rows, push.cols, ctx.output(0));
   std::vector<int32_t> constants = launch.tile.constants();
   constants.insert(constants.end(), {act.code, ctx.has_input(2) ? 1 : 0, pointwise ? 1 : 0, ctx.has_input(3) ? 1 : 0,
