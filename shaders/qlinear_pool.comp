@@ -40,10 +40,11 @@ int output_code(uint i) {
   uint plane_base = plane * plane_elements();
   int best = X_SIGNED ? -128 : 0, sum = 0;
   uint inside = 0u, padded = 0u;
-  for (uint t = 0u; t < window_taps(); ++t) {
+  uvec3 k = uvec3(0u);
+  for (uint t = 0u; t < window_taps(); ++t, next_tap(k)) {
     uint offset;
     bool in_padding;
-    bool in_x = window_tap(start, t, offset, in_padding);
+    bool in_x = window_tap(start, k, offset, in_padding);
     if (in_padding) ++padded;
     if (!in_x) continue;
     ++inside;
