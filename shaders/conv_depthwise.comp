@@ -11,6 +11,10 @@
 // outputs loads 18 inputs instead of 36, and 9 weights instead of 36: on
 // lavapipe every load is a loop over its lanes). OUT_X > 1 needs an
 // undilated row (dilation_w 1) and takes the column stride as STRIDE_X.
+// Where rows hold a multiple of 4 floats, the row band comes in aligned
+// vec4s (ROW_LEAD: where the band starts within its first vec4; a 3x3
+// stride-2 band of 9 inputs is 3 loads instead of 9), and where output rows
+// do too, the OUT_X outputs go out as one vec4 (OUT_QUADS, OUT_X 4).
 // Epilogue: bias, residual (a tensor of Y's shape), fused activation.
 #version 450
 #extension GL_GOOGLE_include_directive : require
@@ -25,14 +29,21 @@ layout(constant_id = 6) const int KW = 3;
 layout(constant_id = 7) const bool HAS_RESIDUAL = false;
 layout(constant_id = 8) const int OUT_X = 1;
 layout(constant_id = 9) const int STRIDE_X = 1;
+layout(constant_id = 10) const int ROW_LEAD = -1;  // -1: the band element by element
+layout(constant_id = 11) const bool OUT_QUADS = false;
 // Inputs of one row band of the OUT_X outputs (OUT_X > 1).
 const int SPAN = (OUT_X - 1) * STRIDE_X + KW;
+// The aligned vec4s holding a band that starts ROW_LEAD into the first.
+const int BAND_VEC4S = ROW_LEAD < 0 ? 1 : (ROW_LEAD + SPAN + 3) / 4;
 
 TENSOR_RO(0, x)
+TENSOR4_RO(0, x)
 TENSOR_RO(1, w)     // [M, 1, KH, KW]
 TENSOR_RO(2, bias)  // bound to W when absent
 TENSOR_WO(3, y)
+TENSOR4_WO(3, y)
 TENSOR_RO(4, residual)  // Y's shape; bound to W when absent
+TENSOR4_RO(4, residual)
 layout(push_constant) uniform Push {
   uint out_pixels, out_w;
   uint out_channels;
@@ -90,13 +101,34 @@ void main() {
     if (uint(iy) >= p.in_h) continue;
     uint row_base = in_plane + uint(iy) * p.in_w;
     float row[SPAN];
-    [[unroll]] for (int j = 0; j < SPAN; ++j) {
-      int ix = ix0 + j;
-      row[j] = uint(ix) < p.in_w ? LOAD(x, row_base + uint(ix)) : 0.0;
+    if (ROW_LEAD >= 0) {
+      // in_w is a multiple of 4, so an aligned vec4 lies wholly inside the
+      // row or wholly in its padding.
+      vec4 band[BAND_VEC4S];
+      [[unroll]] for (int q = 0; q < BAND_VEC4S; ++q) {
+        int at = ix0 - ROW_LEAD + 4 * q;
+        band[q] = uint(at) < p.in_w ? LOAD4(x, (row_base + uint(at)) / 4u) : vec4(0.0);
+      }
+      [[unroll]] for (int j = 0; j < SPAN; ++j) row[j] = band[(ROW_LEAD + j) / 4][(ROW_LEAD + j) % 4];
+    } else {
+      [[unroll]] for (int j = 0; j < SPAN; ++j) {
+        int ix = ix0 + j;
+        row[j] = uint(ix) < p.in_w ? LOAD(x, row_base + uint(ix)) : 0.0;
+      }
     }
     [[unroll]] for (int o = 0; o < OUT_X; ++o) {
       [[unroll]] for (int kx = 0; kx < KW; ++kx) sum[o] = fma(row[o * STRIDE_X + kx], wts[ky * KW + kx], sum[o]);
     }
+  }
+  if (OUT_QUADS) {
+    // out_w is a multiple of 4, so all four outputs exist.
+    uint at = (out_plane + oy * p.out_w + ox0) / 4u;
+    vec4 v;
+    [[unroll]] for (int e = 0; e < 4; ++e) v[e] = sum[min(e, OUT_X - 1)];
+    if (HAS_RESIDUAL) v += LOAD4(residual, at);
+    [[unroll]] for (int e = 0; e < 4; ++e) v[e] = activation(ACT, v[e], p.act_a, p.act_b, 0.0);
+    STORE4(y, at, v);
+    return;
   }
   [[unroll]] for (int o = 0; o < OUT_X; ++o) {
     uint ox = ox0 + uint(o);

@@ -49,6 +49,12 @@ std::vector<ConvCase> conv_cases() {
       // odd width, with a row dilation; and its pixel path (a dilated or
       // stride-3 row).
       {"depthwise 5x5 s2 wide", {1, 8, 9, 37}, {8, 1, 5, 5}, conv_attrs({2, 2}, {2, 2, 2, 2}, {}, 8)},
+      // Rows of a multiple of 4 floats: the band in vec4s, and outputs
+      // stored as vec4s where output rows are such too (3x3 stride 1 and 2;
+      // 5x5 stride 2, whose 10-wide output rows are stored one by one).
+      {"depthwise 3x3 s1 vec4 rows", {2, 6, 12, 16}, {6, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 6)},
+      {"depthwise 3x3 s2 vec4 rows", {1, 5, 16, 24}, {5, 1, 3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1}, {}, 5)},
+      {"depthwise 5x5 s2 vec4 rows", {1, 4, 12, 20}, {4, 1, 5, 5}, conv_attrs({2, 2}, {2, 2, 2, 2}, {}, 4)},
       {"depthwise rows dilated", {1, 4, 11, 10}, {4, 1, 3, 3}, conv_attrs({1, 1}, {2, 1, 2, 1}, {2, 1}, 4)},
       {"depthwise dilated", {1, 4, 11, 10}, {4, 1, 3, 3}, conv_attrs({1, 1}, {2, 2, 2, 2}, {2, 2}, 4)},
       {"depthwise stride 3", {1, 5, 10, 13}, {5, 1, 3, 3}, conv_attrs({3, 3}, {1, 1, 1, 1}, {}, 5)},
@@ -106,6 +112,7 @@ TEST(ConvVk, Residual) {
       {"pointwise column quads", {1, 6, 16, 17}, {9, 6, 1, 1}, conv_attrs()},
       {"3x3 s2", {1, 4, 9, 7}, {9, 4, 3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1}), false},
       {"depthwise", {1, 6, 7, 5}, {6, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 6)},
+      {"depthwise vec4 rows", {1, 6, 8, 12}, {6, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 6)},
       // Deep enough (64 * 9) for split-K where the device profile asks for
       // it, over one image and over two (the reduce pass's image stride).
       {"deep 3x3", {1, 64, 5, 5}, {12, 64, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1})},

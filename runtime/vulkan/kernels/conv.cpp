@@ -54,6 +54,11 @@ Status plan_depthwise(PlanContext& ctx, const ConvGeometry& g, const FusedCode& 
   const bool rows = g.dilation[kW] == 1 && (g.stride[kW] == 1 || g.stride[kW] == 2) && g.out_size[kW] > 1;
   const int64_t out_x = rows ? kDepthwiseRowOutputs : 1;
   const int64_t groups_w = (g.out_size[kW] + out_x - 1) / out_x;
+  // Row bands as aligned vec4s where input rows hold a multiple of 4 floats:
+  // a band starts at ox0 * stride - pad_w with ox0 a multiple of 4, so
+  // -pad_w mod 4 into its first vec4.
+  const int32_t row_lead =
+      rows && g.in_size[kW] % 4 == 0 ? static_cast<int32_t>(((-g.pad_begin[kW]) % 4 + 4) % 4) : -1;
   const int64_t items = rows ? g.out_size[kH] * groups_w : g.out_pixels();
   int64_t gx = (items + kLocal - 1) / kLocal;
   if (gx > ctx.features.max_group_count[0] || g.out_channels > ctx.features.max_group_count[1] ||
@@ -82,7 +87,9 @@ Status plan_depthwise(PlanContext& ctx, const ConvGeometry& g, const FusedCode& 
                     static_cast<int32_t>(g.kernel[kW]),
                     ctx.has_input(3) ? 1 : 0,
                     static_cast<int32_t>(out_x),
-                    static_cast<int32_t>(rows ? g.stride[kW] : 1)};
+                    static_cast<int32_t>(rows ? g.stride[kW] : 1),
+                    row_lead,
+                    rows && g.out_size[kW] % 4 == 0 ? 1 : 0};
   return {};
 }
 
