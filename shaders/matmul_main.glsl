@@ -7,6 +7,9 @@ layout(constant_id = 8) const bool HAS_BIAS = false;
 // writes its raw sums to partial[z][row][col]; gemm_split_reduce.comp adds
 // the parts and applies the epilogue.
 layout(constant_id = 9) const bool SPLIT = false;
+// With COLUMN_QUADS and a row-major Y (y_sc 1, y_sr = cols): four outputs
+// per vec4 store.
+layout(constant_id = 10) const bool QUAD_STORES = false;
 
 TENSOR_RO(0, r)
 TENSOR_RO(1, c)
@@ -42,7 +45,7 @@ float load_c(uint k, uint j) {
 // COLUMN_QUADS only where C's columns are contiguous (c_sc 1), and c_sk,
 // every batch stride of C and the column count are multiples of 4 (the
 // host's choice), so a quad is 16-byte aligned and never partly past the
-// end; the output is row-major (y_sc 1, y_sr = cols).
+// end.
 vec4 load_c4(uint k, uint q) {
   uint col = c_slot_column(gl_WorkGroupID.x * TILE_COLS, 4u * q);
   if (col >= p.cols) return vec4(0.0);
@@ -70,7 +73,7 @@ void main() {
   // Unrolled and guarded with if rather than break, so that acc[] is only
   // ever indexed by constants.
   uint y_base = gl_WorkGroupID.z * p.rows * p.cols;
-  if (COLUMN_QUADS && !HAS_BIAS) {
+  if (QUAD_STORES && !HAS_BIAS) {
     [[unroll]] for (uint q = 0u; q < OUT_TN / 4u; ++q) {
       uint col = out_col(first_col, 4u * q);
       [[unroll]] for (uint i = 0u; i < OUT_TM; ++i) {

@@ -45,6 +45,9 @@ TEST(ConvWinogradVk, MatchesReference) {
       // 18 tiles against 64 output channels: the point products run swapped
       // (tiles along the rows), over two images.
       {"F2 swapped product", {2, 16, 6, 6}, {64, 16, 3, 3}, {1, 1, 1, 1}, 16, true, true},
+      // Swapped with 128 output channels: the register core reads the
+      // transposed weights as vec4 column quads.
+      {"F2 swapped product, column quads", {1, 16, 8, 8}, {128, 16, 3, 3}, {1, 1, 1, 1}, 16, true, true},
   };
   std::vector<fb::FusedActivationT> acts = {fb::FusedActivationT{}};
   acts.push_back(fused_activation(fb::ActivationKind::Relu));

@@ -33,6 +33,19 @@ static_assert(sizeof(OutputPush) == 32, "must match winograd_output.comp's push 
 
 int64_t tiles_along(int64_t size, int tile) { return (size + tile - 1) / tile; }
 
+// U[point][k][c] as U[point][c][k].
+Tensor transposed_points(const Tensor& u, int64_t points, int64_t cout, int64_t cin) {
+  Tensor t = Tensor::zeros(DType::F32, {points, cin, cout});
+  const float* from = u.data<float>();
+  float* to = t.data<float>();
+  for (int64_t p = 0; p < points; ++p) {
+    for (int64_t k = 0; k < cout; ++k) {
+      for (int64_t c = 0; c < cin; ++c) to[(p * cin + c) * cout + k] = from[(p * cout + k) * cin + c];
+    }
+  }
+  return t;
+}
+
 }  // namespace
 
 int gpu_winograd_tile(const PlanContext& ctx, const ConvGeometry& g) {
@@ -61,9 +74,17 @@ Status plan_winograd(PlanContext& ctx, const ConvGeometry& g, const FusedCode& a
   const int64_t per_image = tiles_w * tiles_h, tiles = g.batch * per_image;
   auto u32 = [](int64_t v) { return static_cast<uint32_t>(v); };
 
-  // U[point][k][c], transformed once here.
+  // M[point] = U[point] x V[point]: [cout x cin] x [cin x tiles], batched over the points.
+  Product pr;
+  pr.m = cout, pr.n = tiles, pr.k = cin;
+  // U[point][k][c], transformed once here; stored [point][c][k] when the
+  // product runs swapped (few tiles: the output channels then run along the
+  // shader's columns, which read U contiguously, as vec4s on the register
+  // core: docs/vulkan.md).
+  const bool swapped = matmul_swaps(pr);
   Tensor u = Tensor::zeros(DType::F32, {points, cout, cin});
   winograd_transform_weights(tile, ctx.in(1).data<float>(), cout * cin, u.data<float>());
+  if (swapped) u = transposed_points(u, points, cout, cin);
   const TensorArg weights = ctx.add_constant(std::move(u));
   const TensorArg v = ctx.add_scratch(DType::F32, points * cin * tiles);
   const TensorArg m = ctx.add_scratch(DType::F32, points * cout * tiles);
@@ -78,10 +99,7 @@ Status plan_winograd(PlanContext& ctx, const ConvGeometry& g, const FusedCode& a
                static_cast<int32_t>(g.pad_begin[kW])};
   ctx.dispatch_1d(ShaderId::kWinogradInput, {ctx.input(0), v}, in, cin * tiles).constants = {tile};
 
-  // M[point] = U[point] x V[point]: [cout x cin] x [cin x tiles], batched over the points.
-  Product pr;
-  pr.m = cout, pr.n = tiles, pr.k = cin;
-  pr.a_sm = cin, pr.a_sk = 1, pr.b_sk = tiles, pr.b_sn = 1;
+  pr.a_sm = swapped ? 1 : cin, pr.a_sk = swapped ? cout : 1, pr.b_sk = tiles, pr.b_sn = 1;
   pr.batch = points;
   pr.batch_dims = {1, 1, u32(points)};
   pr.a_batch_stride = {0, 0, u32(cout * cin)};

@@ -32,7 +32,7 @@ static_assert(sizeof(MatMulPush) == 100, "must match matmul_main.glsl's push blo
 // side of the output goes to the columns: Y = A x B as is, or Y^T = B^T x A^T
 // (operands swapped, output written transposed) when N is the short side.
 Status dispatch_matmul(PlanContext& ctx, const Product& pr) {
-  bool swap = pr.n < 64 && pr.n < pr.m;
+  const bool swap = matmul_swaps(pr);
   auto u32 = [](int64_t v) { return static_cast<uint32_t>(v); };
   MatMulPush push{};
   push.depth = u32(pr.k);
@@ -57,18 +57,19 @@ Status dispatch_matmul(PlanContext& ctx, const Product& pr) {
   }
   MOTE_ASSIGN_OR_RETURN(GemmLaunch launch, plan_gemm_launch(ctx, push.rows, push.cols, pr.k, pr.batch));
   push.k_chunk = launch.split.k_chunk;
-  // vec4s of C and Y along the columns (matmul_main.glsl's load_c4): C's
-  // columns contiguous, every row and batch of it starting at a multiple of
-  // 4 floats, Y row-major.
+  // vec4s of C along the columns (matmul_main.glsl's load_c4): C's columns
+  // contiguous, every row and batch of it starting at a multiple of 4
+  // floats; stored as vec4s too where Y is row-major (not swapped).
   auto quad_aligned = [](uint32_t stride) { return stride % 4 == 0; };
-  launch.tile.column_quads = launch.tile.takes_column_quads() && !swap && push.c_sc == 1 && quad_aligned(push.c_sk) &&
+  launch.tile.column_quads = launch.tile.takes_column_quads() && push.c_sc == 1 && quad_aligned(push.c_sk) &&
                              quad_aligned(push.cols) &&
                              std::all_of(push.c_batch_stride.begin(), push.c_batch_stride.end(), quad_aligned);
+  const bool quad_stores = launch.tile.column_quads && !swap;
   const TensorArg a = pr.a.value_or(ctx.input(0)), b = pr.b.value_or(ctx.input(1));
   const TensorArg y = pr.y.value_or(ctx.output(0));
   const TensorArg partial = partial_sums(ctx, launch, push.rows, push.cols, y);
   std::vector<int32_t> constants = launch.tile.constants();
-  constants.insert(constants.end(), {act.code, pr.bias ? 1 : 0, launch.split_k() ? 1 : 0});
+  constants.insert(constants.end(), {act.code, pr.bias ? 1 : 0, launch.split_k() ? 1 : 0, quad_stores ? 1 : 0});
   // Without a bias, binding 2 aliases A (never read).
   ctx.dispatch(launch.shader(ShaderId::kMatmul, ShaderId::kMatmulShuffle, ShaderId::kMatmulShared),
                {swap ? b : a, swap ? a : b, pr.bias.value_or(a), y, partial}, push, launch.groups,

@@ -32,6 +32,11 @@ struct Product {
   std::optional<TensorArg> a, b, y;
 };
 
+// Whether dispatch_matmul runs the product as Y^T = B^T x A^T, so that the
+// longer side of the output runs along the shader's columns (A is then
+// read along the columns: row-major [k, m] per batch reads it contiguously).
+inline bool matmul_swaps(const Product& pr) { return pr.n < 64 && pr.n < pr.m; }
+
 // Records the product, with the op's fused activation if it has one.
 // kUnsupported when the device's limits do not fit it.
 Status dispatch_matmul(PlanContext& ctx, const Product& pr);
