@@ -9,10 +9,17 @@ layout(constant_id = 10) const bool HAS_RESIDUAL = false;
 // writes its raw sums to partial[z][row][col]; gemm_split_reduce.comp adds
 // the parts and applies the epilogue.
 layout(constant_id = 11) const bool SPLIT = false;
+// The product turned around for a pointwise layer over one image whose
+// pixels are few or not a multiple of 4 (7x7): rows = pixels, columns =
+// output channels, R = X (pixel row, channel k at k * out_pixels + row), C =
+// the weights transposed at prepare ([in][out], so a column quad is four
+// output channels); the output is written Y[channel][pixel] as usual.
+layout(constant_id = 12) const bool TRANSPOSED = false;
 
 TENSOR_RO(0, x)
 TENSOR4_RO(0, x)  // with COLUMN_QUADS
 TENSOR_RO(1, w)
+TENSOR4_RO(1, w)  // TRANSPOSED with COLUMN_QUADS
 TENSOR_RO(2, bias)  // bound to W when absent
 // Per k: channel offset, dy, dx, unused. Only the shared core reads it; on
 // the register core, whose k come in order, begin_k walks (c, ky, kx)
@@ -49,7 +56,10 @@ uint x_base[C_SLOTS];
 int iy0[C_SLOTS], ix0[C_SLOTS];
 bool col_ok[C_SLOTS];
 
-float load_r(uint row, uint k) { return LOAD(w, w_base + row * p.depth + k); }
+float load_r(uint row, uint k) {
+  if (TRANSPOSED) return LOAD(x, k * p.out_pixels + row);
+  return LOAD(w, w_base + row * p.depth + k);
+}
 
 uvec4 tap;        // ktab[k] of the current k
 uvec3 next_tap;   // K_IN_ORDER: channel offset, dy, dx of the k after it
@@ -81,6 +91,7 @@ void begin_k(uint k) {
 
 float load_c(uint k, uint j) {
   if (!col_ok[j]) return 0.0;
+  if (TRANSPOSED) return LOAD(w, k * p.cols + c_slot_column(gl_WorkGroupID.x * TILE_COLS, j));
   if (POINTWISE) return LOAD(x, x_base[j] + k * p.in_h * p.in_w);
   int iy = iy0[j] + int(tap.y);
   int ix = ix0[j] + int(tap.z);
@@ -93,7 +104,25 @@ float load_c(uint k, uint j) {
 vec4 load_c4(uint k, uint q) {
   uint j = 4u * q;
   if (!col_ok[j]) return vec4(0.0);
+  if (TRANSPOSED) return LOAD4(w, (k * p.cols + c_slot_column(gl_WorkGroupID.x * TILE_COLS, j)) / 4u);
   return LOAD4(x, (x_base[j] + k * p.in_h * p.in_w) / 4u);
+}
+
+// TRANSPOSED: output channel `col`, pixel `row` of the one image.
+void store_transposed(uint first_row, uint first_col) {
+  [[unroll]] for (uint j = 0u; j < OUT_TN; ++j) {
+    uint channel = out_col(first_col, j);
+    float b = HAS_BIAS && channel < p.cols ? LOAD(bias, channel) : 0.0;
+    [[unroll]] for (uint i = 0u; i < OUT_TM; ++i) {
+      uint pixel = out_row(first_row, i);
+      if (channel < p.cols && pixel < p.rows) {
+        uint at = channel * p.out_pixels + pixel;
+        float v = acc[i * OUT_TN + j] + b;
+        if (HAS_RESIDUAL) v += LOAD(residual, at);
+        STORE(y, at, activation(ACT, v, p.act_a, p.act_b, 0.0));
+      }
+    }
+  }
 }
 
 // Four outputs of a row at once: columns 4q .. 4q + 3 of this invocation.
@@ -118,6 +147,12 @@ void store_quads(uint first_row, uint first_col, uint group, float row_bias[OUT_
 void main() {
   uint group = SPLIT ? 0u : gl_WorkGroupID.z;
   uint first_row = gl_WorkGroupID.y * TILE_ROWS, first_col = gl_WorkGroupID.x * TILE_COLS;
+  if (TRANSPOSED) {
+    [[unroll]] for (uint j = 0u; j < C_SLOTS; ++j) col_ok[j] = c_slot_column(first_col, j) < p.cols;
+    gemm_accumulate(first_row, p.rows, 0u, p.depth);
+    store_transposed(first_row, first_col);
+    return;
+  }
   w_base = group * p.rows * p.depth;
   [[unroll]] for (uint j = 0u; j < C_SLOTS; ++j) {
     uint col = c_slot_column(first_col, j);

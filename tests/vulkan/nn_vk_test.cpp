@@ -65,6 +65,9 @@ std::vector<ConvCase> conv_cases() {
       // 320 pixels per image (a multiple of 4) over two images: the register
       // core's column quads, with partial tiles along both sides.
       {"pointwise 1x1 column quads", {2, 24, 16, 20}, {37, 24, 1, 1}, conv_attrs()},
+      // 49 pixels, 136 output channels, one image: with constant weights
+      // the product turns around (pixels along the rows, channels in quads).
+      {"pointwise 1x1 turned around", {1, 40, 7, 7}, {136, 40, 1, 1}, conv_attrs()},
       {"7x7 s2 p3 first layer", {1, 3, 29, 31}, {8, 3, 7, 7}, conv_attrs({2, 2}, {3, 3, 3, 3})},
       {"3x3 s2 first layer", {2, 3, 17, 17}, {13, 3, 3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1})},
       {"grouped", {1, 4, 9, 10}, {6, 2, 3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1}, {}, 2)},
@@ -110,6 +113,7 @@ TEST(ConvVk, Residual) {
   const ConvCase cases[] = {
       {"pointwise", {2, 5, 6, 7}, {9, 5, 1, 1}, conv_attrs()},
       {"pointwise column quads", {1, 6, 16, 17}, {9, 6, 1, 1}, conv_attrs()},
+      {"pointwise turned around", {1, 8, 5, 7}, {132, 8, 1, 1}, conv_attrs()},
       {"3x3 s2", {1, 4, 9, 7}, {9, 4, 3, 3}, conv_attrs({2, 2}, {1, 1, 1, 1}), false},
       {"depthwise", {1, 6, 7, 5}, {6, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 6)},
       {"depthwise vec4 rows", {1, 6, 8, 12}, {6, 1, 3, 3}, conv_attrs({1, 1}, {1, 1, 1, 1}, {}, 6)},

@@ -110,6 +110,31 @@ Tensor tap_table(const ConvGeometry& g) {
   return table;
 }
 
+// Whether a pointwise layer runs turned around (conv_gemm_main.glsl's
+// TRANSPOSED): one image whose pixels cannot form column quads (7x7 has 49)
+// but whose output channels can, with the weights known now to transpose,
+// on the register core (the only one with quads). On lavapipe: MobileNetV2's
+// 7x7 1x1 layers 41-52 -> 25-30 ms summed, ResNet-50's layer4 ones 129-132
+// -> 66-68 ms (docs/vulkan.md).
+bool turn_pointwise_around(const PlanContext& ctx, const ConvGeometry& g, bool pointwise) {
+  if (!pointwise || g.batch != 1 || g.group != 1 || g.out_pixels() % 4 == 0) return false;
+  if (g.out_channels % 4 != 0 || g.out_channels < 128 || !ctx.in(1).raw()) return false;
+  const int64_t depth = g.in_channels;
+  return !gemm_limits(ctx, g.out_pixels(), g.out_channels, depth, 1).shared_core;
+}
+
+// W [out][in] as [in][out].
+Tensor transposed_weights(const Tensor& w, const ConvGeometry& g) {
+  const int64_t out = g.out_channels, in = g.in_channels;
+  Tensor t = Tensor::zeros(DType::F32, {in, out});
+  const float* from = w.data<float>();
+  float* to = t.data<float>();
+  for (int64_t o = 0; o < out; ++o) {
+    for (int64_t i = 0; i < in; ++i) to[i * out + o] = from[o * in + i];
+  }
+  return t;
+}
+
 Status plan_implicit_gemm(PlanContext& ctx, const ConvGeometry& g, const FusedCode& act) {
   ConvGemmPush push{};
   push.rows = static_cast<uint32_t>(g.out_channels_per_group());
@@ -133,26 +158,31 @@ Status plan_implicit_gemm(PlanContext& ctx, const ConvGeometry& g, const FusedCo
   push.span_h = static_cast<uint32_t>(g.kernel[kH] * g.dilation[kH]);
   push.span_w = static_cast<uint32_t>(g.kernel[kW] * g.dilation[kW]);
 
-  MOTE_ASSIGN_OR_RETURN(GemmLaunch launch, plan_gemm_launch(ctx, push.rows, push.cols, push.depth, g.group));
-  push.k_chunk = launch.split.k_chunk;
-
   // A 1x1 window over every pixel reads X at the output pixel itself.
-  bool pointwise = g.kernel[kH] == 1 && g.kernel[kW] == 1 && g.stride[kH] == 1 && g.stride[kW] == 1 &&
-                   g.pad_begin[kH] == 0 && g.pad_begin[kW] == 0 && g.out_size == g.in_size;
-  // Four pixels of one image per vec4: whole quads per image, and
-  // every image's planes start at a multiple of 4 floats.
-  launch.tile.column_quads = pointwise && launch.tile.takes_column_quads() && g.out_pixels() % 4 == 0;
+  const bool pointwise = g.kernel[kH] == 1 && g.kernel[kW] == 1 && g.stride[kH] == 1 && g.stride[kW] == 1 &&
+                         g.pad_begin[kH] == 0 && g.pad_begin[kW] == 0 && g.out_size == g.in_size;
+  const bool transposed = turn_pointwise_around(ctx, g, pointwise);
+  if (transposed) push.rows = push.out_pixels, push.cols = push.out_channels;
+
+  MOTE_ASSIGN_OR_RETURN(GemmLaunch launch,
+                        plan_gemm_launch(ctx, push.rows, push.cols, push.depth, transposed ? 1 : g.group));
+  push.k_chunk = launch.split.k_chunk;
+  // Four pixels of one image per vec4 (whole quads per image, every image's
+  // planes starting at a multiple of 4 floats), or turned around, four
+  // output channels of the transposed weights.
+  launch.tile.column_quads =
+      launch.tile.takes_column_quads() && (transposed || (pointwise && g.out_pixels() % 4 == 0));
+  const TensorArg weights = transposed ? ctx.add_constant(transposed_weights(ctx.in(1), g)) : ctx.input(1);
   // Only the shared core reads the tap table, and not for pointwise layers
   // (the register core walks the taps); binding 3 aliases W otherwise.
-  TensorArg table = pointwise || !launch.tile.shared_core ? ctx.input(1) : ctx.add_constant(tap_table(g));
+  TensorArg table = pointwise || !launch.tile.shared_core ? weights : ctx.add_constant(tap_table(g));
   const TensorArg partial = partial_sums(ctx, launch, push.rows, push.cols, ctx.output(0));
   std::vector<int32_t> constants = launch.tile.constants();
   constants.insert(constants.end(), {act.code, ctx.has_input(2) ? 1 : 0, pointwise ? 1 : 0, ctx.has_input(3) ? 1 : 0,
-                                     launch.split_k() ? 1 : 0});
-  ctx.dispatch(
-         launch.shader(ShaderId::kConvGemm, ShaderId::kConvGemmShuffle, ShaderId::kConvGemmShared),
-         {ctx.input(0), ctx.input(1), bias_or_weights(ctx), table, ctx.output(0), residual_or_weights(ctx), partial},
-         push, launch.groups, launch.tile.local())
+                                     launch.split_k() ? 1 : 0, transposed ? 1 : 0});
+  ctx.dispatch(launch.shader(ShaderId::kConvGemm, ShaderId::kConvGemmShuffle, ShaderId::kConvGemmShared),
+               {ctx.input(0), weights, bias_or_weights(ctx), table, ctx.output(0), residual_or_weights(ctx), partial},
+               push, launch.groups, launch.tile.local())
       .constants = std::move(constants);
   if (launch.split_k()) {
     // Output channel `row`, column `col` over images of out_pixels each.

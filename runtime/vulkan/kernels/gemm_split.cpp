@@ -28,17 +28,25 @@ SplitK plan_split_k(const GemmTile& tile, int64_t workgroups, int64_t rows, int6
   return {static_cast<uint32_t>(parts), static_cast<uint32_t>(chunk)};
 }
 
+const GemmTileLimits& gemm_limits(const PlanContext& ctx, int64_t rows, int64_t cols, int64_t depth, int64_t batch,
+                                  bool* tuned) {
+  if (tuned) *tuned = false;
+  if (ctx.gemm_override) return *ctx.gemm_override;
+  if (ctx.gemm_tuning) {
+    if (auto it = ctx.gemm_tuning->entries.find(GemmShape{rows, cols, depth, batch});
+        it != ctx.gemm_tuning->entries.end()) {
+      if (tuned) *tuned = true;
+      return it->second.tile;
+    }
+  }
+  return ctx.features.gemm_tile;
+}
+
 Result<GemmLaunch> plan_gemm_launch(PlanContext& ctx, int64_t rows, int64_t cols, int64_t depth, int64_t batch) {
   const DeviceFeatures& f = ctx.features;
   const GemmShape shape{rows, cols, depth, batch};
-  const GemmTileLimits* limits = ctx.gemm_override ? ctx.gemm_override : &f.gemm_tile;
   bool tuned = false;
-  if (!ctx.gemm_override && ctx.gemm_tuning) {
-    if (auto it = ctx.gemm_tuning->entries.find(shape); it != ctx.gemm_tuning->entries.end()) {
-      limits = &it->second.tile;
-      tuned = true;
-    }
-  }
+  const GemmTileLimits* limits = &gemm_limits(ctx, rows, cols, depth, batch, &tuned);
   auto tile = pick_gemm_tile(rows, cols, batch, *limits, f);
   if (!tile) return ctx.unsupported("the device's shared memory or workgroup size is too small for the GEMM tiles");
   auto [gx, gy] = tile->groups(rows, cols);

@@ -51,6 +51,11 @@ struct GemmLaunch {
 // come from ctx (override, tuned entry or profile); the choice is recorded
 // in ctx.gemm_choices.
 Result<GemmLaunch> plan_gemm_launch(PlanContext& ctx, int64_t rows, int64_t cols, int64_t depth, int64_t batch);
+// The tile limits plan_gemm_launch takes for that product: the override,
+// else the tuned entry for its shape (then *tuned is set), else the device
+// profile's.
+const GemmTileLimits& gemm_limits(const PlanContext& ctx, int64_t rows, int64_t cols, int64_t depth, int64_t batch,
+                                  bool* tuned = nullptr);
 
 // The buffer the GEMM writes its raw partial sums to: a scratch of
 // parts x rows x cols f32 (an I32 scratch, so that f16 storage does not
