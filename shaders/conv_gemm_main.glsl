@@ -24,7 +24,8 @@ TENSOR_RO(2, bias)  // bound to W when absent
 // Per k: channel offset, dy, dx, unused. Only the shared core reads it; on
 // the register core, whose k come in order, begin_k walks (c, ky, kx)
 // instead, sparing a load per k (on lavapipe a loop over the lanes: ResNet's
-// strided 3x3 layers 20-35 % faster, docs/vulkan.md). Bound to W otherwise.
+// 7x7 stem ~17 % faster, its strided 3x3 layers ~10 %, docs/vulkan.md).
+// Bound to W otherwise.
 layout(std430, binding = 3) readonly buffer ktab_block { uvec4 ktab[]; };
 TENSOR_WO(4, y)
 TENSOR4_WO(4, y)
@@ -100,7 +101,9 @@ float load_c(uint k, uint j) {
 }
 
 // COLUMN_QUADS only with POINTWISE and out_pixels a multiple of 4 (the
-// host's choice), so a quad is four pixels of one image, 16-byte aligned.
+// host's choice), so a quad is four pixels of one image, 16-byte aligned;
+// or TRANSPOSED, where a quad is four output channels of a row of the
+// transposed weights, whose rows hold a multiple of 4 floats.
 vec4 load_c4(uint k, uint q) {
   uint j = 4u * q;
   if (!col_ok[j]) return vec4(0.0);
@@ -147,7 +150,9 @@ void store_quads(uint first_row, uint first_col, uint group, float row_bias[OUT_
 void main() {
   uint group = SPLIT ? 0u : gl_WorkGroupID.z;
   uint first_row = gl_WorkGroupID.y * TILE_ROWS, first_col = gl_WorkGroupID.x * TILE_COLS;
-  if (TRANSPOSED) {
+  // The host never splits a turned-around product (only the shared core
+  // splits, and it never turns one around).
+  if (TRANSPOSED && !SPLIT) {
     [[unroll]] for (uint j = 0u; j < C_SLOTS; ++j) col_ok[j] = c_slot_column(first_col, j) < p.cols;
     gemm_accumulate(first_row, p.rows, 0u, p.depth);
     store_transposed(first_row, first_col);
@@ -174,7 +179,7 @@ void main() {
     uint row = out_row(first_row, i);
     row_bias[i] = HAS_BIAS && !SPLIT && row < p.rows ? LOAD(bias, group * p.rows + row) : 0.0;
   }
-  if (COLUMN_QUADS) {
+  if (COLUMN_QUADS && !SPLIT) {
     store_quads(first_row, first_col, group, row_bias);
     return;
   }

@@ -17,12 +17,12 @@
 // Column quads (COLUMN_QUADS, constant 6; TN a multiple of 4): invocation
 // tx owns columns in runs of four, 4 * (tx + q * LX) + e for quad q, so each
 // k brings its C values in TN / 4 vec4 loads instead of TN scalar ones, and
-// the including shader can store four outputs at once. The host asks for
-// it only where C and the output are contiguous along the columns and every
-// quad starts at a multiple of 4 floats (conv_plan.cpp, gemm.cpp). On
-// lavapipe, where each load is a loop over the lanes, a 144 -> 24 channel
-// 1x1 convolution on 56x56 ran ~2x faster with one C load per k in place of
-// four (docs/vulkan.md).
+// the including shader can store four outputs at once where the output is
+// contiguous along the columns too. The host asks for it only where C is
+// contiguous along the columns and every quad starts at a multiple of 4
+// floats (kernels/conv.cpp, gemm.cpp). On lavapipe, where each load is a
+// loop over the lanes, a 144 -> 24 channel 1x1 convolution on 56x56 ran
+// 1.7x faster with one C load per k in place of four (docs/vulkan.md).
 //
 // The including shader defines the functions declared below:
 //   load_r(row, k)  R element; called only with row < rows and k < k_end
@@ -48,8 +48,8 @@
 // lavapipe a subgroup is one SIMD register of lanes, so that is one gathered
 // load and TM / 4 lane broadcasts where it was TM / 4 loads, each a loop
 // over the lanes (MobileNetV2 1.4x faster there, docs/vulkan.md). The host
-// takes this variant only when TM / 4 lanes exist in every subgroup
-// (GemmTile::rows_by_shuffle).
+// takes this variant only when every subgroup of the workgroup has at least
+// TM / 4 invocations (GemmTile::rows_by_shuffle).
 //
 // f16 arithmetic (MOTE_FP16_MATH, the f16m variant): the R block is staged
 // as f16, the operands are multiplied as f16 (MATH_T), and the products of

@@ -73,7 +73,7 @@ void main() {
   // Unrolled and guarded with if rather than break, so that acc[] is only
   // ever indexed by constants.
   uint y_base = gl_WorkGroupID.z * p.rows * p.cols;
-  if (QUAD_STORES && !HAS_BIAS) {
+  if (QUAD_STORES && !HAS_BIAS && !SPLIT) {
     [[unroll]] for (uint q = 0u; q < OUT_TN / 4u; ++q) {
       uint col = out_col(first_col, 4u * q);
       [[unroll]] for (uint i = 0u; i < OUT_TM; ++i) {

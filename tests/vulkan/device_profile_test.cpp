@@ -160,5 +160,35 @@ TEST(GemmTiles, SharedCoreFillsTheGpu) {
   EXPECT_EQ(plan_split_k(*reg, 1, 512, 49, 4608, f.gemm_tile, f).parts, 1u);
 }
 
+// Rows by shuffle need tm / 4 invocations in every subgroup of the
+// workgroup, the last one included; column quads need whole quads per
+// invocation.
+TEST(GemmTiles, ShuffleOnlyWhereEverySubgroupHasTheReaders) {
+  DeviceFeatures f = desktop_limits();
+  f.gemm_rows_by_shuffle = true;
+  f.subgroup_size = 8;
+  f.gemm_tile = {false, 64, 32, 4, 32};
+  auto t = pick_gemm_tile(256, 4096, 1, f.gemm_tile, f);
+  ASSERT_TRUE(t);
+  EXPECT_TRUE(t->rows_by_shuffle);  // 8 readers, 8 subgroups of 8
+  EXPECT_TRUE(t->takes_column_quads());
+  f.gemm_tile.lx = 20;  // subgroups of 8, 8 and 4: the last lacks readers 4..7
+  t = pick_gemm_tile(256, 4096, 1, f.gemm_tile, f);
+  ASSERT_TRUE(t);
+  EXPECT_FALSE(t->rows_by_shuffle);
+  f.gemm_tile.tm = 16;  // 4 readers: every subgroup has them
+  t = pick_gemm_tile(256, 4096, 1, f.gemm_tile, f);
+  ASSERT_TRUE(t);
+  EXPECT_TRUE(t->rows_by_shuffle);
+  f.gemm_tile = {false, 64, 64, 2, 16};  // 16 readers for subgroups of 8; tn 2
+  t = pick_gemm_tile(256, 4096, 1, f.gemm_tile, f);
+  ASSERT_TRUE(t);
+  EXPECT_FALSE(t->rows_by_shuffle);
+  EXPECT_FALSE(t->takes_column_quads());
+  f.gemm_rows_by_shuffle = false;  // a profile without it
+  f.gemm_tile = {false, 64, 32, 4, 32};
+  EXPECT_FALSE(pick_gemm_tile(256, 4096, 1, f.gemm_tile, f)->rows_by_shuffle);
+}
+
 }  // namespace
 }  // namespace mote::vk

@@ -207,6 +207,9 @@ TEST(GemmVk, OddSizesAndTransposes) {
       }
     }
   }
+  // Column quads with Gemm's bias along the columns (B row-major, 260
+  // columns), stored one by one.
+  check_gemm(70, 260, 37, gemm_attrs(1.0f, 0.5f), Shape{260}, kWeightsConstant, nullptr, seed++);
   // Several tiles in both directions, every transpose combination.
   for (bool ta : {false, true}) {
     for (bool tb : {false, true}) {

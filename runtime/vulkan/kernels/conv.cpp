@@ -31,7 +31,9 @@ static_assert(sizeof(DepthwisePush) == 64, "must match conv_depthwise.comp's pus
 
 // Outputs per invocation along a row (conv_depthwise.comp's OUT_X): 4 where
 // the row is undilated with a column stride of 1 or 2, else 1.
+// The shader's vec4 row bands and stores (ROW_LEAD, OUT_QUADS) rely on 4.
 constexpr int64_t kDepthwiseRowOutputs = 4;
+static_assert(kDepthwiseRowOutputs == 4, "conv_depthwise.comp's ROW_LEAD and OUT_QUADS assume 4");
 
 struct ConvGemmPush {
   uint32_t rows, cols, depth, out_pixels, out_w, in_h, in_w, in_image, in_group, out_channels;
@@ -119,8 +121,10 @@ Tensor tap_table(const ConvGeometry& g) {
 bool turn_pointwise_around(const PlanContext& ctx, const ConvGeometry& g, bool pointwise) {
   if (!pointwise || g.batch != 1 || g.group != 1 || g.out_pixels() % 4 == 0) return false;
   if (g.out_channels % 4 != 0 || g.out_channels < 128 || !ctx.in(1).raw()) return false;
-  const int64_t depth = g.in_channels;
-  return !gemm_limits(ctx, g.out_pixels(), g.out_channels, depth, 1).shared_core;
+  // The profile's, an override's or a tuned tile: one that takes quads (the
+  // tile keeps the limits' tn at 128 columns or more).
+  const GemmTileLimits& limits = gemm_limits(ctx, g.out_pixels(), g.out_channels, g.in_channels, 1);
+  return !limits.shared_core && limits.tn % 4 == 0;
 }
 
 // W [out][in] as [in][out].
@@ -164,15 +168,20 @@ Status plan_implicit_gemm(PlanContext& ctx, const ConvGeometry& g, const FusedCo
   const bool transposed = turn_pointwise_around(ctx, g, pointwise);
   if (transposed) push.rows = push.out_pixels, push.cols = push.out_channels;
 
-  MOTE_ASSIGN_OR_RETURN(GemmLaunch launch,
-                        plan_gemm_launch(ctx, push.rows, push.cols, push.depth, transposed ? 1 : g.group));
+  MOTE_ASSIGN_OR_RETURN(GemmLaunch launch, plan_gemm_launch(ctx, push.rows, push.cols, push.depth, g.group));
   push.k_chunk = launch.split.k_chunk;
+  // Only the shared core splits, and turn_pointwise_around keeps it off.
+  if (transposed && launch.split_k()) return ctx.unsupported("a turned-around pointwise product cannot be split");
   // Four pixels of one image per vec4 (whole quads per image, every image's
   // planes starting at a multiple of 4 floats), or turned around, four
   // output channels of the transposed weights.
   launch.tile.column_quads =
       launch.tile.takes_column_quads() && (transposed || (pointwise && g.out_pixels() % 4 == 0));
   const TensorArg weights = transposed ? ctx.add_constant(transposed_weights(ctx.in(1), g)) : ctx.input(1);
+  // Absent optional inputs are bound to the weights the shader reads, so that
+  // the original W is not uploaded beside its transposed copy.
+  const TensorArg bias = ctx.has_input(2) ? ctx.input(2) : weights;
+  const TensorArg residual = ctx.has_input(3) ? ctx.input(3) : weights;
   // Only the shared core reads the tap table, and not for pointwise layers
   // (the register core walks the taps); binding 3 aliases W otherwise.
   TensorArg table = pointwise || !launch.tile.shared_core ? weights : ctx.add_constant(tap_table(g));
@@ -181,8 +190,8 @@ Status plan_implicit_gemm(PlanContext& ctx, const ConvGeometry& g, const FusedCo
   constants.insert(constants.end(), {act.code, ctx.has_input(2) ? 1 : 0, pointwise ? 1 : 0, ctx.has_input(3) ? 1 : 0,
                                      launch.split_k() ? 1 : 0, transposed ? 1 : 0});
   ctx.dispatch(launch.shader(ShaderId::kConvGemm, ShaderId::kConvGemmShuffle, ShaderId::kConvGemmShared),
-               {ctx.input(0), weights, bias_or_weights(ctx), table, ctx.output(0), residual_or_weights(ctx), partial},
-               push, launch.groups, launch.tile.local())
+               {ctx.input(0), weights, bias, table, ctx.output(0), residual, partial}, push, launch.groups,
+               launch.tile.local())
       .constants = std::move(constants);
   if (launch.split_k()) {
     // Output channel `row`, column `col` over images of out_pixels each.

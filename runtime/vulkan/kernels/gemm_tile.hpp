@@ -104,8 +104,12 @@ inline std::optional<GemmTile> pick_gemm_tile(int64_t rows, int64_t cols, int64_
   t.lx = std::min({t.lx, f.max_workgroup_invocations, f.max_workgroup_size[0]});
   if (t.shared_bytes() > f.max_shared_memory) return std::nullopt;
   // Invocations 0 .. tm / 4 - 1 of every subgroup read one vec4 of rows
-  // each; a workgroup narrower than a subgroup has only lx of them.
-  t.rows_by_shuffle = f.gemm_rows_by_shuffle && t.tm / 4 <= std::min(f.subgroup_size, t.lx);
+  // each, so every subgroup needs that many: a workgroup narrower than a
+  // subgroup has only lx, and the last subgroup of one that is not a
+  // multiple of the subgroup size has lx % subgroup_size.
+  const uint32_t readers = t.tm / 4, rest = t.lx % f.subgroup_size;
+  t.rows_by_shuffle =
+      f.gemm_rows_by_shuffle && readers <= std::min(f.subgroup_size, t.lx) && (rest == 0 || rest >= readers);
   return t;
 }
 
