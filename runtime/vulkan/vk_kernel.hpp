@@ -80,6 +80,10 @@ struct PlanContext {
   const Tensor& out(size_t i) const { return *outputs[i]; }
   TensorArg input(int i) const { return {TensorArg::kInput, i}; }
   TensorArg output(int i) const { return {TensorArg::kOutput, i}; }
+  // Input i, or where the op lacks that optional input, `placeholder`: a
+  // binding must hold a buffer, so an absent one is bound to a buffer the
+  // shader has anyway, and a specialisation constant says not to read it.
+  TensorArg input_or(int i, TensorArg placeholder) const { return has_input(i) ? input(i) : placeholder; }
   TensorArg add_constant(Tensor t) {
     constants.push_back(std::move(t));
     return {TensorArg::kConstant, static_cast<int>(constants.size()) - 1};

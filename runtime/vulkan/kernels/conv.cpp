@@ -44,11 +44,6 @@ struct ConvGemmPush {
 };
 static_assert(sizeof(ConvGemmPush) == 84, "must match conv_gemm_main.glsl's push block");
 
-// Optional inputs are bound to W when absent (a binding must hold a buffer);
-// a specialisation constant tells the shader not to read them.
-TensorArg bias_or_weights(PlanContext& ctx) { return ctx.has_input(2) ? ctx.input(2) : ctx.input(1); }
-TensorArg residual_or_weights(PlanContext& ctx) { return ctx.has_input(3) ? ctx.input(3) : ctx.input(1); }
-
 // Workgroups of 64 invocations, each one output pixel or a run of
 // kDepthwiseRowOutputs in a row; y is the channel and z the image.
 Status plan_depthwise(PlanContext& ctx, const ConvGeometry& g, const FusedCode& act) {
@@ -79,8 +74,9 @@ Status plan_depthwise(PlanContext& ctx, const ConvGeometry& g, const FusedCode& 
   push.act_a = act.a;
   push.act_b = act.b;
   push.groups_w = static_cast<uint32_t>(groups_w);
-  ctx.dispatch(ShaderId::kConvDepthwise,
-               {ctx.input(0), ctx.input(1), bias_or_weights(ctx), ctx.output(0), residual_or_weights(ctx)}, push,
+  const TensorArg w = ctx.input(1);
+  ctx.dispatch(ShaderId::kConvDepthwise, {ctx.input(0), w, ctx.input_or(2, w), ctx.output(0), ctx.input_or(3, w)},
+               push,
                {static_cast<uint32_t>(gx), static_cast<uint32_t>(g.out_channels), static_cast<uint32_t>(g.batch)},
                {kLocal, 1, 1})
       .constants = {act.code,
@@ -127,18 +123,6 @@ bool turn_pointwise_around(const PlanContext& ctx, const ConvGeometry& g, bool p
   return !limits.shared_core && limits.tn % 4 == 0;
 }
 
-// W [out][in] as [in][out].
-Tensor transposed_weights(const Tensor& w, const ConvGeometry& g) {
-  const int64_t out = g.out_channels, in = g.in_channels;
-  Tensor t = Tensor::zeros(DType::F32, {in, out});
-  const float* from = w.data<float>();
-  float* to = t.data<float>();
-  for (int64_t o = 0; o < out; ++o) {
-    for (int64_t i = 0; i < in; ++i) to[i * out + o] = from[o * in + i];
-  }
-  return t;
-}
-
 Status plan_implicit_gemm(PlanContext& ctx, const ConvGeometry& g, const FusedCode& act) {
   ConvGemmPush push{};
   push.rows = static_cast<uint32_t>(g.out_channels_per_group());
@@ -177,11 +161,12 @@ Status plan_implicit_gemm(PlanContext& ctx, const ConvGeometry& g, const FusedCo
   // output channels of the transposed weights.
   launch.tile.column_quads =
       launch.tile.takes_column_quads() && (transposed || (pointwise && g.out_pixels() % 4 == 0));
-  const TensorArg weights = transposed ? ctx.add_constant(transposed_weights(ctx.in(1), g)) : ctx.input(1);
+  const TensorArg weights =
+      transposed ? ctx.add_constant(transposed_matrices(ctx.in(1), 1, g.out_channels, g.in_channels)) : ctx.input(1);
   // Absent optional inputs are bound to the weights the shader reads, so that
   // the original W is not uploaded beside its transposed copy.
-  const TensorArg bias = ctx.has_input(2) ? ctx.input(2) : weights;
-  const TensorArg residual = ctx.has_input(3) ? ctx.input(3) : weights;
+  const TensorArg bias = ctx.input_or(2, weights);
+  const TensorArg residual = ctx.input_or(3, weights);
   // Only the shared core reads the tap table, and not for pointwise layers
   // (the register core walks the taps); binding 3 aliases W otherwise.
   TensorArg table = pointwise || !launch.tile.shared_core ? weights : ctx.add_constant(tap_table(g));

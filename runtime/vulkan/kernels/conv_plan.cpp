@@ -11,6 +11,18 @@ ConvWindow conv_window(const ConvGeometry& g) {
           static_cast<int32_t>(g.dilation[kConvH]),   static_cast<int32_t>(g.dilation[kConvW])};
 }
 
+Tensor transposed_matrices(const Tensor& m, int64_t count, int64_t rows, int64_t cols) {
+  Tensor t = Tensor::zeros(DType::F32, {count, cols, rows});
+  const float* from = m.data<float>();
+  float* to = t.data<float>();
+  for (int64_t n = 0; n < count; ++n, from += rows * cols, to += rows * cols) {
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t c = 0; c < cols; ++c) to[c * rows + r] = from[r * cols + c];
+    }
+  }
+  return t;
+}
+
 Result<ConvGeometry> plannable_conv_geometry(PlanContext& ctx, bool transposed, std::initializer_list<DType> dtypes,
                                              size_t x, size_t w) {
   MOTE_RETURN_IF_ERROR(ctx.require_dtypes(dtypes));

@@ -18,6 +18,10 @@ struct ConvWindow {
 };
 ConvWindow conv_window(const ConvGeometry& g);
 
+// `count` row-major matrices of rows x cols, each as cols x rows: weights
+// transposed once at prepare for shaders that read them along the other axis.
+Tensor transposed_matrices(const Tensor& m, int64_t count, int64_t rows, int64_t cols);
+
 // The geometry of a Conv (transposed = false), ConvTranspose or QLinearConv
 // (X and W at inputs `x` and `w`) the shaders can run: tensors of `dtypes`,
 // a known fused activation, 1-D or 2-D, 32-bit indices and a non-empty

@@ -39,7 +39,7 @@ Status plan_conv_transpose(PlanContext& ctx) {
   push.window = conv_window(g);
   push.act_a = act.a;
   push.act_b = act.b;
-  TensorArg bias = ctx.has_input(2) ? ctx.input(2) : ctx.input(1);  // aliases W when absent (never read)
+  TensorArg bias = ctx.input_or(2, ctx.input(1));  // aliases W when absent (never read)
   ctx.dispatch_1d(ShaderId::kConvTranspose, {ctx.input(0), ctx.input(1), bias, ctx.output(0)}, push, push.n)
       .constants = {act.code, ctx.has_input(2) ? 1 : 0};
   return {};

@@ -33,19 +33,6 @@ static_assert(sizeof(OutputPush) == 32, "must match winograd_output.comp's push 
 
 int64_t tiles_along(int64_t size, int tile) { return (size + tile - 1) / tile; }
 
-// U[point][k][c] as U[point][c][k].
-Tensor transposed_points(const Tensor& u, int64_t points, int64_t cout, int64_t cin) {
-  Tensor t = Tensor::zeros(DType::F32, {points, cin, cout});
-  const float* from = u.data<float>();
-  float* to = t.data<float>();
-  for (int64_t p = 0; p < points; ++p) {
-    for (int64_t k = 0; k < cout; ++k) {
-      for (int64_t c = 0; c < cin; ++c) to[(p * cin + c) * cout + k] = from[(p * cout + k) * cin + c];
-    }
-  }
-  return t;
-}
-
 }  // namespace
 
 int gpu_winograd_tile(const PlanContext& ctx, const ConvGeometry& g) {
@@ -84,7 +71,7 @@ Status plan_winograd(PlanContext& ctx, const ConvGeometry& g, const FusedCode& a
   const bool swapped = matmul_swaps(pr);
   Tensor u = Tensor::zeros(DType::F32, {points, cout, cin});
   winograd_transform_weights(tile, ctx.in(1).data<float>(), cout * cin, u.data<float>());
-  if (swapped) u = transposed_points(u, points, cout, cin);
+  if (swapped) u = transposed_matrices(u, points, cout, cin);  // U[point][c][k]
   const TensorArg weights = ctx.add_constant(std::move(u));
   const TensorArg v = ctx.add_scratch(DType::F32, points * cin * tiles);
   const TensorArg m = ctx.add_scratch(DType::F32, points * cout * tiles);
@@ -111,8 +98,7 @@ Status plan_winograd(PlanContext& ctx, const ConvGeometry& g, const FusedCode& a
   OutputPush out{u32(cout), u32(g.out_size[kH]), u32(g.out_size[kW]), u32(tiles_w), u32(per_image), u32(tiles), act.a,
                  act.b};
   // Absent optional inputs are bound to M and never read.
-  ctx.dispatch_1d(ShaderId::kWinogradOutput,
-                  {m, ctx.has_input(2) ? ctx.input(2) : m, ctx.has_input(3) ? ctx.input(3) : m, ctx.output(0)}, out,
+  ctx.dispatch_1d(ShaderId::kWinogradOutput, {m, ctx.input_or(2, m), ctx.input_or(3, m), ctx.output(0)}, out,
                   cout * tiles)
       .constants = {tile, act.code, ctx.has_input(2) ? 1 : 0, ctx.has_input(3) ? 1 : 0};
   return {};

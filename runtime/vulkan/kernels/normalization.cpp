@@ -45,7 +45,7 @@ enum NormalizeFlag : uint32_t { kHasBias = 1, kWriteMean = 2, kWriteInvStd = 4, 
 // Binds x, scale, bias, y, mean, inv_std; absent ones alias a bound tensor
 // (their flag is off, so the shader never touches them).
 Status dispatch_normalize(PlanContext& ctx, const NormalizePush& push) {
-  TensorArg bias = ctx.has_input(2) ? ctx.input(2) : ctx.input(1);
+  TensorArg bias = ctx.input_or(2, ctx.input(1));
   TensorArg mean = ctx.outputs.size() > 1 ? ctx.output(1) : ctx.output(0);
   TensorArg inv_std = ctx.outputs.size() > 2 ? ctx.output(2) : ctx.output(0);
   RowLaunch launch = workgroup_per_row(ctx, push.rows, push.row_size);

@@ -80,15 +80,15 @@ Status plan_recurrent(PlanContext& ctx) {
                (a.input_forget ? kInputForget : 0u);
   // Absent inputs alias xw (never read); absent outputs get a one-element
   // scratch (never written).
-  auto input_or = [&](size_t i) { return ctx.has_input(i) ? ctx.input(static_cast<int>(i)) : xw; };
   auto output_or = [&](size_t i) {
     return has_output(i) ? ctx.output(static_cast<int>(i)) : ctx.add_scratch(DType::F32, 1);
   };
   const TensorArg y = output_or(0), y_h = output_or(1), y_c = output_or(2);
   const int32_t cell = lstm ? 2 : type == fb::OpType::GRU ? 1 : 0;
-  ctx.dispatch(ShaderId::kRecurrent,
-               {xw, ctx.input(2), input_or(3), input_or(5), lstm ? input_or(6) : xw, y, y_h, y_c}, push,
-               {static_cast<uint32_t>(g.directions * g.batch), 1, 1}, {local, 1, 1})
+  ctx.dispatch(
+         ShaderId::kRecurrent,
+         {xw, ctx.input(2), ctx.input_or(3, xw), ctx.input_or(5, xw), lstm ? ctx.input_or(6, xw) : xw, y, y_h, y_c},
+         push, {static_cast<uint32_t>(g.directions * g.batch), 1, 1}, {local, 1, 1})
       .constants = {cell};
   return {};
 }
