@@ -124,6 +124,7 @@ Status Device::create() {
   MOTE_ASSIGN_OR_RETURN(profile_, choose_profile(info_, features_, std::getenv("MOTE_VK_GEMM_TILE")));
   features_.gemm_tile = profile_.gemm;
   features_.gemm_rows_by_shuffle = profile_.gemm_rows_by_shuffle && features_.subgroup_shuffle;
+  features_.reduce_rows_per_invocation = profile_.reduce_rows_per_invocation;
   MOTE_RETURN_IF_ERROR(create_logical_device());
   pipelines_ = std::make_unique<PipelineSet>(*this);
   return {};
@@ -513,7 +514,11 @@ Result<std::vector<std::string>> describe_devices() {
       f.timestamps ? "yes" : "no");
   lines.push_back(buf);
   lines.push_back("  profile: " + chosen->profile().row + " (GEMM tile " + describe(f.gemm_tile) +
-                  (f.gemm_rows_by_shuffle ? ", rows by subgroup shuffle" : "") + ")");
+                  (f.gemm_rows_by_shuffle ? ", rows by subgroup shuffle" : "") +
+                  (f.reduce_rows_per_invocation ? "; reduction rows of up to " +
+                                                      std::to_string(f.reduce_rows_per_invocation) + " per invocation"
+                                                : "") +
+                  ")");
   for (const std::string& q : chosen->quirks()) lines.push_back("  quirk: " + q);
   return lines;
 }

@@ -79,6 +79,11 @@ struct DeviceFeatures {
   // The register core hands out its rows by subgroup shuffles where the
   // profile asks for it and the device has them (shaders/gemm_tile.glsl).
   bool gemm_rows_by_shuffle = false;
+  // Reductions over the innermost axes (contiguous rows) of at most this
+  // many elements fold each row in one invocation (shaders/reduce.glsl's
+  // PER_THREAD) instead of a workgroup per row; 0: always a workgroup. The
+  // device profile's choice.
+  uint32_t reduce_rows_per_invocation = 0;
   // 3x3 stride-1 convolutions as Winograd (kernels/conv_winograd.cpp); off
   // with MOTE_VK_DISABLE=winograd, to compare or to test the implicit GEMM.
   bool winograd = true;
@@ -107,6 +112,7 @@ struct DeviceProfile {
   std::string row;  // the table row that matched, and the override if any
   GemmTileLimits gemm;
   bool gemm_rows_by_shuffle = false;   // see DeviceFeatures::gemm_rows_by_shuffle
+  uint32_t reduce_rows_per_invocation = 0;  // see DeviceFeatures::reduce_rows_per_invocation
   bool gemm_from_environment = false;  // MOTE_VK_GEMM_TILE set the tile
 };
 

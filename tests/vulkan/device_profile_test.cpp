@@ -37,6 +37,10 @@ TEST(DeviceProfile, RowsByVendorAndType) {
   ASSERT_TRUE(nvidia.ok());
   EXPECT_TRUE(nvidia->gemm.shared_core);
   EXPECT_NE(nvidia->row.find("NVIDIA"), std::string::npos);
+  // CPU-type drivers fold short reduction rows per invocation; GPUs keep a
+  // workgroup per row.
+  EXPECT_EQ(lavapipe->reduce_rows_per_invocation, 256u);
+  EXPECT_EQ(nvidia->reduce_rows_per_invocation, 0u);
   // A vendor's CPU-type driver is not its GPU: lavapipe's row still wins.
   auto cpu_type = choose_profile(device(0x1002, VK_PHYSICAL_DEVICE_TYPE_CPU), f, nullptr);
   ASSERT_TRUE(cpu_type.ok());

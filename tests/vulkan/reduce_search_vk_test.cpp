@@ -39,16 +39,18 @@ TEST_P(ReduceVk, MatchesReference) {
   OpType type = GetParam();
   const ReduceCase cases[] = {
       {{1}, {0}},
-      {{3, 13}, {1}},                // rows, small workgroups
-      {{13, 127}, {0}},              // innermost kept, few outputs: a workgroup each, strided
-      {{3, 3000}, {-1}},             // long rows: wide workgroups
-      {{2000, 3}, {0}},              // long strided reduction of few outputs
-      {{3, 1500}, {0}},              // many outputs: one invocation each
-      {{2, 3, 4, 5}, {1, 3}},        // alternating axes
-      {{2, 3, 4, 5}, {}},            // everything
-      {{2, 1, 13, 1, 3}, {0, 2, 4}}, // unit axes dropped before merging
+      {{3, 13}, {1}},                 // short rows: an invocation each on CPU-type devices
+      {{40, 169}, {1}},               // rows up to 256 long: the same
+      {{5, 300}, {1}},                // longer rows: a small workgroup each
+      {{13, 127}, {0}},               // innermost kept, few outputs: a workgroup each, strided
+      {{3, 3000}, {-1}},              // long rows: wide workgroups
+      {{2000, 3}, {0}},               // long strided reduction of few outputs
+      {{3, 1500}, {0}},               // many outputs: one invocation each
+      {{2, 3, 4, 5}, {1, 3}},         // alternating axes
+      {{2, 3, 4, 5}, {}},             // everything
+      {{2, 1, 13, 1, 3}, {0, 2, 4}},  // unit axes dropped before merging
       {{2, 3, 2, 3, 2, 3}, {1, 3, 5}},
-      {{2, 70000}, {1}},             // longer than one invocation could loop
+      {{2, 70000}, {1}},  // longer than one invocation could loop
   };
   uint32_t seed = 1;
   for (const ReduceCase& c : cases) {
@@ -98,7 +100,10 @@ class GlobalPoolVk : public ::testing::TestWithParam<OpType> {};
 
 TEST_P(GlobalPoolVk, MatchesReference) {
   MOTE_REQUIRE_VULKAN();
-  const Shape shapes[] = {{1, 3, 7, 7}, {2, 13, 1, 1}, {1, 5, 33, 33}, {1, 2, 5}, {1, 3, 2, 3, 4}};
+  // Planes of 49 and 169 (MobileNetV2's and SqueezeNet's last) fold per
+  // invocation on CPU-type devices, 1089 in a workgroup.
+  const Shape shapes[] = {{1, 3, 7, 7},    {2, 13, 1, 1},   {1, 5, 33, 33}, {1, 2, 5},
+                          {1, 3, 2, 3, 4}, {2, 70, 13, 13}, {1, 300, 7, 7}};
   uint32_t seed = 1;
   for (const Shape& s : shapes) {
     expect_vulkan_matches_reference(make_op(GetParam()), {random_tensor(DType::F32, s, seed++)}, kReduceTol);
