@@ -200,6 +200,7 @@ Status ExecutionPlan::place_steps() {
     work->inputs.assign(op.inputs.begin(), op.inputs.end());
     work->outputs.assign(op.outputs.begin(), op.outputs.end());
     work->dispatches = std::move(ctx.dispatches);
+    work->output_views_input = ctx.output_views_input;
     work->constants = std::move(ctx.constants);
     work->scratch = std::move(ctx.scratch);
     for (const auto& g : ctx.gemm_choices) step.gemms.push_back({g.shape.text(), g.tile, g.tuned});
@@ -351,6 +352,7 @@ Status ExecutionPlan::build_gpu_program() {
     const vk::ProgramStats& ps = gpu_->program->stats();
     stats_.gpu_segments = ps.segments;
     stats_.gpu_dispatches = ps.dispatches;
+    stats_.gpu_views = ps.views;
     stats_.gpu_barriers = ps.barriers;
     stats_.gpu_transfers = ps.uploads + ps.downloads;
     stats_.device_arena_bytes = ps.arena_bytes;

@@ -166,9 +166,36 @@ Program::~Program() {
   if (query_pool_) vkDestroyQueryPool(d, query_pool_, nullptr);
 }
 
+// Steps whose output is their input's bytes (ProgramStep::output_views_input)
+// run nothing: the output takes its input's region. Not where either tensor
+// has bytes of its own outside the arena's lifetimes (a weight, the
+// caller's memory, a view the caller holds) or the two are stored
+// differently; those keep their copy. Returns each tensor's root: itself,
+// or the tensor whose region it shares.
+std::vector<int> Program::alias_views(const std::vector<ProgramTensor>& tensors) {
+  std::vector<int> root(tensors.size());
+  for (size_t k = 0; k < root.size(); ++k) root[k] = static_cast<int>(k);
+  auto own_bytes = [](const ProgramTensor& t) {
+    return t.constant || t.caller_memory || t.written_in_place || t.read_in_place;
+  };
+  for (ProgramStep& st : steps_) {
+    if (!st.output_views_input || st.inputs.empty() || st.outputs.size() != 1) continue;
+    const int in = st.inputs[0], out = st.outputs[0];
+    if (in < 0 || out < 0 || st.dispatches.size() != 1) continue;
+    const ProgramTensor& x = tensors[static_cast<size_t>(in)];
+    const ProgramTensor& y = tensors[static_cast<size_t>(out)];
+    if (own_bytes(x) || own_bytes(y) || x.dtype != y.dtype || x.numel != y.numel || x.f16 != y.f16) continue;
+    root[static_cast<size_t>(out)] = root[static_cast<size_t>(in)];
+    st.dispatches.clear();
+    ++stats_.views;
+  }
+  return root;
+}
+
 Status Program::plan_memory(const std::vector<ProgramTensor>& tensors) {
   const uint64_t alignment = std::max<uint64_t>(256, device_.features().storage_offset_alignment);
   const size_t n = tensors.size();
+  const std::vector<int> root = alias_views(tensors);
   std::vector<int> first(n, -1), last(n, -1), produced_segment(n, -1), upload_segment(n, -1);
   std::vector<int> segment_end(segments_.size(), 0), segment_begin(segments_.size(), 0);
   for (size_t s = 0; s < segments_.size(); ++s) {
@@ -176,9 +203,10 @@ Status Program::plan_memory(const std::vector<ProgramTensor>& tensors) {
     segment_end[s] = steps_[static_cast<size_t>(segments_[s].steps.back())].step;
   }
   for (const ProgramStep& st : steps_) {
+    // A view's lifetime is its root's: first, last and uploads go by root.
     for (int t : st.inputs) {
       if (t < 0 || tensors[static_cast<size_t>(t)].constant) continue;
-      size_t k = static_cast<size_t>(t);
+      size_t k = static_cast<size_t>(root[static_cast<size_t>(t)]);
       if (first[k] < 0) {
         // Not produced on the GPU before: the CPU made it; upload it at the
         // start of this segment.
@@ -189,11 +217,13 @@ Status Program::plan_memory(const std::vector<ProgramTensor>& tensors) {
     }
     for (int t : st.outputs) {
       if (t < 0) continue;
-      size_t k = static_cast<size_t>(t);
-      first[k] = st.step;
+      const size_t k = static_cast<size_t>(root[static_cast<size_t>(t)]);
+      if (k == static_cast<size_t>(t)) first[k] = st.step;
       last[k] = std::max(last[k], st.step);
-      produced_segment[k] = st.segment;
-      if (tensors[k].host_read_after) last[k] = std::max(last[k], segment_end[static_cast<size_t>(st.segment)]);
+      produced_segment[static_cast<size_t>(t)] = st.segment;
+      if (tensors[static_cast<size_t>(t)].host_read_after) {
+        last[k] = std::max(last[k], segment_end[static_cast<size_t>(st.segment)]);
+      }
     }
   }
   // On unified memory, inputs the caller writes in place (input_view) live
@@ -242,6 +272,9 @@ Status Program::plan_memory(const std::vector<ProgramTensor>& tensors) {
   arena_ = std::make_shared<Buffer>(std::move(arena));
   for (size_t r = 0; r < request_tensor.size(); ++r) {
     tensor_region_[static_cast<size_t>(request_tensor[r])] = {arena_.get(), mp.offsets[r], requests[r].bytes};
+  }
+  for (size_t k = 0; k < n; ++k) {
+    if (root[k] != static_cast<int>(k)) tensor_region_[k] = tensor_region_[static_cast<size_t>(root[k])];
   }
   scratch_region_.assign(steps_.size(), {});
   for (size_t i = 0; i < steps_.size(); ++i) scratch_region_[i].resize(steps_[i].scratch.size());

@@ -59,6 +59,7 @@ struct ProgramStep {
   std::vector<int> inputs;   // tensor index per op input, -1 when omitted
   std::vector<int> outputs;
   std::vector<Dispatch> dispatches;
+  bool output_views_input = false;  // PlanContext::output_views_input
   std::vector<Tensor> constants;
   std::vector<PlanContext::Scratch> scratch;
 };
@@ -69,6 +70,7 @@ struct ProgramStats {
   uint64_t staging_bytes = 0;  // host-visible staging (0 on unified memory)
   int segments = 0;
   int dispatches = 0;
+  int views = 0;  // steps that run nothing, their output a view of their input
   int barriers = 0;
   int uploads = 0;
   int downloads = 0;
@@ -152,6 +154,7 @@ class Program {
   };
 
   explicit Program(Device& device) : device_(device) {}
+  std::vector<int> alias_views(const std::vector<ProgramTensor>& tensors);
   Status plan_memory(const std::vector<ProgramTensor>& tensors);
   Status upload_weights(const std::vector<ProgramTensor>& tensors);
   Status import_caller_memory(const std::vector<ProgramTensor>& tensors, const std::vector<int>& upload_segment,

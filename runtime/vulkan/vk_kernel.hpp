@@ -74,6 +74,10 @@ struct PlanContext {
     bool tuned = false;
   };
   std::vector<GemmChoice> gemm_choices;
+  // Output 0 holds input 0's bytes unchanged (the Reshape family): the
+  // program gives both one region of device memory and drops `dispatches`
+  // (the copy, kept for where it cannot: Program::plan_memory).
+  bool output_views_input = false;
 
   bool has_input(size_t i) const { return i < inputs.size() && inputs[i] != nullptr; }
   const Tensor& in(size_t i) const { return *inputs[i]; }

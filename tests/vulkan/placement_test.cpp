@@ -125,6 +125,53 @@ TEST(Placement, F16StorageStaysClose) {
   for (size_t i = 0; i < gpu.size(); ++i) expect_tensors_near(gpu[i], cpu[i], 5e-3, 5e-3);
 }
 
+// y = exp(reshape(relu(reshape(x)) + w)), with the last Reshape's output
+// also a graph output.
+std::shared_ptr<const Model> reshape_model(int64_t n) {
+  GraphBuilder b;
+  int x = b.add_input("x", DType::F32, {n, 8});
+  int flat = b.add_constant("flat", Tensor::from_vector<int64_t>({1}, {n * 8}));
+  int back = b.add_constant("back", Tensor::from_vector<int64_t>({2}, {n, 8}));
+  int w = b.add_constant("w", random_tensor(DType::F32, {n * 8}, 7));
+  int v = b.add_op(fb::OpType::Reshape, {x, flat}, 1, "view_of_input")[0];
+  int r = b.add_op(fb::OpType::Relu, {v}, 1, "relu")[0];
+  int s = b.add_op(fb::OpType::Add, {r, w}, 1, "add")[0];
+  int u = b.add_op(fb::OpType::Reshape, {s, back}, 1, "view_of_sum")[0];
+  b.mark_output(u, "u");
+  b.mark_output(b.add_op(fb::OpType::Exp, {u}, 1, "exp")[0], "y");
+  return load_built(b, "reshape.mote");
+}
+
+// A Reshape on the GPU is a view: its output shares its input's device
+// memory and nothing is dispatched for it, whether the input was uploaded or
+// made on the GPU and whether the output is downloaded; in f16 storage too,
+// and on a second run of the recorded command buffer.
+TEST(Placement, ReshapesAreViewsOnTheGpu) {
+  MOTE_REQUIRE_VULKAN();
+  auto model = reshape_model(37);
+  for (bool f16 : {false, true}) {
+    if (f16 && !device_has_fp16_storage()) continue;
+    SessionOptions o = vulkan_options();
+    if (f16) o.gpu_precision = GpuPrecision::kF16Storage;
+    const double tol = f16 ? 5e-3 : 1e-6;
+    for (uint32_t seed : {1u, 2u}) {
+      SCOPED_TRACE(std::string(f16 ? "f16" : "f32") + " storage, seed " + std::to_string(seed));
+      Tensor x = random_tensor(DType::F32, {37, 8}, seed);
+      std::unique_ptr<Session> s;
+      auto gpu = run(model, o, x, &s);
+      auto cpu = run(model, {}, x);
+      ASSERT_EQ(gpu.size(), cpu.size());
+      for (size_t i = 0; i < gpu.size(); ++i) expect_tensors_near(gpu[i], cpu[i], tol, tol);
+      auto again = s->run(std::vector<Tensor>{x});
+      ASSERT_TRUE(again.ok());
+      for (size_t i = 0; i < gpu.size(); ++i) expect_tensors_near((*again)[i], cpu[i], tol, tol);
+      EXPECT_EQ(s->plan_stats().ops_gpu, 5);
+      EXPECT_EQ(s->plan_stats().gpu_dispatches, 3);  // Relu, Add and Exp
+      EXPECT_EQ(s->plan_stats().gpu_views, 2);
+    }
+  }
+}
+
 TEST(Placement, SmallIslandStaysOnCpu) {
   MOTE_REQUIRE_VULKAN();
   auto model = chain_model(3);  // 5 ops, 120 output elements in all

@@ -148,9 +148,11 @@ Status run(const RunOptions& o) {
   }
   std::printf("\n");
   if (plan.backend == Backend::kVulkan) {
-    std::printf("gpu      %d command buffer%s, %d dispatches, %d barriers, %d transfers per run; %s device memory\n",
-                plan.gpu_segments, plan.gpu_segments == 1 ? "" : "s", plan.gpu_dispatches, plan.gpu_barriers,
-                plan.gpu_transfers, format_bytes(plan.device_arena_bytes + plan.device_weight_bytes).c_str());
+    std::printf(
+        "gpu      %d command buffer%s, %d dispatches (%d ops as views), %d barriers, %d transfers per run; %s device "
+        "memory\n",
+        plan.gpu_segments, plan.gpu_segments == 1 ? "" : "s", plan.gpu_dispatches, plan.gpu_views, plan.gpu_barriers,
+        plan.gpu_transfers, format_bytes(plan.device_arena_bytes + plan.device_weight_bytes).c_str());
     std::printf("cache    %s\n", plan.pipeline_cache.c_str());
     std::printf("gemm     %s\n", plan.gpu_gemm_tuning.c_str());
     std::printf("storage  %s\n", plan.gpu_precision.c_str());
