@@ -2,7 +2,8 @@
 // InstanceNormalization. x is a stack of contiguous rows of row_size (the
 // dims from `axis` on, or one (n, c) plane); one workgroup per row computes
 // the mean, then the mean squared deviation (two passes, as the reference),
-// then y = (x - mean) * inv_std * scale + bias.
+// then y = (x - mean) * inv_std * scale + bias. With PER_THREAD, one
+// invocation per row does the same alone (short rows on CPU-type devices).
 //
 // Parameters: with channels > 0 (InstanceNorm) both are indexed by the
 // row's channel; otherwise (LayerNorm) by the element's position in the row,
@@ -16,6 +17,8 @@
 #define WRITE_INV_STD 4u
 #define SCALE_DENSE 8u
 #define BIAS_DENSE 16u
+
+layout(constant_id = 3) const bool PER_THREAD = false;
 
 TENSOR_RO(0, x)
 TENSOR_RO(1, scale)
@@ -57,19 +60,20 @@ float param_bias(uint row, uint j) {
 }
 
 void main() {
-  uint row = wg_row();
-  if (row >= p.rows) return;  // uniform across the workgroup
-  uint lid = gl_LocalInvocationID.x, step = gl_WorkGroupSize.x, base = row * p.row_size;
+  uint row = PER_THREAD ? linear_id() : wg_row();
+  if (row >= p.rows) return;  // uniform across the workgroup unless PER_THREAD
+  uint lid = PER_THREAD ? 0u : gl_LocalInvocationID.x, step = PER_THREAD ? 1u : gl_WorkGroupSize.x;
+  uint base = row * p.row_size;
   float n = float(p.row_size);
   float sum = 0.0;
   for (uint j = lid; j < p.row_size; j += step) sum += LOAD(x, base + j);
-  float mean = wg_reduce(RED_SUM, sum) / n;
+  float mean = (PER_THREAD ? sum : wg_reduce(RED_SUM, sum)) / n;
   float squares = 0.0;
   for (uint j = lid; j < p.row_size; j += step) {
     float d = LOAD(x, base + j) - mean;
     squares += d * d;
   }
-  float inv_std = 1.0 / sqrt(wg_reduce(RED_SUM, squares) / n + p.epsilon);
+  float inv_std = 1.0 / sqrt((PER_THREAD ? squares : wg_reduce(RED_SUM, squares)) / n + p.epsilon);
   for (uint j = lid; j < p.row_size; j += step) {
     STORE(y, base + j, (LOAD(x, base + j) - mean) * inv_std * param_scale(row, j) + param_bias(row, j));
   }

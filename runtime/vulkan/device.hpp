@@ -80,9 +80,10 @@ struct DeviceFeatures {
   // profile asks for it and the device has them (shaders/gemm_tile.glsl).
   bool gemm_rows_by_shuffle = false;
   // Reductions over the innermost axes (contiguous rows) of at most this
-  // many elements fold each row in one invocation (shaders/reduce.glsl's
-  // PER_THREAD) instead of a workgroup per row; 0: always a workgroup. The
-  // device profile's choice.
+  // many elements, and normalised rows as short, fold each row in one
+  // invocation (PER_THREAD in shaders/reduce.glsl and normalize.glsl)
+  // instead of a workgroup per row; 0: always a workgroup. The device
+  // profile's choice.
   uint32_t reduce_rows_per_invocation = 0;
   // 3x3 stride-1 convolutions as Winograd (kernels/conv_winograd.cpp); off
   // with MOTE_VK_DISABLE=winograd, to compare or to test the implicit GEMM.

@@ -78,6 +78,8 @@ TEST(LayerNormVk, MatchesReference) {
       {{2, 3, 127}, 1, {3, 127}, {3, 127}},  // several normalised dims, dense
       {{2, 3, 127}, 1, {127}, {3, 1}},       // broadcast parameters
       {{4, 3000}, -1, {3000}, {}, false},    // long rows, no bias
+      {{130, 256}, -1, {256}, {256}},        // a transformer's rows: per invocation on CPU-type devices
+      {{7, 257}, -1, {257}, {257}},          // just past that: a workgroup each
       {{2, 3, 4, 5}, 0, {3, 1, 5}, {1}},
   };
   uint32_t seed = 1;

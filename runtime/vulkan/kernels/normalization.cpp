@@ -48,9 +48,18 @@ Status dispatch_normalize(PlanContext& ctx, const NormalizePush& push) {
   TensorArg bias = ctx.input_or(2, ctx.input(1));
   TensorArg mean = ctx.outputs.size() > 1 ? ctx.output(1) : ctx.output(0);
   TensorArg inv_std = ctx.outputs.size() > 2 ? ctx.output(2) : ctx.output(0);
-  RowLaunch launch = workgroup_per_row(ctx, push.rows, push.row_size);
   // Three passes; broadcast parameters cost an iteration per dim to locate.
   const int64_t per_element = 3 + 2 * static_cast<int64_t>(push.rank);
+  // Rows as short as the device profile folds per invocation (CPU-type
+  // devices, DeviceFeatures::reduce_rows_per_invocation): one invocation each.
+  if (push.row_size <= ctx.features.reduce_rows_per_invocation &&
+      int64_t{push.row_size} * per_element <= kMaxInvocationLoop / 4) {
+    ctx.dispatch_1d(ShaderId::kNormalize, {ctx.input(0), ctx.input(1), bias, ctx.output(0), mean, inv_std}, push,
+                    push.rows)
+        .constants = {1};
+    return {};
+  }
+  RowLaunch launch = workgroup_per_row(ctx, push.rows, push.row_size);
   if (ceil_div(push.row_size, launch.local[0]) * per_element + 64 > int64_t{ctx.features.max_loop_iterations}) {
     return ctx.unsupported("rows of " + std::to_string(push.row_size) + " elements are too long per invocation");
   }
