@@ -79,10 +79,10 @@ struct DeviceFeatures {
   // The register core hands out its rows by subgroup shuffles where the
   // profile asks for it and the device has them (shaders/gemm_tile.glsl).
   bool gemm_rows_by_shuffle = false;
-  // Reductions over the innermost axes (contiguous rows) of at most this
-  // many elements, and normalised rows as short, fold each row in one
+  // Reductions whose innermost axis is reduced, over at most this many
+  // elements per output, and normalised rows as short, fold each in one
   // invocation (PER_THREAD in shaders/reduce.glsl and normalize.glsl)
-  // instead of a workgroup per row; 0: always a workgroup. The device
+  // instead of a workgroup per output; 0: always a workgroup. The device
   // profile's choice.
   uint32_t reduce_rows_per_invocation = 0;
   // 3x3 stride-1 convolutions as Winograd (kernels/conv_winograd.cpp); off

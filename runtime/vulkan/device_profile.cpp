@@ -42,7 +42,8 @@ struct ProfileRow {
   GemmTileLimits gemm;
   bool gemm_rows_by_shuffle = false;  // DeviceFeatures::gemm_rows_by_shuffle
   // DeviceFeatures::reduce_rows_per_invocation; on GPUs a workgroup per
-  // contiguous row reads it in one coalesced pass (not measured otherwise).
+  // output reads its contiguous runs in coalesced passes (not measured
+  // otherwise).
   uint32_t reduce_rows_per_invocation = 0;
 };
 
