@@ -80,8 +80,9 @@ struct DeviceFeatures {
   // profile asks for it and the device has them (shaders/gemm_tile.glsl).
   bool gemm_rows_by_shuffle = false;
   // Reductions whose innermost axis is reduced, over at most this many
-  // elements per output, and normalised rows as short, fold each in one
-  // invocation (PER_THREAD in shaders/reduce.glsl and normalize.glsl)
+  // elements per output, and normalised or softmax rows as short, fold each
+  // in one invocation (PER_THREAD in shaders/reduce.glsl, normalize.glsl and
+  // softmax.glsl)
   // instead of a workgroup per output; 0: always a workgroup. The device
   // profile's choice.
   uint32_t reduce_rows_per_invocation = 0;

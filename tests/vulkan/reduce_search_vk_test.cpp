@@ -119,10 +119,11 @@ TEST_P(SoftmaxVk, MatchesReference) {
   MOTE_REQUIRE_VULKAN();
   OpType type = GetParam();
   const std::pair<Shape, int64_t> cases[] = {
-      {{1, 1}, -1},    {{3, 13}, -1},   {{2, 127}, 1}, {{5, 3000}, -1},  // rows: a workgroup each
-      {{2, 3, 4}, 1},  {{3, 13, 2}, 0}, {{4, 5, 600}, 1},                  // strided rows: an invocation each
-      {{3, 200, 5}, 1},                                                    // few long strided rows: workgroups
-      {{1, 70000}, -1},                                                    // longer than one invocation could loop
+      {{1, 1}, -1},     {{3, 13}, -1},   {{2, 127}, 1},     // rows: an invocation each on CPU-type devices
+      {{40, 256}, -1},  {{5, 300}, -1},  {{5, 3000}, -1},   // up to 256 so, then a workgroup each
+      {{2, 3, 4}, 1},   {{3, 13, 2}, 0}, {{4, 5, 600}, 1},  // strided rows: an invocation each
+      {{3, 200, 5}, 1},                                     // few long strided rows: workgroups
+      {{1, 70000}, -1},                                     // longer than one invocation could loop
   };
   uint32_t seed = 1;
   for (const auto& [shape, axis] : cases) {
