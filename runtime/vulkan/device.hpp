@@ -82,9 +82,8 @@ struct DeviceFeatures {
   // Reductions whose innermost axis is reduced, over at most this many
   // elements per output, and normalised or softmax rows as short, fold each
   // in one invocation (PER_THREAD in shaders/reduce.glsl, normalize.glsl and
-  // softmax.glsl)
-  // instead of a workgroup per output; 0: always a workgroup. The device
-  // profile's choice.
+  // softmax.glsl) instead of a workgroup per output; 0: always a workgroup.
+  // The device profile's choice.
   uint32_t reduce_rows_per_invocation = 0;
   // 3x3 stride-1 convolutions as Winograd (kernels/conv_winograd.cpp); off
   // with MOTE_VK_DISABLE=winograd, to compare or to test the implicit GEMM.

@@ -53,9 +53,10 @@ constexpr ProfileRow kRows[] = {
     // invocation measured fastest on lavapipe (ResNet-18 1.6x faster than
     // 16 x 2, 2026-11-21), and the rows handed out by subgroup shuffles, one
     // load where there were eight (MobileNetV2 1.4x faster, 2026-12-02).
-    // Rows of up to 256 reduced in one invocation each: a workgroup per row
-    // folds through shared memory with barriers, which such a driver runs
-    // invocation by invocation; GlobalAveragePool over 1280 x 7x7
+    // Up to 256 elements reduced in one invocation each (reductions,
+    // normalisations, softmax): a workgroup per row folds through shared
+    // memory with barriers, which such a driver runs invocation by
+    // invocation; GlobalAveragePool over 1280 x 7x7
     // (MobileNetV2) 4.6 -> 0.8 ms, 2048 x 7x7 (ResNet-50) 4.8 -> 1.3 ms,
     // 1000 x 13x13 (SqueezeNet) 5.0 -> 1.5 ms (2026-12-02).
     {"CPU-type device (lavapipe)", kAnyVendor, Kind::kCpuType, {false, 64, 32, 4, 32}, true, 256},

@@ -76,7 +76,7 @@ struct PlanContext {
   std::vector<GemmChoice> gemm_choices;
   // Output 0 holds input 0's bytes unchanged (the Reshape family): the
   // program gives both one region of device memory and drops `dispatches`
-  // (the copy, kept for where it cannot: Program::plan_memory).
+  // (the copy, kept where it cannot: Program::alias_views).
   bool output_views_input = false;
 
   bool has_input(size_t i) const { return i < inputs.size() && inputs[i] != nullptr; }

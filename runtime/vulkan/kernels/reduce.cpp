@@ -86,8 +86,8 @@ Status dispatch_reduce(PlanContext& ctx, const std::vector<bool>& reduced, Reduc
   // neighbours. A workgroup per output is better for long reductions of few
   // outputs, and on GPUs whenever the innermost axis is reduced (its
   // elements are contiguous); reductions up to the device profile's length
-  // fold in one invocation each there (CPU-type drivers). Each element costs a loop iteration per reduced axis to
-  // locate (kMaxInvocationLoop).
+  // fold in one invocation each there (CPU-type drivers). Each element costs
+  // a loop iteration per reduced axis to locate (kMaxInvocationLoop).
   const int64_t per_element = 1 + push.red_rank;
   const bool per_thread_shape = inner_kept ? push.n_out >= 1024 || push.n_red <= 64
                                            : push.n_red <= int64_t{ctx.features.reduce_rows_per_invocation};

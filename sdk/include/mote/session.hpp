@@ -159,7 +159,7 @@ struct PlanStats {
   int ops_cpu = 0;          // steps run by CPU kernels
   int gpu_segments = 0;     // command buffers (runs of consecutive GPU ops)
   int gpu_dispatches = 0;
-  int gpu_views = 0;  // GPU ops that dispatch nothing: their output is their input's memory (Reshape)
+  int gpu_views = 0;  // GPU ops dispatching nothing: output in the input's memory (Reshape)
   int gpu_barriers = 0;
   int gpu_transfers = 0;    // uploads plus downloads per run
   uint64_t device_arena_bytes = 0;
