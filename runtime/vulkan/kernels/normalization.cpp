@@ -50,10 +50,7 @@ Status dispatch_normalize(PlanContext& ctx, const NormalizePush& push) {
   TensorArg inv_std = ctx.outputs.size() > 2 ? ctx.output(2) : ctx.output(0);
   // Three passes; broadcast parameters cost an iteration per dim to locate.
   const int64_t per_element = 3 + 2 * static_cast<int64_t>(push.rank);
-  // Rows as short as the device profile folds per invocation (CPU-type
-  // devices, DeviceFeatures::reduce_rows_per_invocation): one invocation each.
-  if (push.row_size <= ctx.features.reduce_rows_per_invocation &&
-      int64_t{push.row_size} * per_element <= kMaxInvocationLoop / 4) {
+  if (short_row_per_invocation(ctx, push.row_size, per_element)) {
     ctx.dispatch_1d(ShaderId::kNormalize, {ctx.input(0), ctx.input(1), bias, ctx.output(0), mean, inv_std}, push,
                     push.rows)
         .constants = {1};

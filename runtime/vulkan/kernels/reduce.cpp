@@ -89,9 +89,9 @@ Status dispatch_reduce(PlanContext& ctx, const std::vector<bool>& reduced, Reduc
   // fold in one invocation each there (CPU-type drivers). Each element costs
   // a loop iteration per reduced axis to locate (kMaxInvocationLoop).
   const int64_t per_element = 1 + push.red_rank;
-  const bool per_thread_shape = inner_kept ? push.n_out >= 1024 || push.n_red <= 64
-                                           : push.n_red <= int64_t{ctx.features.reduce_rows_per_invocation};
-  const bool per_thread = per_thread_shape && push.n_red * per_element <= kMaxInvocationLoop / 4;
+  const bool per_thread =
+      inner_kept ? (push.n_out >= 1024 || push.n_red <= 64) && push.n_red * per_element <= kMaxInvocationLoop / 4
+                 : short_row_per_invocation(ctx, push.n_red, per_element);
   std::vector<TensorArg> args = {ctx.input(0), ctx.output(0)};
   if (per_thread) {
     ctx.dispatch_1d(ShaderId::kReduce, args, push, push.n_out).constants = {code, 1};

@@ -14,6 +14,11 @@ RowLaunch workgroup_per_row(const PlanContext& ctx, int64_t rows, int64_t row_le
   return {ctx.groups_1d(rows, 1), {local, 1, 1}};
 }
 
+bool short_row_per_invocation(const PlanContext& ctx, int64_t row_length, int64_t passes_per_element) {
+  return row_length <= int64_t{ctx.features.reduce_rows_per_invocation} &&
+         row_length * passes_per_element <= kMaxInvocationLoop / 4;
+}
+
 ShaderId with_subgroups(const PlanContext& ctx, ShaderId plain, ShaderId subgroup) {
   return ctx.features.subgroup_arithmetic ? subgroup : plain;
 }

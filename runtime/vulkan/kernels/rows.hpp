@@ -29,6 +29,13 @@ struct RowLaunch {
 // allows. Rows spread over groups x and y (shaders use wg_row()).
 RowLaunch workgroup_per_row(const PlanContext& ctx, int64_t rows, int64_t row_length);
 
+// Whether contiguous rows of `row_length` elements, each costing
+// `passes_per_element` loop iterations, fold one per invocation instead of a
+// workgroup per row: as short as the device profile asks
+// (DeviceFeatures::reduce_rows_per_invocation; CPU-type devices) and within
+// kMaxInvocationLoop / 4.
+bool short_row_per_invocation(const PlanContext& ctx, int64_t row_length, int64_t passes_per_element);
+
 // `subgroup` (a *_subgroup.comp twin) when the device has subgroup
 // arithmetic, else `plain`.
 ShaderId with_subgroups(const PlanContext& ctx, ShaderId plain, ShaderId subgroup);

@@ -28,9 +28,8 @@ Status dispatch_softmax(PlanContext& ctx, TensorArg in, TensorArg out, const Axi
   // row reads along with its neighbours, unless rows are few and long.
   // Contiguous rows as short as the device profile folds per invocation
   // (CPU-type devices) go one per invocation too. Three passes over the row.
-  const bool per_thread_shape =
-      s.inner > 1 ? push.rows >= 1024 || s.axis <= 64 : s.axis <= int64_t{ctx.features.reduce_rows_per_invocation};
-  const bool per_thread = per_thread_shape && 3 * s.axis <= kMaxInvocationLoop / 4;
+  const bool per_thread = s.inner > 1 ? (push.rows >= 1024 || s.axis <= 64) && 3 * s.axis <= kMaxInvocationLoop / 4
+                                      : short_row_per_invocation(ctx, s.axis, 3);
   if (per_thread) {
     ctx.dispatch_1d(ShaderId::kSoftmax, {in, out}, push, push.rows).constants = {log_flag, 1, empty_zero};
     return {};
