@@ -20,6 +20,9 @@
 //    the [C, pixels] right operand, so each (image, group) is one GEMM; a
 //    blocked output is written by pointwise_blocked instead, a blocked input
 //    into NCHW by the turned product below;
+//  - other layers of one group writing channel blocks (prefers_conv_blocked:
+//    stems, strided layers over wide rows): tiles of pixels x output blocks
+//    straight from the input, NCHW or blocked (conv_blocked);
 //  - general, 2-D: the input split into stride phases (conv_phase_planes),
 //    whose runs the GEMM packs as its patches, in bands of output rows;
 //  - general, other: im2col into a per-thread column tile of a few hundred
@@ -38,6 +41,8 @@
 #include <vector>
 
 #include "runtime/core/kernel.hpp"
+#include "runtime/core/layout.hpp"
+#include "runtime/cpu/conv_blocked.hpp"
 #include "runtime/cpu/conv_depthwise.hpp"
 #include "runtime/cpu/conv_dilation_phases.hpp"
 #include "runtime/cpu/conv_direct.hpp"
@@ -90,8 +95,8 @@ struct ConvState : KernelState {
   std::vector<PackedMatrix> packed;  // per group: W_g as [M_g, C_g * kvol]
   WinogradWeights winograd;          // instead of `packed` where Winograd pays
   std::vector<float> direct;         // instead of both where direct_conv_applies
-  // A 1x1 layer writing channel blocks; `bias` the constant it holds, or null.
-  PointwiseBlockedWeights pointwise_blocked;
+  // A layer writing channel blocks; `bias` the constant it holds, or null.
+  BlockedConvWeights blocked;
   const void* bias = nullptr;
 
   bool direct_fits(const ConvGeometry& g) const {
@@ -174,10 +179,11 @@ bool channels_along_vectors(const ConvGeometry& g) {
   return g.out_pixels() <= max_pixels && g.out_channels_per_group() >= kMinChannelsForChannelsAlongVectors;
 }
 
-// A 1x1 layer of one group whose output is channel-blocked: the
-// pointwise_blocked kernel, from NCHW or blocked inputs alike.
+// A layer of one group whose output is channel-blocked: the
+// pointwise_blocked kernel (1x1) or conv_blocked (the rest), from NCHW or
+// blocked inputs alike (conv_layouts says which layers).
 bool writes_blocks_directly(const KernelContext& ctx, const ConvGeometry& g) {
-  return ctx.output_blocked(0) && is_pointwise(g) && g.group == 1;
+  return ctx.output_blocked(0) && g.group == 1 && (is_pointwise(g) || conv_blocked_applies(g));
 }
 
 // Whether the product is turned around: channels_along_vectors, or a 1x1
@@ -209,12 +215,11 @@ Status conv_prepare(KernelContext& ctx, std::unique_ptr<KernelState>& state) {
   auto s = std::make_unique<ConvState>();
   s->weights = ctx.in(1).raw();
   if (writes_blocks_directly(ctx, *g)) {
-    // A bias computed at run time is padded per run (run_pointwise_blocked).
+    // A bias computed at run time is padded per run (run_writing_blocks).
     const bool constant_bias = ctx.has_input(2) && ctx.in(2).raw();
     s->bias = constant_bias ? ctx.in(2).raw() : nullptr;
-    s->pointwise_blocked =
-        pack_pointwise_blocked(ctx.in(1).data<float>(), constant_bias ? ctx.in(2).data<float>() : nullptr,
-                               g->out_channels, g->in_channels, ctx.channel_block);
+    s->blocked = pack_blocked_conv_weights(ctx.in(1).data<float>(), constant_bias ? ctx.in(2).data<float>() : nullptr,
+                                           g->out_channels, g->in_channels, g->kernel_volume(), ctx.channel_block);
   } else if (direct_conv_applies(*g)) {
     s->direct = direct_conv_pack_weights(*g, ctx.in(1).data<float>());
   } else if (winograd_tile(*g) != 0) {
@@ -246,14 +251,38 @@ bool depthwise_blocks_from_planar(const ConvGeometry& g, const PlaneConvShape& s
          s.dilation_w == 1 && g.in_channels % lanes == 0;
 }
 
-// Depthwise layers without a residual and 1x1 layers of one group, 2-D and
-// float, take and give channel blocks. A 1x1 layer writing blocks runs
+// Whether a layer other than a 1x1 stride-1 one writes channel blocks
+// (conv_blocked) when its readers take them: where Winograd does not apply,
+// with output rows of at least kMinBlockedConvWidth and the last block
+// mostly channels. Measured in whole networks at 1 thread (AVX-512, per op,
+// conv_blocked against the layer's NCHW path): stems of 3 channels, 3x3
+// stride 2 to 32 channels at 112x112 (MobileNetV2) 0.37 -> 0.31 ms, and
+// the depthwise layer after it, reading the blocks, 0.27 -> 0.16 ms;
+// ResNet-50's strided layers at 28x28, 3x3 2.42-2.66 -> 2.32-2.37 and 1x1
+// 1.88-2.04 -> 1.79-1.82. At 7x7 they lost (3x3 512 channels 3.55 -> 4.33, 1x1 1024 ->
+// 2048 3.23 -> 4.31), rows of 7 leaving tiles of 4 and 1 pixels; against
+// Winograd, a 3x3 stride-1 layer of 64 channels at 56x56 took 2.08 ms
+// against 1.36. ShuffleNetV2's 24-channel stem, half a block of padding,
+// lost (0.229 -> 0.288 ms).
+constexpr int64_t kMinBlockedConvWidth = 16;
+
+bool prefers_conv_blocked(const ConvGeometry& g) {
+  if (!conv_blocked_applies(g) || winograd_tile(g) != 0 || dilation_phases_apply(g)) return false;
+  const int64_t lanes = channel_block();
+  if (lanes <= 1) return false;
+  const int64_t padding = (lanes - g.out_channels % lanes) % lanes;
+  return g.out_size[2] >= kMinBlockedConvWidth && padding * 8 <= g.out_channels;
+}
+
+// Depthwise layers without a residual, 1x1 layers of one group and the
+// layers prefers_conv_blocked picks, 2-D and float, take and give channel
+// blocks; the last read blocks only to write them. A 1x1 layer writing blocks runs
 // pointwise_blocked from either input layout; its residual comes in its
 // output's layout. Writing NCHW from blocks takes the turned GEMM and a
 // transpose, which lost to the plain product from 196 pixels on
 // (channels_along_vectors; ShuffleNetV2's 14x14 1x1 layers before a Concat
 // 0.027 -> 0.037 ms), so there a blocked input needs a blocked output.
-BlockedSupport conv_blocked(const KernelContext& ctx) {
+BlockedSupport conv_layouts(const KernelContext& ctx) {
   if (ctx.in(0).dtype() != DType::F32 || ctx.in(0).shape().size() != 4 || !ctx.has_input(1)) return {};
   auto g = resolve_geometry(ctx);
   if (!g.ok()) return {};
@@ -265,10 +294,15 @@ BlockedSupport conv_blocked(const KernelContext& ctx) {
     const bool from_planar = depthwise_blocks_from_planar(*g, plane_conv_shape(*g, 0.0f, 0.0f));
     return {1, true, 0, 0, from_planar ? uint64_t{0} : uint64_t{1}};
   }
-  if (!is_pointwise(*g) || g->group != 1 || direct_conv_applies(*g)) return {};
+  if (g->group != 1) return {};
   const uint64_t residual = ctx.has_input(3) ? uint64_t{1} << 3 : 0;
-  const uint64_t input_needs_blocked_output = channels_along_vectors(*g) ? 0 : 1;
-  return {1 | residual, true, residual, input_needs_blocked_output};
+  if (is_pointwise(*g)) {
+    if (direct_conv_applies(*g)) return {};
+    const uint64_t input_needs_blocked_output = channels_along_vectors(*g) ? 0 : 1;
+    return {1 | residual, true, residual, input_needs_blocked_output};
+  }
+  if (!prefers_conv_blocked(*g)) return {};
+  return {1 | residual, true, residual, 1};
 }
 
 // Depthwise. Wide planes: one task per (image, channel) plane, SIMD along
@@ -317,7 +351,7 @@ void run_depthwise(KernelContext& ctx, const ConvGeometry& g) {
         if (!y_blocked) {
           finish(out, plane, count);
         } else if (fused::needs_pass(act)) {
-          apply_fused_activation(act, out, width * out_plane);  // residuals stay planar (conv_blocked)
+          apply_fused_activation(act, out, width * out_plane);  // residuals stay planar (conv_layouts)
         }
       }
     });
@@ -597,20 +631,21 @@ void run_gemm_paths(KernelContext& ctx, const ConvGeometry& g, const std::vector
   }
 }
 
-// A 1x1 layer writing channel blocks (writes_blocks_directly), with the
-// weights packed at prepare when they are constants; a bias that is not the
-// one packed with them is padded to whole blocks here.
-void run_pointwise_blocked(KernelContext& ctx, const ConvGeometry& g) {
+// A layer writing channel blocks (writes_blocks_directly), with the weights
+// packed at prepare when they are constants; a bias that is not the one
+// packed with them is padded to whole blocks here.
+void run_writing_blocks(KernelContext& ctx, const ConvGeometry& g) {
   const auto* state = static_cast<const ConvState*>(ctx.state);
   const float* bias = ctx.has_input(2) ? ctx.in(2).data<float>() : nullptr;
+  const int64_t volume = g.kernel_volume();
   const bool prepared = state && state->weights == ctx.in(1).raw() &&
-                        state->pointwise_blocked.fits(g.in_channels, g.out_channels, ctx.channel_block);
-  PointwiseBlockedWeights packed_now;
+                        state->blocked.fits(g.in_channels, g.out_channels, volume, ctx.channel_block);
+  BlockedConvWeights packed_now;
   if (!prepared) {
-    packed_now =
-        pack_pointwise_blocked(ctx.in(1).data<float>(), bias, g.out_channels, g.in_channels, ctx.channel_block);
+    packed_now = pack_blocked_conv_weights(ctx.in(1).data<float>(), bias, g.out_channels, g.in_channels, volume,
+                                           ctx.channel_block);
   }
-  const PointwiseBlockedWeights& w = prepared ? state->pointwise_blocked : packed_now;
+  const BlockedConvWeights& w = prepared ? state->blocked : packed_now;
   const float* padded_bias = w.bias.data();
   if (prepared && state->bias != static_cast<const void*>(bias)) {
     thread_local std::vector<float> bias_now;
@@ -623,8 +658,14 @@ void run_pointwise_blocked(KernelContext& ctx, const ConvGeometry& g) {
   const TileActivation in_tile = tile_activation(act);
   const GemmEpilogue epilogue =
       in_tile == TileActivation::kNone ? fused::gemm_epilogue(act) : fused::clamp_epilogue(act);
-  pointwise_blocked(w, padded_bias, g.batch, g.out_pixels(), ctx.in(0).data<float>(), ctx.input_blocked(0), residual,
-                    epilogue, in_tile, ctx.out(0).data<float>(), *ctx.pool);
+  const float* x = ctx.in(0).data<float>();
+  float* y = ctx.out(0).data<float>();
+  if (is_pointwise(g)) {
+    pointwise_blocked(w, padded_bias, g.batch, g.out_pixels(), x, ctx.input_blocked(0), residual, epilogue, in_tile,
+                      y, *ctx.pool);
+  } else {
+    conv_blocked(g, w, padded_bias, x, ctx.input_blocked(0), residual, epilogue, in_tile, y, *ctx.pool);
+  }
 }
 
 Status conv_run(KernelContext& ctx) {
@@ -638,7 +679,7 @@ Status conv_run(KernelContext& ctx) {
     return {};
   }
   if (writes_blocks_directly(ctx, g)) {
-    run_pointwise_blocked(ctx, g);
+    run_writing_blocks(ctx, g);
     return {};
   }
   // The state was made for the shapes at prepare; input shapes may have
@@ -669,4 +710,4 @@ Status conv_run(KernelContext& ctx) {
 }  // namespace
 }  // namespace mote::cpu
 
-MOTE_CPU_KERNEL(Conv, mote::cpu::conv_run, mote::cpu::conv_prepare, mote::cpu::conv_blocked);
+MOTE_CPU_KERNEL(Conv, mote::cpu::conv_run, mote::cpu::conv_prepare, mote::cpu::conv_layouts);

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "runtime/cpu/conv_blocked.hpp"
 #include "runtime/cpu/conv_depthwise.hpp"
 #include "runtime/cpu/gemm.hpp"
 #include "runtime/cpu/pointwise_blocked.hpp"
@@ -9,10 +10,13 @@
 namespace mote {
 
 int64_t channel_block() {
-  // Both dispatch on the best target of their own target lists, which need
-  // not stay the same lists.
+  // Each dispatches on the best target of its own target list, and the
+  // lists need not stay the same.
   const int64_t lanes = cpu::gemm_lanes();
-  return lanes == cpu::depthwise_block_channels() && lanes == cpu::pointwise_blocked_lanes() ? lanes : 0;
+  return lanes == cpu::depthwise_block_channels() && lanes == cpu::pointwise_blocked_lanes() &&
+                 lanes == cpu::conv_blocked_lanes()
+             ? lanes
+             : 0;
 }
 
 Status check_channel_block(int64_t planned) {

@@ -13,8 +13,7 @@
 
 #include "hwy/foreach_target.h"  // must come before highway.h
 #include "hwy/highway.h"
-#include "runtime/cpu/simd_clamp-inl.h"
-#include "runtime/cpu/simd_tile_activation-inl.h"
+#include "runtime/cpu/blocked_tile-inl.h"
 #include "runtime/cpu/thread_pool.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -28,20 +27,11 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 using D = hn::ScalableTag<float>;
 using V = hn::Vec<D>;
+using Consecutive = blocked_tile::HWY_NAMESPACE::ConsecutivePixels<static_cast<int64_t>(hn::MaxLanes(D()))>;
 
-// Pixels per tile with two output blocks: 16 accumulators where there are
-// 32 vector registers (with 12 pixels, 24 accumulators, GCC kept a weight
-// vector on the stack: MobileNetV2's 14x14 96 -> 576 layer 0.148 ms against
-// 0.108 with 10 pixels and 0.103 with 8), 12 where there are 16 (AVX2).
-// Tiles of 6 pixels x 4 blocks (one broadcast per 4 FMAs instead of 2) were
-// no faster on Zen 5: MobileNetV2 3.72-3.75 ms against 3.76-3.77.
-#if HWY_TARGET == HWY_AVX2
-constexpr int kPixels = 6;
-#else
-constexpr int kPixels = 8;
-#endif
+constexpr int kPixels = blocked_tile::HWY_NAMESPACE::kTilePixels;
 
-// Where a tile reads and writes. Input channel ci of pixel p is at
+// Where a tile reads. Input channel ci of pixel p is at
 // x + (ci / lanes) * x_block + (ci % lanes) * x_channel + p * x_pixel (NCHW:
 // a plane per channel; blocked: a block per `lanes` channels). x_pixel is a
 // template constant of the tiles (kXBlocked), so each pixel's broadcast reads
@@ -51,21 +41,11 @@ struct TileArgs {
   const float* x;
   int64_t x_block, x_channel;
   int64_t in_channels;
-  const float* w;     // the first output block's [C_in][lanes]
-  int64_t w_block;    // from one output block's weights to the next
-  const float* bias;  // the first output block's lanes
-  const float* residual;
-  float* y;  // the tile's first pixel in the first output block
-  int64_t y_block;
-  // The clamp; floats, not vectors: a struct's implicit constructor is not
-  // compiled for the target (GCC refused NEON vector members in it).
-  float lo, hi;
-  TileActivation activation;
-  // The input channels [k0, k1) this call sums. Partial sums of earlier
-  // calls wait in y (resume); only the call ending at in_channels adds the
-  // bias and residual, clamps and activates (finish).
+  const float* w;   // the first output block's [C_in rounded up][lanes]
+  int64_t w_block;  // from one output block's weights to the next
+  // The input channels [k0, k1) this call sums (store.resume, store.finish).
   int64_t k0, k1;
-  bool resume, finish;
+  BlockedTileStore store;
 };
 
 // Input channels per pass over a pair of output blocks' weights: 16 KiB of
@@ -86,63 +66,16 @@ HWY_NOINLINE void Tile(D d, const TileArgs& t) {
   constexpr int64_t lanes = static_cast<int64_t>(hn::MaxLanes(D()));
   constexpr int64_t x_pixel = kXBlocked ? lanes : 1;
   V acc[kRows * kBlocks];
-  if (t.resume) {
-#pragma GCC unroll 4
-    for (int b = 0; b < kBlocks; ++b) {
-#pragma GCC unroll 32
-      for (int r = 0; r < kRows; ++r) acc[r * kBlocks + b] = hn::LoadU(d, t.y + b * t.y_block + r * lanes);
-    }
-  } else {
-#pragma GCC unroll 32
-    for (int i = 0; i < kRows * kBlocks; ++i) acc[i] = hn::Zero(d);
-  }
+  blocked_tile::HWY_NAMESPACE::StartTile<kRows, kBlocks>(d, t.store, Consecutive(), acc);
   for (int64_t c0 = t.k0; c0 < t.k1; c0 += lanes) {
     const float* HWY_RESTRICT xb = t.x + c0 / lanes * t.x_block;
     const int64_t count = std::min(lanes, t.k1 - c0);
     for (int64_t c = 0; c < count; ++c) {
-      const float* HWY_RESTRICT xp = xb + c * (kXBlocked ? 1 : t.x_channel);
-      const float* HWY_RESTRICT wp = t.w + (c0 + c) * lanes;
-      V wv[kBlocks];
-#pragma GCC unroll 4
-      for (int b = 0; b < kBlocks; ++b) wv[b] = hn::LoadU(d, wp + b * t.w_block);
-#pragma GCC unroll 32
-      for (int r = 0; r < kRows; ++r) {
-        const V xv = hn::Set(d, xp[r * x_pixel]);
-#pragma GCC unroll 4
-        for (int b = 0; b < kBlocks; ++b) acc[r * kBlocks + b] = hn::MulAdd(xv, wv[b], acc[r * kBlocks + b]);
-      }
+      blocked_tile::HWY_NAMESPACE::MultiplyChannel<kRows, kBlocks, x_pixel>(d, xb + c * (kXBlocked ? 1 : t.x_channel),
+                                                                            t.w + (c0 + c) * lanes, t.w_block, acc);
     }
   }
-  if (!t.finish) {
-#pragma GCC unroll 4
-    for (int b = 0; b < kBlocks; ++b) {
-#pragma GCC unroll 32
-      for (int r = 0; r < kRows; ++r) hn::StoreU(acc[r * kBlocks + b], d, t.y + b * t.y_block + r * lanes);
-    }
-    return;
-  }
-  const V lo = hn::Set(d, t.lo), hi = hn::Set(d, t.hi);
-#pragma GCC unroll 4
-  for (int b = 0; b < kBlocks; ++b) {
-    const V bias = hn::LoadU(d, t.bias + b * lanes);
-#pragma GCC unroll 32
-    for (int r = 0; r < kRows; ++r) {
-      V v = hn::Add(acc[r * kBlocks + b], bias);
-      if (t.residual) v = hn::Add(v, hn::LoadU(d, t.residual + b * t.y_block + r * lanes));
-      acc[r * kBlocks + b] = simd_clamp::HWY_NAMESPACE::ClampKeepingNaN(v, lo, hi);
-    }
-  }
-  // In registers (tile_activation.hpp).
-  if (t.activation != TileActivation::kNone) {
-#pragma GCC unroll 32
-    for (int i = 0; i < kRows * kBlocks; ++i)
-      acc[i] = simd_tile_activation::HWY_NAMESPACE::Activate(d, t.activation, acc[i]);
-  }
-#pragma GCC unroll 4
-  for (int b = 0; b < kBlocks; ++b) {
-#pragma GCC unroll 32
-    for (int r = 0; r < kRows; ++r) hn::StoreU(acc[r * kBlocks + b], d, t.y + b * t.y_block + r * lanes);
-  }
+  blocked_tile::HWY_NAMESPACE::FinishTile<kRows, kBlocks>(d, t.store, Consecutive(), acc);
 }
 
 // Pixels [p0, p1) of kBlocks output blocks: whole tiles, then tiles of 4
@@ -158,13 +91,13 @@ void Pixels(D d, TileArgs t, int64_t p0, int64_t p1) {
   t.k0 = 0;
   do {
     t.k1 = t.in_channels - t.k0 > pass ? t.k0 + pass : t.in_channels;
-    t.resume = t.k0 > 0;
-    t.finish = t.k1 == t.in_channels;
+    t.store.resume = t.k0 > 0;
+    t.store.finish = t.k1 == t.in_channels;
     const auto at = [&](int64_t p) {
       TileArgs s = t;
       s.x += p * (kXBlocked ? lanes : 1);
-      s.y += p * lanes;
-      if (s.residual) s.residual += p * lanes;
+      s.store.y += p * lanes;
+      if (s.store.residual) s.store.residual += p * lanes;
       return s;
     };
     int64_t p = p0;
@@ -178,9 +111,9 @@ void Pixels(D d, TileArgs t, int64_t p0, int64_t p1) {
 // One task: image n, output blocks [b0, b0 + blocks) (1 or 2), pixels
 // [p0, p1); then the epilogue's activation, if any (not in_tile's), over
 // what it wrote, still in cache.
-void PointwiseTask(const PointwiseBlockedWeights& w, const float* bias, int64_t pixels, const float* x,
-                   bool x_blocked, const float* residual, const GemmEpilogue& ep, TileActivation in_tile, float* y,
-                   int64_t n, int64_t b0, int64_t blocks, int64_t p0, int64_t p1) {
+void PointwiseTask(const BlockedConvWeights& w, const float* bias, int64_t pixels, const float* x, bool x_blocked,
+                   const float* residual, const GemmEpilogue& ep, TileActivation in_tile, float* y, int64_t n,
+                   int64_t b0, int64_t blocks, int64_t p0, int64_t p1) {
   const D d;
   const int64_t lanes = w.lanes;
   const int64_t in_blocks = (w.in_channels + lanes - 1) / lanes;
@@ -191,16 +124,12 @@ void PointwiseTask(const PointwiseBlockedWeights& w, const float* bias, int64_t 
   t.x_block = lanes * pixels;
   t.x_channel = x_blocked ? 1 : pixels;
   t.in_channels = w.in_channels;
-  t.w = w.weights.data() + b0 * w.in_channels * lanes;
-  t.w_block = w.in_channels * lanes;
-  t.bias = bias + b0 * lanes;
+  t.w_block = w.block_floats();
+  t.w = w.weights.data() + b0 * t.w_block;
   const int64_t y_at = (n * out_blocks + b0) * y_block;
-  t.residual = residual ? residual + y_at : nullptr;
-  t.y = y + y_at;
-  t.y_block = y_block;
-  t.lo = ep.clamp_min;
-  t.hi = ep.clamp_max;
-  t.activation = in_tile;
+  t.store = {y + y_at,     y_block,      bias + b0 * lanes, residual ? residual + y_at : nullptr,
+             ep.clamp_min, ep.clamp_max, in_tile,           false,
+             false};
   if (blocks == 2) {
     x_blocked ? Pixels<2, true>(d, t, p0, p1) : Pixels<2, false>(d, t, p0, p1);
   } else {
@@ -208,7 +137,7 @@ void PointwiseTask(const PointwiseBlockedWeights& w, const float* bias, int64_t 
   }
   if (ep.activation) {
     for (int64_t b = 0; b < blocks; ++b) {
-      ep.activation(ep.activation_state, t.y + b * y_block + p0 * lanes, (p1 - p0) * lanes);
+      ep.activation(ep.activation_state, t.store.y + b * y_block + p0 * lanes, (p1 - p0) * lanes);
     }
   }
 }
@@ -229,29 +158,12 @@ HWY_EXPORT(PointwisePixelsPerTile);
 
 int64_t pointwise_blocked_lanes() { return HWY_DYNAMIC_DISPATCH(PointwiseLanes)(); }
 
-PointwiseBlockedWeights pack_pointwise_blocked(const float* w, const float* bias, int64_t out_channels,
-                                               int64_t in_channels, int64_t lanes) {
-  PointwiseBlockedWeights p;
-  p.in_channels = in_channels;
-  p.out_channels = out_channels;
-  p.lanes = lanes;
-  const int64_t blocks = (out_channels + lanes - 1) / lanes;
-  p.weights.assign(static_cast<size_t>(blocks * in_channels * lanes), 0.0f);
-  p.bias.assign(static_cast<size_t>(blocks * lanes), 0.0f);
-  for (int64_t co = 0; co < out_channels; ++co) {
-    float* dst = p.weights.data() + co / lanes * in_channels * lanes + co % lanes;
-    for (int64_t ci = 0; ci < in_channels; ++ci) dst[ci * lanes] = w[co * in_channels + ci];
-    if (bias) p.bias[static_cast<size_t>(co)] = bias[co];
-  }
-  return p;
-}
-
 // Tasks: per image, chunks of about 8 tiles of pixels, each for every pair
 // of output blocks in turn (the pairs of one chunk run back to back, so its
 // input stays in cache); a lone last block is a pair of one.
-void pointwise_blocked(const PointwiseBlockedWeights& w, const float* bias, int64_t batch, int64_t pixels,
-                       const float* x, bool x_blocked, const float* residual, const GemmEpilogue& epilogue,
-                       TileActivation in_tile, float* y, ThreadPool& pool) {
+void pointwise_blocked(const BlockedConvWeights& w, const float* bias, int64_t batch, int64_t pixels, const float* x,
+                       bool x_blocked, const float* residual, const GemmEpilogue& epilogue, TileActivation in_tile,
+                       float* y, ThreadPool& pool) {
   const int64_t out_blocks = (w.out_channels + w.lanes - 1) / w.lanes;
   const int64_t pairs = (out_blocks + 1) / 2;
   const int64_t chunk = 8 * HWY_DYNAMIC_DISPATCH(PointwisePixelsPerTile)();

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "runtime/cpu/blocked_conv_weights.hpp"
 #include "runtime/cpu/gemm.hpp"
 #include "runtime/cpu/tile_activation.hpp"
 
@@ -20,22 +21,6 @@ class ThreadPool;
 }
 
 namespace mote::cpu {
-
-// W [C_out, C_in] as [output block][C_in][lanes], channels past C_out zero;
-// the bias (zeros when absent) padded to whole blocks likewise.
-struct PointwiseBlockedWeights {
-  std::vector<float> weights;
-  std::vector<float> bias;
-  int64_t in_channels = 0, out_channels = 0, lanes = 0;
-
-  bool fits(int64_t in, int64_t out, int64_t block) const {
-    return in_channels == in && out_channels == out && lanes == block && !weights.empty();
-  }
-};
-
-// `lanes` must be pointwise_blocked_lanes() (the block of the plan).
-PointwiseBlockedWeights pack_pointwise_blocked(const float* w, const float* bias, int64_t out_channels,
-                                               int64_t in_channels, int64_t lanes);
 
 // Floats per vector of this kernel on this CPU.
 int64_t pointwise_blocked_lanes();
@@ -47,8 +32,8 @@ int64_t pointwise_blocked_lanes();
 // or another bias padded alike). x is [N][C_in][pixels] or, x_blocked,
 // [N][ceil(C_in / lanes)][pixels][lanes]. Padding lanes of y get the
 // residual's padding lanes plus zero.
-void pointwise_blocked(const PointwiseBlockedWeights& w, const float* bias, int64_t batch, int64_t pixels,
-                       const float* x, bool x_blocked, const float* residual, const GemmEpilogue& epilogue,
-                       TileActivation in_tile, float* y, ThreadPool& pool);
+void pointwise_blocked(const BlockedConvWeights& w, const float* bias, int64_t batch, int64_t pixels, const float* x,
+                       bool x_blocked, const float* residual, const GemmEpilogue& epilogue, TileActivation in_tile,
+                       float* y, ThreadPool& pool);
 
 }  // namespace mote::cpu
