@@ -4,9 +4,9 @@
 // to read and write it is stored as [N][ceil(C / b)][H][W][b]: b consecutive
 // channels of one pixel side by side, b = channel_block(), the float lanes
 // of the machine's vectors. Depthwise convolutions then compute b channels
-// per vector without transposing planes in and out, and 1x1 convolutions
-// write it from tiles of pixels x output blocks (the layout onnxruntime
-// calls NCHWc). The lanes of the last block past C are padding:
+// per vector without transposing planes in and out, and 1x1, stem and
+// strided convolutions write it from tiles of pixels x output blocks (the
+// layout onnxruntime calls NCHWc). The lanes of the last block past C are padding:
 // allocated, never read as results.
 //
 // ExecutionPlan chooses it per tensor (SessionOptions::channel_blocked_layout):
@@ -33,9 +33,9 @@ struct BlockedSupport {
   uint64_t output_only_with = 0;  // bit i: output 0 may be blocked only when input i is
 };
 
-// Channels per block on this machine: the float lanes the GEMM, depthwise
-// and pointwise_blocked kernels all use, or 0 where they differ (the layout
-// is then not used). Follows the SIMD target chosen now (tests force others).
+// Channels per block on this machine: the float lanes the GEMM, depthwise,
+// pointwise_blocked and conv_blocked kernels all use, or 0 where they differ
+// (the layout is then not used). Follows the SIMD target chosen now (tests force others).
 int64_t channel_block();
 
 // An error unless `planned`, the block a plan sized its blocked tensors for,

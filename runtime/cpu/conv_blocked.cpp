@@ -54,7 +54,7 @@ struct Plane {
 };
 
 // A zero-padded channel-blocked copy of a stride-1 layer's input, which
-// WideRows reads: [N][input block][padded rows x width + tail pixels][lanes].
+// WideRows reads: [N][input block][padded rows][width][lanes].
 struct PaddedInput {
   const float* data = nullptr;  // null: the rows read the input where it is
   int64_t width = 0;            // pixels per padded row
@@ -346,10 +346,9 @@ PaddedInput fill_padded_input(const ConvGeometry& g, int64_t lanes, const float*
   const int64_t height = in_h + top + g.pad_end[1];
   PaddedInput padded;
   padded.width = in_w + left + g.pad_end[2];
-  // The dropped pixels after the last output row read up to a kernel's
-  // width and a tile past the last padded row.
-  const int64_t tail = (g.kernel[2] - 1) * g.dilation[2] + 2 * lanes;
-  padded.block_floats = (height * padded.width + tail) * lanes;
+  // No tile reads past the last padded row: the last output row's tiles end
+  // at its last real pixel, whose taps end at the copy's last pixel.
+  padded.block_floats = height * padded.width * lanes;
   const int64_t channels = g.in_channels, blocks = (channels + lanes - 1) / lanes;
   const int64_t row_floats = padded.width * lanes;
   float* dst = thread_scratch(static_cast<size_t>(g.batch * blocks * padded.block_floats));

@@ -1,15 +1,19 @@
 // Direct convolution writing the channel-blocked layout (runtime/core/
-// layout.hpp), for kernels larger than 1x1 and strides of 1 or 2 along the
-// rows (pointwise_blocked takes 1x1 stride-1 layers): straight from the
-// input, NCHW or blocked, without im2col, packing or a transpose. A tile is
-// a run of output pixels along one output row x one or two output blocks;
-// for each input channel and each tap it broadcasts one input value per
-// pixel (a stride apart) against the output blocks' weight vectors. Pixels
-// whose taps cross the left or right padding run one at a time with those
-// taps left out; output rows whose taps cross the top or bottom padding
-// leave out those kernel rows. The layout onnxruntime's NCHWc convolutions
-// use between its layers; with it, strided and stem convolutions keep a
-// network blocked from its first layer on.
+// layout.hpp) for the layers of one group that pointwise_blocked (1x1,
+// stride 1, no padding) does not take, with a column stride of 1 or 2: from
+// the input, NCHW or blocked, without im2col or packing. A tile is a run of
+// output pixels x one or two output blocks; for each input channel and tap
+// it broadcasts one input value per pixel (a stride apart) against the
+// output blocks' weight vectors. Strided layers run along each output row:
+// pixels whose taps cross the left or right padding one at a time with
+// those taps left out, rows whose taps cross the top or bottom padding
+// without those kernel rows. Stride-1 layers first copy their input into a
+// zero-padded blocked buffer (transposing an NCHW input into blocks), where
+// every output pixel's taps lie at the same offsets, so tiles run across
+// output rows and the pixels computed past each row's end are dropped. The
+// layout onnxruntime's NCHWc convolutions use between its layers; with it,
+// stems and strided layers can hand blocks to the depthwise and 1x1 layers
+// after them.
 #pragma once
 
 #include <cstdint>
@@ -28,8 +32,8 @@ namespace mote::cpu {
 // Floats per vector of this kernel on this CPU.
 int64_t conv_blocked_lanes();
 
-// True when conv_blocked computes g: one group, 1-D or 2-D, stride 1 or 2
-// along the rows (any kernel, row stride, dilation and padding).
+// True when conv_blocked computes g: one group, 1-D or 2-D, a column stride
+// of 1 or 2 (any kernel, row stride, dilation and padding).
 bool conv_blocked_applies(const ConvGeometry& g);
 
 // y [N][ceil(C_out / lanes)][out pixels][lanes] = conv(x, W) + bias

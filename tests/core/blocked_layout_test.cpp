@@ -477,26 +477,35 @@ fb::ConvAttrsT conv_attrs(std::vector<int64_t> strides, std::vector<int64_t> pad
   return a;
 }
 
-// Convolutions larger than 1x1 writing channel blocks (conv_blocked.cpp),
-// each with rows of at least 16 outputs and whole blocks of output channels
-// so that they take that kernel on every vector width:
+// Convolutions writing channel blocks through conv_blocked.cpp, each with
+// rows of at least 16 outputs and at most an eighth of their last block
+// padding, so that they take that kernel on every vector width; every path
+// of it:
 //  - a stem, 3 NCHW channels, 3x3 stride 2 (rows: taps cut by the padding
-//    at both ends, odd input width), Clip in the tiles, read as blocks by a
-//    depthwise layer;
-//  - a 5x5 stride-1 layer from an NCHW input of 5 channels (the padded copy
-//    transposes them into a block) with uneven padding;
-//  - a 5x5 stride-1 layer of blocks with dilation 2 and a residual, SiLU in
-//    the tiles (the padded copy, pixels dropped past each row);
-//  - a 1x7 stride-1 layer with Sigmoid (a pass after the tiles) and 48
-//    output channels, 3x3 with row stride 2 over blocks with HardSwish, and
-//    1x1 with row stride 2 writing blocks for a GlobalAveragePool.
+//    at both ends), Clip in the tiles, read as blocks by a depthwise layer;
+//  - a 5x5 stride-1 layer of blocks with dilation 2, uneven padding and a
+//    residual, SiLU in the tiles (the padded copy, pixels dropped past each
+//    row);
+//  - a 1x7 stride-1 layer to 60 channels (a partial last block) with
+//    Sigmoid (a pass after the tiles); then 3x3 stride 2 reading those
+//    blocks (the partial block's channels one by one) with HardSwish, and
+//    1x1 with stride 2 between rows only, writing blocks for a
+//    GlobalAveragePool;
+//  - from a 5-channel NCHW input, 5x5 stride 1 (the padded copy transposes
+//    it into a block) and 3x3 with stride 2 between rows.
+// Each blocked tensor is also read pixel by pixel: by a depthwise layer
+// writing an NCHW graph output (a planar reader would keep it NCHW).
 std::shared_ptr<const Model> blocked_convs_model(int64_t batch) {
   GraphBuilder b;
   uint32_t seed = 300;
   const auto weight = [&](const std::string& name, Shape shape) {
     return b.add_constant(name, random_tensor(std::move(shape), seed++));
   };
-  int x = b.add_input("x", DType::F32, {batch, 3, 41, 39});
+  const auto output_per_pixel = [&](int tensor, int64_t channels, const std::string& name) {
+    b.mark_output(
+        b.add_op(fb::OpType::Conv, {tensor, weight(name + "w", {channels, 1, 1, 1})}, conv(1, 0, channels))[0], name);
+  };
+  int x = b.add_input("x", DType::F32, {batch, 3, 41, 71});
   int stem = b.add_op(fb::OpType::Conv, {x, weight("w0", {32, 3, 3, 3}), weight("b0", {32})},
                       conv_attrs({2, 2}, {1, 1, 1, 1}))[0];
   fuse(b, fb::ActivationKind::Clip, 0.0f, 6.0f);
@@ -504,17 +513,23 @@ std::shared_ptr<const Model> blocked_convs_model(int64_t batch) {
   int wide = b.add_op(fb::OpType::Conv, {dw, weight("w1", {32, 32, 5, 5}), weight("b1", {32}), dw},
                       conv_attrs({1, 1}, {4, 3, 4, 5}, {2, 2}))[0];
   fuse(b, fb::ActivationKind::SiLU);
-  int row = b.add_op(fb::OpType::Conv, {wide, weight("w2", {48, 32, 1, 7}), weight("b2", {48})},
+  int row = b.add_op(fb::OpType::Conv, {wide, weight("w2", {60, 32, 1, 7}), weight("b2", {60})},
                      conv_attrs({1, 1}, {0, 3, 0, 2}))[0];
   fuse(b, fb::ActivationKind::Sigmoid);
-  int strided = b.add_op(fb::OpType::Conv, {row, weight("w3", {64, 48, 3, 3})}, conv_attrs({2, 1}, {1, 1, 1, 1}))[0];
+  int strided = b.add_op(fb::OpType::Conv, {row, weight("w3", {64, 60, 3, 3})}, conv_attrs({2, 2}, {1, 1, 1, 1}))[0];
   fuse(b, fb::ActivationKind::HardSwish);
   int down = b.add_op(fb::OpType::Conv, {strided, weight("w4", {32, 64, 1, 1})}, conv_attrs({2, 1}, {0, 0, 0, 0}))[0];
   b.mark_output(b.add_op(fb::OpType::GlobalAveragePool, {down})[0], "pooled");
+  output_per_pixel(wide, 32, "wide");
+  output_per_pixel(row, 60, "row");
+  output_per_pixel(strided, 64, "strided");
+  output_per_pixel(down, 32, "down");
   int y = b.add_input("y", DType::F32, {batch, 5, 18, 20});
   int planar_in = b.add_op(fb::OpType::Conv, {y, weight("w5", {16, 5, 5, 5}), weight("b5", {16})},
                            conv_attrs({1, 1}, {2, 1, 2, 3}))[0];
   b.mark_output(b.add_op(fb::OpType::Conv, {planar_in, weight("w6", {16, 1, 3, 3})}, conv(1, 1, 16))[0], "dw");
+  int planar_rows = b.add_op(fb::OpType::Conv, {y, weight("w7", {16, 5, 3, 3})}, conv_attrs({2, 1}, {1, 1, 1, 1}))[0];
+  output_per_pixel(planar_rows, 16, "planar_rows");
   return test::load_built(b);
 }
 
@@ -524,15 +539,14 @@ TEST(BlockedLayout, LargerKernelsWritingBlocksMatchTheReference) {
     SCOPED_TRACE("batch " + std::to_string(batch));
     auto model = blocked_convs_model(batch);
     ASSERT_NE(model, nullptr);
-    const std::vector<Tensor> inputs = {random_tensor({batch, 3, 41, 39}, 31), random_tensor({batch, 5, 18, 20}, 32)};
+    const std::vector<Tensor> inputs = {random_tensor({batch, 3, 41, 71}, 31), random_tensor({batch, 5, 18, 20}, 32)};
     const std::vector<Tensor> expected = run(model, inputs, {.backend = Backend::kReference});
     test::for_each_simd_target([&] {
       for (int threads : {1, 2}) {
         PlanStats stats;
         const std::vector<Tensor> blocked = run(model, inputs, {.threads = threads}, &stats);
-        // stem, dw, wide, row, strided, down; planar_in (read by the depthwise
-        // layer writing the "dw" output).
-        EXPECT_EQ(stats.blocked_tensors, channel_block() > 1 ? 7 : 0);
+        // stem, dw, wide, row, strided, down, planar_in, planar_rows.
+        EXPECT_EQ(stats.blocked_tensors, channel_block() > 1 ? 8 : 0);
         expect_near(blocked, expected);
       }
     });
