@@ -101,10 +101,6 @@ struct TapTileArgs {
   BlockedTileStore store;
 };
 
-// Weights of input channels per pass over a pair of output blocks, kept in
-// L1 while the chunk's tiles read them (pointwise_blocked.cpp measured why).
-constexpr int64_t kWeightBytesPerPass = 16 * 1024;
-
 // kRows pixels x kBlocks output blocks over input channels [k0, k1) and the
 // tile's taps: per input block, per tap, its channels. From a blocked input
 // a whole block's channels are consecutive floats, as are their weights
@@ -149,8 +145,7 @@ void Rows(D d, TapTileArgs t, const Plane& p, int64_t in_channels, int64_t oh0, 
   constexpr int64_t unit = kXBlocked ? lanes : 1;  // floats from one input pixel to the next
   constexpr int64_t x_pixel = kStride * unit;
   const int64_t volume = p.kernel_h * p.kernel_w;
-  const int64_t pass =
-      std::max<int64_t>(lanes, kWeightBytesPerPass / (2 * volume * lanes * int64_t{sizeof(float)}) / lanes * lanes);
+  const int64_t pass = blocked_tile::HWY_NAMESPACE::ChannelsPerPass(d, volume);
   // Columns whose every tap lies inside the row: [ow_lo, ow_hi).
   const int64_t last_start = p.in_w - 1 + p.pad_left - (p.kernel_w - 1) * p.dilation_w;
   const int64_t ow_lo = std::min(p.out_w, (p.pad_left + kStride - 1) / kStride);
@@ -226,8 +221,7 @@ template <int kBlocks>
 void WideRows(D d, TapTileArgs t, const Plane& p, int64_t width, int64_t in_channels, int64_t oh0, int64_t oh1) {
   constexpr int64_t lanes = static_cast<int64_t>(hn::MaxLanes(D()));
   const int64_t volume = p.kernel_h * p.kernel_w;
-  const int64_t pass =
-      std::max<int64_t>(lanes, kWeightBytesPerPass / (2 * volume * lanes * int64_t{sizeof(float)}) / lanes * lanes);
+  const int64_t pass = blocked_tile::HWY_NAMESPACE::ChannelsPerPass(d, volume);
   thread_local std::vector<int64_t> taps;  // tap_x, then tap_w
   taps.resize(static_cast<size_t>(2 * volume));
   for (int64_t kh = 0, i = 0; kh < p.kernel_h; ++kh) {

@@ -48,13 +48,6 @@ struct TileArgs {
   BlockedTileStore store;
 };
 
-// Input channels per pass over a pair of output blocks' weights: 16 KiB of
-// them (128 channels of 16 lanes x 2 blocks), which stay in L1 while every
-// tile of a chunk reads them. Summed over all channels at once, a layer with
-// many (SqueezeNet's 512 -> 1000 classifier) streamed 64 KiB of weights
-// from L2 per tile of 8 pixels: 2.17 ms against 1.28 for the packed GEMM.
-constexpr int64_t kWeightBytesPerPass = 16 * 1024;
-
 // kRows pixels x kBlocks output blocks, input channels [k0, k1); on the
 // last pass, bias, residual and clamp as it stores. The loops have constant bounds and are
 // unrolled so the accumulators stay in registers. Not inlined: each tile
@@ -80,12 +73,11 @@ HWY_NOINLINE void Tile(D d, const TileArgs& t) {
 
 // Pixels [p0, p1) of kBlocks output blocks: whole tiles, then tiles of 4
 // and of 1 for the rest, in passes over the input channels that keep a
-// pass's weights in L1 (kWeightBytesPerPass). `t` is at pixel 0.
+// pass's weights in L1 (ChannelsPerPass). `t` is at pixel 0.
 template <int kBlocks, bool kXBlocked>
 void Pixels(D d, TileArgs t, int64_t p0, int64_t p1) {
   constexpr int64_t lanes = static_cast<int64_t>(hn::MaxLanes(D()));
-  constexpr int64_t pass =
-      std::max<int64_t>(lanes, kWeightBytesPerPass / (2 * lanes * sizeof(float)) / lanes * lanes);
+  constexpr int64_t pass = blocked_tile::HWY_NAMESPACE::ChannelsPerPass(D(), 1);
   // At least one pass, so that a layer without input channels still writes
   // its bias.
   t.k0 = 0;
