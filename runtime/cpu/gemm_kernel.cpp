@@ -98,10 +98,18 @@ struct StoreParams {
   size_t ld_residual;
   const float* row_bias;  // at the tile's first row, or nullptr
   const float* col_bias;  // at the tile's first column, or nullptr
-  // The next packed panel of A, prefetched a line every other k over the
-  // tile's loop, or nullptr.
-  const char* prefetch_a = nullptr;
+  // Memory for a later tile (the next packed panel of A, or part of the
+  // next panel of B), prefetched a cache line every 2^prefetch_shift steps
+  // of k over the tile's loop, or nullptr.
+  const char* prefetch = nullptr;
+  size_t prefetch_shift = 1;
 };
+
+HWY_INLINE void PrefetchStep(const StoreParams& sp, size_t k) {
+  if (sp.prefetch && (k & ((size_t{1} << sp.prefetch_shift) - 1)) == 0) {
+    __builtin_prefetch(sp.prefetch + (k >> sp.prefetch_shift) * 64);
+  }
+}
 
 // Write-back of the columns of a last partial vector (right edge of C) from
 // a copy of its accumulators: scalar, so it never touches C past `cols` (a
@@ -156,9 +164,7 @@ HWY_NOINLINE void MicroKernel(size_t kc, const float* HWY_RESTRICT a, const floa
     }
   }
   for (size_t k = 0; k < kc; ++k) {
-    // A panel holds kMR floats per k: every other k meets each line of it
-    // at least once (kMR of 4, 6 or 8).
-    if (sp.prefetch_a && (k & 1) == 0) __builtin_prefetch(sp.prefetch_a + k * kMR * sizeof(float));
+    PrefetchStep(sp, k);
     VF bv[NV];
 #pragma GCC unroll 4
     for (size_t v = 0; v < NV; ++v) bv[v] = hn::LoadU(d, b + v * L);
@@ -260,7 +266,7 @@ HWY_NOINLINE void ColumnTailKernel(size_t kc, const float* HWY_RESTRICT a, const
     for (size_t q = 0; q < kParts; ++q) acc[j][q] = hn::Zero(d);
   }
   for (size_t k = 0; k < kc; ++k) {
-    if (sp.prefetch_a && (k & 1) == 0) __builtin_prefetch(sp.prefetch_a + k * kMR * sizeof(float));
+    PrefetchStep(sp, k);
     V av[kParts];
 #pragma GCC unroll 2
     for (size_t q = 0; q < kParts; ++q) av[q] = hn::LoadU(d, a + k * kMR + q * kRowLanes);
@@ -399,6 +405,37 @@ void PackBBlock(bool trans, const float* B, size_t ldb, const int64_t* row_offse
   }
 }
 
+// Up to this many rows, a product whose B was packed before the call (a
+// layer's weights, likely in DRAM) runs each B panel against all of its A
+// panels before the next (PanelsOfBOutside). Otherwise the B block streams
+// from DRAM while the first A panel meets it and the core waits: ResNet-50's
+// 7x7 layers, products of 49 rows (their turned products, conv.cpp) over
+// 2-9 MiB of weights, ran half again as long in the network as alone with
+// their weights in cache.
+constexpr size_t kMaxRowsForPanelsOfBOutside = 64;
+
+bool PanelsOfBOutside(const TileJob& job) {
+  return job.pb && !job.pa_prepacked &&
+         static_cast<size_t>(job.row_end - job.row_begin) <= kMaxRowsForPanelsOfBOutside;
+}
+
+// The packed B panel a task meets after the one before column j (in this
+// K block, else the next K block's first of the slab, else the next slab's
+// first), or nullptr after the last. Packed B holds, per K block of depth
+// kc, its column panels in order, kc x NR floats each.
+const char* NextPanelOfB(const float* pb, const KBlocks& blocks, int64_t blk, size_t j, size_t n0, size_t n1,
+                         size_t next_slab, size_t col_end, size_t padded_cols) {
+  const auto panel = [&](int64_t b, size_t col) {
+    const size_t k0 = static_cast<size_t>(blocks.begin(b));
+    const size_t kc = static_cast<size_t>(blocks.begin(b + 1)) - k0;
+    return reinterpret_cast<const char*>(pb + k0 * padded_cols + col * kc);
+  };
+  if (j < n1) return panel(blk, j);
+  if (blk + 1 < blocks.count) return panel(blk + 1, n0);
+  if (next_slab < col_end) return panel(0, next_slab);
+  return nullptr;
+}
+
 void ComputeTile(const TileJob& job) {
   const DF d;
   const size_t L = hn::Lanes(d);
@@ -456,10 +493,63 @@ void ComputeTile(const TileJob& job) {
       sp.lo = job.clamp_min;
       sp.hi = job.clamp_max;
       sp.ld_residual = static_cast<size_t>(job.ld_residual);
-      for (size_t i0 = static_cast<size_t>(job.row_begin); i0 < static_cast<size_t>(job.row_end);
-           i0 += kMR) {
+      // One micro-tile: rows [i0, i0 + kMR) x the B panel at j0.
+      const auto tile = [&](size_t i0, size_t j0, StoreParams& sp) {
         const size_t h = std::min(kMR, rows - i0);
         const float* a_panel = a_block + i0 * kc;
+        size_t w = std::min(NR, padded_n1 - j0);
+        sp.row_bias = job.row_bias ? job.row_bias + i0 : nullptr;
+        sp.col_bias = job.col_bias ? job.col_bias + j0 : nullptr;
+        sp.residual = job.residual ? job.residual + i0 * sp.ld_residual + j0 : nullptr;
+        const bool in_place = j0 < packed_from;
+        const float* b_panel =
+            in_place ? job.b + k0 * static_cast<size_t>(job.ldb) + j0 : b_block + (j0 - packed_from) * kc;
+        const size_t b_step = in_place ? static_cast<size_t>(job.ldb) : w;
+        const size_t panel_cols = std::min(NR, cols - j0);
+        // C's last few columns, short of a vector: ColumnTailKernel.
+        const size_t tail = panel_cols < w ? panel_cols % L : 0;
+        if constexpr (kColumnTail) {
+          if (h == kMR && tail > 0 && tail <= kMaxTailColumns) {
+            const size_t at = panel_cols - tail;
+            StoreParams tail_sp = sp;
+            if (tail_sp.col_bias) tail_sp.col_bias += at;
+            if (tail_sp.residual) tail_sp.residual += at;
+            if (at > 0) tail_sp.prefetch = nullptr;
+            SelectColumnTail(tail)(kc, a_panel, b_panel + at, b_step, job.C + i0 * ldc + j0 + at, ldc, tail_sp);
+            w = at;  // the whole vectors before the tail, if any
+            if (w == 0) return;
+          }
+        }
+        const KernelFn kernel = (h == kMR && w == NR) ? &MicroKernel<kMR, kNV> : SelectKernel(h, w / L);
+        kernel(kc, a_panel, b_panel, b_step, job.C + i0 * ldc + j0, ldc, std::min(panel_cols, w), sp);
+      };
+      const size_t row_begin = static_cast<size_t>(job.row_begin), row_end = static_cast<size_t>(job.row_end);
+      if (PanelsOfBOutside(job)) {
+        // Few rows of A against a constant B (a small image's turned
+        // product): each B panel meets every A panel in turn while the
+        // next B panel, in DRAM, is prefetched a share per tile.
+        const size_t a_panels = (row_end - row_begin + kMR - 1) / kMR;
+        const size_t panel_lines = kc * NR * sizeof(float) / 64;
+        size_t shift = 0;
+        while (shift < 4 && a_panels * (kc >> (shift + 1)) >= panel_lines) ++shift;
+        sp.prefetch_shift = shift;
+        for (size_t j0 = n0; j0 < n1; j0 += NR) {
+          const char* next_b =
+              NextPanelOfB(job.pb, blocks, blk, j0 + NR, n0, n1, n0 + slab_width, col_end, padded_cols);
+          for (size_t p = 0; p < a_panels; ++p) {
+            sp.prefetch = next_b ? next_b + p * (kc >> shift) * 64 : nullptr;
+            tile(row_begin + p * kMR, j0, sp);
+          }
+        }
+        if (sp.epilogue && job.activation) {
+          for (size_t r = row_begin; r < std::min(row_end, rows); ++r) {
+            job.activation(job.activation_state, job.C + r * ldc + n0, static_cast<int64_t>(n1 - n0));
+          }
+        }
+        continue;
+      }
+      for (size_t i0 = row_begin; i0 < row_end; i0 += kMR) {
+        const size_t h = std::min(kMR, rows - i0);
         // The next A panel (the next K block's first after the last), fetched
         // while this one meets its first B panel: a deep layer's packed
         // weights come from DRAM, and the hardware prefetchers alone left
@@ -478,34 +568,12 @@ void ComputeTile(const TileJob& job) {
         // (21.9 ms). A's packed panels are contiguous across K blocks: a next
         // one exists unless this is the last panel of the last block.
         const bool prefetch = job.pa_prepacked && (i0 + kMR < rows || blk + 1 < blocks.count);
-        const char* next_panel = prefetch ? reinterpret_cast<const char*>(a_panel + h * kc) : nullptr;
-        sp.row_bias = job.row_bias ? job.row_bias + i0 : nullptr;
+        const char* next_panel =
+            prefetch ? reinterpret_cast<const char*>(job.pa + k0 * rows + (i0 + h) * kc) : nullptr;
+        sp.prefetch_shift = 1;  // the panel's kMR <= 8 floats per k: at most half a line
         for (size_t j0 = n0; j0 < n1; j0 += NR) {
-          size_t w = std::min(NR, padded_n1 - j0);
-          sp.col_bias = job.col_bias ? job.col_bias + j0 : nullptr;
-          sp.residual = job.residual ? job.residual + i0 * sp.ld_residual + j0 : nullptr;
-          sp.prefetch_a = j0 == n0 ? next_panel : nullptr;
-          const bool in_place = j0 < packed_from;
-          const float* b_panel = in_place ? job.b + k0 * static_cast<size_t>(job.ldb) + j0
-                                          : b_block + (j0 - packed_from) * kc;
-          const size_t b_step = in_place ? static_cast<size_t>(job.ldb) : w;
-          const size_t panel_cols = std::min(NR, cols - j0);
-          // C's last few columns, short of a vector: ColumnTailKernel.
-          const size_t tail = panel_cols < w ? panel_cols % L : 0;
-          if constexpr (kColumnTail) {
-            if (h == kMR && tail > 0 && tail <= kMaxTailColumns) {
-              const size_t at = panel_cols - tail;
-              StoreParams tail_sp = sp;
-              if (tail_sp.col_bias) tail_sp.col_bias += at;
-              if (tail_sp.residual) tail_sp.residual += at;
-              if (at > 0) tail_sp.prefetch_a = nullptr;
-              SelectColumnTail(tail)(kc, a_panel, b_panel + at, b_step, job.C + i0 * ldc + j0 + at, ldc, tail_sp);
-              w = at;  // the whole vectors before the tail, if any
-              if (w == 0) continue;
-            }
-          }
-          const KernelFn kernel = (h == kMR && w == NR) ? &MicroKernel<kMR, kNV> : SelectKernel(h, w / L);
-          kernel(kc, a_panel, b_panel, b_step, job.C + i0 * ldc + j0, ldc, std::min(panel_cols, w), sp);
+          sp.prefetch = j0 == n0 ? next_panel : nullptr;
+          tile(i0, j0, sp);
         }
         if (sp.epilogue && job.activation) {
           // The panel's rows of this slab are final and still in L1/L2.
