@@ -36,8 +36,19 @@ using V = hn::Vec<D>;
 using padded_plane::Unroll;
 
 constexpr int kBlock = static_cast<int>(kDirectConvBlock);
-// Vectors along an output row per tile: kBlock x 3 accumulators, three input
-// vectors and a broadcast weight fill AVX2's sixteen registers.
+// Output channels per tile: with 32 vector registers a whole block, 8 x 3
+// accumulators, three input vectors and a broadcast weight; with 16 (AVX2)
+// half a block, 4 x 3. Per tap the 3 input vectors, often split across
+// cache lines, and the weights are loads: with 12 multiply-adds per tap the
+// 4-channel tile ran near the load ports' limit (ResNet's 7x7 stem at 1
+// thread, AVX-512: 57 % of the FMA peak).
+#if (HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3) || HWY_TARGET == HWY_NEON
+constexpr int kRows = 8;
+#else
+constexpr int kRows = 4;
+#endif
+static_assert(kBlock % kRows == 0);
+// Vectors along an output row per tile.
 constexpr int kMaxCols = 3;
 static_assert(kMaxCols == 3, "DirectConvItems' last tile of a row takes 3, 2 or 1 vectors");
 
@@ -49,7 +60,7 @@ void DirectConvPadRows(const PlaneConvShape& s, const float* x, int64_t r0, int6
   padded_plane::PadRows(s, padded_plane::PaddedLayout(s), x, /*zero=*/0, r0, r1, /*margins_zeroed=*/false, padded);
 }
 
-// kBlock output channels x kCols vectors of one output row. `base` is the
+// kRows output channels x kCols vectors of one output row. `base` is the
 // padded input under the tile's first output (channel 0, its top row);
 // tap t reads base + taps[t] with weights w[t * kBlock ...]. Stores the
 // first `valid` outputs of the row for the first `channels` channels, the
@@ -59,19 +70,19 @@ HWY_INLINE void Tile(D d, const float* HWY_RESTRICT base, const int64_t* HWY_RES
                      const float* HWY_RESTRICT w, const V* HWY_RESTRICT bias, V lo, V hi, float* HWY_RESTRICT out,
                      int64_t out_plane, int64_t channels, int64_t valid) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  V acc[kBlock * kCols];
-  Unroll<kBlock * kCols>([&](auto i) HWY_ATTR { acc[i()] = bias[i() / kCols]; });
+  V acc[kRows * kCols];
+  Unroll<kRows * kCols>([&](auto i) HWY_ATTR { acc[i()] = bias[i() / kCols]; });
   for (int64_t t = 0; t < tap_count; ++t) {
     const float* HWY_RESTRICT p = base + taps[t];
     V x[kCols];
     Unroll<kCols>([&](auto c) HWY_ATTR { x[c()] = hn::LoadU(d, p + c() * lanes); });
     const float* HWY_RESTRICT wt = w + t * kBlock;
-    Unroll<kBlock>([&](auto r) HWY_ATTR {
+    Unroll<kRows>([&](auto r) HWY_ATTR {
       const V wv = hn::Set(d, wt[r()]);
       Unroll<kCols>([&](auto c) HWY_ATTR { acc[r() * kCols + c()] = hn::MulAdd(x[c()], wv, acc[r() * kCols + c()]); });
     });
   }
-  Unroll<kBlock>([&](auto r) HWY_ATTR {
+  Unroll<kRows>([&](auto r) HWY_ATTR {
     if (r() >= channels) return;
     Unroll<kCols>([&](auto c) HWY_ATTR {
       const int64_t first = c() * lanes;
@@ -110,27 +121,31 @@ HWY_FLATTEN void DirectConvItems(const PlaneConvShape& s, int64_t channels, int6
   const int64_t out_plane = s.out_h * s.out_w;
   const V lo = hn::Set(d, s.clamp_min), hi = hn::Set(d, s.clamp_max);
   for (int64_t item = begin; item < end; ++item) {
-    const int64_t oh = item / blocks, m0 = item % blocks * kBlock;
-    const int64_t count = std::min<int64_t>(kBlock, out_channels - m0);
-    V biases[kBlock];
-    for (int r = 0; r < kBlock; ++r) biases[r] = hn::Set(d, bias && r < count ? bias[m0 + r] : 0.0f);
-    const float* w = packed + m0 * tap_count;
+    const int64_t oh = item / blocks;
     const float* row = padded + oh * s.stride_h * l.width;
-    float* out = y + m0 * out_plane + oh * s.out_w;
-    // Output column ow reads from padded column ow * stride_w, which is
-    // column ow of the even half when rows are split by parity.
-    int64_t ow = 0;
-    for (; ow + kMaxCols * lanes <= s.out_w; ow += kMaxCols * lanes) {
-      Tile<kMaxCols>(d, row + ow, taps.data(), tap_count, w, biases, lo, hi, out + ow, out_plane, count,
-                     kMaxCols * lanes);
-    }
-    const int64_t rest = s.out_w - ow;
-    if (rest > 2 * lanes) {
-      Tile<3>(d, row + ow, taps.data(), tap_count, w, biases, lo, hi, out + ow, out_plane, count, rest);
-    } else if (rest > lanes) {
-      Tile<2>(d, row + ow, taps.data(), tap_count, w, biases, lo, hi, out + ow, out_plane, count, rest);
-    } else if (rest > 0) {
-      Tile<1>(d, row + ow, taps.data(), tap_count, w, biases, lo, hi, out + ow, out_plane, count, rest);
+    for (int64_t m0 = item % blocks * kBlock; m0 < std::min<int64_t>(out_channels, (item % blocks + 1) * kBlock);
+         m0 += kRows) {
+      const int64_t count = std::min<int64_t>(kRows, out_channels - m0);
+      V biases[kRows];
+      for (int r = 0; r < kRows; ++r) biases[r] = hn::Set(d, bias && r < count ? bias[m0 + r] : 0.0f);
+      // The tile's channels within their packed block.
+      const float* w = packed + m0 / kBlock * kBlock * tap_count + m0 % kBlock;
+      float* out = y + m0 * out_plane + oh * s.out_w;
+      // Output column ow reads from padded column ow * stride_w, which is
+      // column ow of the even half when rows are split by parity.
+      int64_t ow = 0;
+      for (; ow + kMaxCols * lanes <= s.out_w; ow += kMaxCols * lanes) {
+        Tile<kMaxCols>(d, row + ow, taps.data(), tap_count, w, biases, lo, hi, out + ow, out_plane, count,
+                       kMaxCols * lanes);
+      }
+      const int64_t rest = s.out_w - ow;
+      if (rest > 2 * lanes) {
+        Tile<3>(d, row + ow, taps.data(), tap_count, w, biases, lo, hi, out + ow, out_plane, count, rest);
+      } else if (rest > lanes) {
+        Tile<2>(d, row + ow, taps.data(), tap_count, w, biases, lo, hi, out + ow, out_plane, count, rest);
+      } else if (rest > 0) {
+        Tile<1>(d, row + ow, taps.data(), tap_count, w, biases, lo, hi, out + ow, out_plane, count, rest);
+      }
     }
   }
 }

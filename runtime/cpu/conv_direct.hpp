@@ -10,10 +10,10 @@
 // Each image's channels are copied once into zero-padded planes laid out as
 // the depthwise row path's (padded_plane-inl.h: rows split by parity for a
 // width stride of 2), so that every tap of a run of consecutive outputs is
-// one contiguous load. A tile is kDirectConvBlock output channels x up to
-// three vectors of one output row: per tap, one load per vector and one
-// broadcast weight per channel feed twelve multiply-adds (accumulators in
-// registers, like the GEMM's microkernel). Bias starts the sums; Relu and
+// one contiguous load. A tile is 8 output channels (4 with 16 vector
+// registers) x up to three vectors of one output row: per tap, one load per
+// vector and one broadcast weight per channel feed 24 (12) multiply-adds
+// (accumulators in registers, like the GEMM's microkernel). Bias starts the sums; Relu and
 // Clip clamp as the rows are stored in NCHW; other activations and a
 // residual take a pass over each finished row while it is in cache. Threads
 // split (output row, channel block) pairs.
@@ -32,8 +32,9 @@ class ThreadPool;
 
 namespace mote::cpu {
 
-// Output channels per tile, and the unit the weights are packed in.
-constexpr int64_t kDirectConvBlock = 4;
+// The unit of output channels the weights are packed in (a tile takes all
+// of a block or half).
+constexpr int64_t kDirectConvBlock = 8;
 // Up to this many input channels per group take the direct path.
 constexpr int64_t kDirectConvMaxChannels = 4;
 

@@ -200,8 +200,9 @@ TEST(ConvOps, DepthwiseCpuMatchesReference) {
 // a partial last one (widths around multiples of 8 and 16 lanes), both width
 // strides and a third the kernel leaves to the general path (phase planes,
 // or im2col with dilation), height strides, dilation,
-// one-sided padding, 1-D, batches, and output channels that leave the last
-// block of four partly empty.
+// one-sided padding, 1-D, batches, and output channels (1 to 9) that leave
+// the last block of eight, or the second half of a block where a tile takes
+// half (16-register targets), partly empty.
 TEST(ConvOps, FewChannelsDirectCpuMatchesReference) {
   for_each_simd_target([] {
     int checked = 0;
