@@ -255,8 +255,9 @@ TEST(PoolOps, MaxPoolChecksEachPlaneForNaN) {
   });
 }
 
-// 3x3 stride-2 max windows inside the rows (no padding, none past the right
-// edge) are read straight from the input rows, each vector's column maxima
+// 3x3 stride-2 max windows inside the rows (no padding, or one column of it
+// on the left; none past the right edge) are read straight from the input
+// rows, each vector's column maxima
 // reused by the next, rows near the tensor's end going the general way: on
 // every SIMD target, outputs per row from 1 to past three vectors (a row
 // shorter than a vector, whole vectors, a tail overlapping the last one),
@@ -288,6 +289,20 @@ TEST(PoolOps, ThreeByThreeStrideTwoRowsReadDirectlyMatchReference) {
           p[(plane * 7 + 1 + plane % 5) * w + 2 * out_w] = std::numeric_limits<float>::quiet_NaN();
         }
         expect_cpu_matches_reference(pool_op(fb::OpType::MaxPool, {{3, 3}, {2, 2}}), {sparse});
+        // A column of padding on the left (ResNet's pools; the first
+        // output's window is the first two columns), with and without
+        // padding on the other sides, the rows by the top and bottom
+        // padding read as two; NaNs in either of the first two columns.
+        Tensor edge = random_tensor(DType::F32, {2, 3, 7, w}, static_cast<uint32_t>(w) + 200);
+        auto* e = static_cast<float*>(edge.raw());
+        e[(1 * 7 + 2) * w + 1] = std::numeric_limits<float>::quiet_NaN();
+        e[(3 * 7 + 4) * w] = -std::numeric_limits<float>::quiet_NaN();
+        e[(4 * 7 + 6) * w + 1] = std::numeric_limits<float>::quiet_NaN();  // the bottom row
+        for (const std::vector<int64_t>& pads :
+             {std::vector<int64_t>{1, 1, 1, 1}, std::vector<int64_t>{0, 1, 0, 0}, std::vector<int64_t>{1, 1, 0, 1}}) {
+          expect_cpu_matches_reference(pool_op(fb::OpType::MaxPool, {{3, 3}, {2, 2}, pads}), {x});
+          expect_cpu_matches_reference(pool_op(fb::OpType::MaxPool, {{3, 3}, {2, 2}, pads}), {edge});
+        }
       }
     }
   });
