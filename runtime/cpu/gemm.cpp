@@ -4,6 +4,7 @@
 #include "runtime/cpu/gemm.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -276,27 +277,6 @@ Split plan_split(int64_t M, int64_t N, const KernelShape& s, int64_t threads, bo
   return best;
 }
 
-// Panels [panel_begin, panel_end) of an indexed A (rows x K) in pack_a's
-// layout (gemm_internal.hpp). Plain gathers: a conv's patches have no
-// stride a vector load could follow (rows jump at the end of each image row).
-void pack_a_indexed(const IndexedMatrix& a, int64_t rows, int64_t K, int64_t panel_begin, int64_t panel_end,
-                    const KernelShape& s, float* dst) {
-  const gemm_detail::KBlocks blocks(K, s.kc);
-  const int64_t i_end = std::min(rows, panel_end * s.mr);
-  for (int64_t blk = 0; blk < blocks.count; ++blk) {
-    const int64_t k0 = blocks.begin(blk), kc = blocks.begin(blk + 1) - k0;
-    for (int64_t i0 = panel_begin * s.mr; i0 < i_end; i0 += s.mr) {
-      const int64_t h = std::min(s.mr, rows - i0);
-      const int64_t* row = a.row_offsets + i0;
-      float* panel = dst + k0 * rows + i0 * kc;
-      for (int64_t k = 0; k < kc; ++k) {
-        const float* src = a.data + a.col_offsets[k0 + k];
-        for (int64_t r = 0; r < h; ++r) panel[k * h + r] = src[row[r]];
-      }
-    }
-  }
-}
-
 // Panels [panel_begin, panel_end) of a channel-blocked A (rows x K, block
 // = s.lanes; ChannelBlocks) in pack_a's layout: per panel and channel block,
 // a transpose of h pixels x (up to) lanes channels.
@@ -336,6 +316,13 @@ void packed_product(const Problem& p, ThreadPool* pool) {
   const int64_t threads = threads_for(pool, work, kMinFlopsPerThread);
   const int64_t np = (N + s.nr - 1) / s.nr;
 
+  // Whether an indexed A's offsets fit 32-bit gather indices.
+  bool indexed_offsets_narrow = false;
+  if (p.a.indexed && M > 0 && K > 0) {
+    const auto [row_lo, row_hi] = std::minmax_element(p.a.indexed->row_offsets, p.a.indexed->row_offsets + M);
+    const auto [col_lo, col_hi] = std::minmax_element(p.a.indexed->col_offsets, p.a.indexed->col_offsets + K);
+    indexed_offsets_narrow = *row_lo >= 0 && *col_lo >= 0 && *row_hi + *col_hi <= std::numeric_limits<int32_t>::max();
+  }
   int64_t chunk_m = M;
   if (own_a && M * K > kMaxChunkFloats) chunk_m = std::max(s.mr, kMaxChunkFloats / K / s.mr * s.mr);
   for (int64_t m0 = 0; m0 < M; m0 += chunk_m) {
@@ -355,9 +342,9 @@ void packed_product(const Problem& p, ThreadPool* pool) {
         own_a && p.a.data && !p.a.block_stride ? (p.a.trans ? p.a.data + m0 : p.a.data + m0 * p.a.ld) : nullptr;
     run_tasks(pool, threads, a_parts + b_parts, [&](int64_t t) {
       if (t < a_parts && p.a.indexed) {
-        IndexedMatrix chunk = *p.a.indexed;
-        chunk.row_offsets += m0;
-        pack_a_indexed(chunk, mm, K, mp * t / a_parts, mp * (t + 1) / a_parts, s, ws_a);
+        const IndexedMatrix& a = *p.a.indexed;
+        gemm_detail::pack_a_indexed(a.data, a.row_offsets + m0, a.col_offsets, indexed_offsets_narrow, mm, K,
+                                    mp * t / a_parts, mp * (t + 1) / a_parts, ws_a);
       } else if (t < a_parts && p.a.block_stride) {
         pack_a_blocked(p.a.data + m0 * s.lanes, p.a.block_stride, mm, K, mp * t / a_parts, mp * (t + 1) / a_parts, s,
                        ws_a);

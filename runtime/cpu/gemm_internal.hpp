@@ -46,6 +46,11 @@ inline int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 // K x rows when trans), into dst laid out as above for the whole matrix.
 void pack_a(bool trans, const float* A, int64_t lda, int64_t rows, int64_t K,
             int64_t panel_begin, int64_t panel_end, float* dst);
+// Same for an indexed A (IndexedMatrix's offsets); `narrow` when every
+// row offset plus column offset lies in [0, 2^31), so that whole panels may
+// be gathered with 32-bit indices.
+void pack_a_indexed(const float* data, const int64_t* row_offsets, const int64_t* col_offsets, bool narrow,
+                    int64_t rows, int64_t K, int64_t panel_begin, int64_t panel_end, float* dst);
 // Same for op(B), a K x cols matrix (B is cols x K when trans); with
 // row_offsets (not trans), row k of B is at B + row_offsets[k] and ldb is
 // not used.

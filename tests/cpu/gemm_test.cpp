@@ -54,7 +54,7 @@ std::ostream& operator<<(std::ostream& os, const Shape& s) {
   return os << s.M << "x" << s.N << "x" << s.K;
 }
 
-enum class Packing { kNone, kA, kB, kBoth, kIndexedA, kRowOffsetB };
+enum class Packing { kNone, kA, kB, kBoth, kIndexedA, kIndexedANegative, kRowOffsetB };
 const char* name(Packing p) {
   switch (p) {
     case Packing::kNone: return "unpacked";
@@ -62,6 +62,8 @@ const char* name(Packing p) {
     case Packing::kB: return "packed B";
     case Packing::kBoth: return "packed A and B";
     case Packing::kIndexedA: return "indexed A, packed B";
+    case Packing::kIndexedANegative:
+      return "indexed A (negative column offsets), packed B";
     case Packing::kRowOffsetB:
       return "packed A, B by row offsets";
   }
@@ -106,18 +108,22 @@ class Case {
 
     const bool pa = packing == Packing::kA || packing == Packing::kBoth;
     const bool pb = packing == Packing::kB || packing == Packing::kBoth;
-    if (packing == Packing::kIndexedA) {
+    if (packing == Packing::kIndexedA || packing == Packing::kIndexedANegative) {
       // A scattered in memory: rows in reverse order with a gap between
-      // them, columns in reverse order within a row.
+      // them, columns in reverse order within a row. With negative column
+      // offsets (from a pointer K floats on) the GEMM cannot gather whole
+      // panels with 32-bit indices and packs element by element.
       std::vector<float> scattered(static_cast<size_t>(s.M * (s.K + 3) + 1), kNaN);
       std::vector<int64_t> row_offsets(static_cast<size_t>(s.M)), col_offsets(static_cast<size_t>(s.K));
       for (int64_t i = 0; i < s.M; ++i) row_offsets[i] = (s.M - 1 - i) * (s.K + 3) + 1;
       for (int64_t k = 0; k < s.K; ++k) col_offsets[k] = s.K - 1 - k;
       for (int64_t i = 0; i < s.M; ++i)
         for (int64_t k = 0; k < s.K; ++k) scattered[row_offsets[i] + col_offsets[k]] = a_[i * s.K + k];
+      const int64_t shift = packing == Packing::kIndexedANegative ? s.K : 0;
+      for (int64_t& offset : col_offsets) offset -= shift;
       const PackedMatrix PB = pack_b(tb, s.K, s.N, B.data.data(), B.ld);
-      sgemm(IndexedMatrix{scattered.data(), row_offsets.data(), col_offsets.data()}, s.M, alpha, PB, beta, C.data(),
-            ldc, ep, pool);
+      sgemm(IndexedMatrix{scattered.data() + shift, row_offsets.data(), col_offsets.data()}, s.M, alpha, PB, beta,
+            C.data(), ldc, ep, pool);
     } else if (packing == Packing::kRowOffsetB) {
       // B's rows in reverse order, each at its own offset with a gap of NaN
       // between them (never read); C = A * B, so alpha 1 and beta 0 only.
@@ -296,6 +302,7 @@ TEST(Sgemm, IndexedLeftOperand) {
     for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
       EXPECT_TRUE(c.check(false, false, 1.0f, 0.0f, biased, Packing::kIndexedA, p)) << s;
       EXPECT_TRUE(c.check(false, true, -0.5f, 1.0f, {}, Packing::kIndexedA, p, /*pad=*/2)) << s;
+      EXPECT_TRUE(c.check(false, false, 1.0f, 0.0f, biased, Packing::kIndexedANegative, p)) << s;
     }
   }
 }
@@ -454,6 +461,12 @@ TEST(Sgemm, EveryCompiledTarget) {
             }
           }
         }
+      }
+      // A gathered as it is packed: whole panels by vector gathers, or
+      // element by element.
+      for (Packing packing : {Packing::kIndexedA, Packing::kIndexedANegative}) {
+        EXPECT_TRUE(c.check(false, false, 1.0f, 0.0f, ep, packing, &pool))
+            << "target " << target << " " << s << " " << name(packing);
       }
     }
   }
