@@ -241,9 +241,9 @@ TEST_P(SgemmShapeTest, MatchesReference) {
 // two threads share rather than split (515x40x300). Whole 8-row panels
 // before a last partial vector of 1 to 8 columns (on 16-lane vectors: 49,
 // 196, 18, 20, 21, 22, 23, 40) take the GEMM's column-tail kernel, the 49
-// over two K blocks. Packed B with at most 64 rows of A (37x700x777 across
-// K blocks and slabs, 16x49x500) runs B's panels outside A's (gemm_kernel.cpp,
-// PanelsOfBOutside).
+// over two K blocks. Packed B with at most 256 rows of A (37x700x777 across
+// K blocks and slabs, 16x49x500, 255x255x255) runs B's panels outside A's
+// (gemm_kernel.cpp, PanelsOfBOutside); 515x40x300 does not.
 INSTANTIATE_TEST_SUITE_P(Shapes, SgemmShapeTest,
                          ::testing::Values(Shape{1, 1, 1}, Shape{3, 5, 7}, Shape{1, 255, 127}, Shape{255, 1, 127},
                                            Shape{13, 127, 3}, Shape{127, 13, 255}, Shape{255, 255, 13},
