@@ -50,8 +50,9 @@ using VF = hn::Vec<DF>;
 //
 // Cache blocking: kKC bounds the depth of a K block. The A panel (kMR x kKC,
 // 12 KiB for AVX-512) stays in L1 while the B block (kKC x nc) stays in L2
-// for all the A panels of a task; kL2Bytes is the share of L2 given to that
-// block, half of a 1 MiB L2 so that C and A still fit beside it. Depths of
+// for all the A panels of a task (for few rows of A against a B packed
+// beforehand, the B panels are the outer loop instead: PanelsOfBOutside);
+// kL2Bytes is the share of L2 given to that block, half of a 1 MiB L2 so that C and A still fit beside it. Depths of
 // 256 to 512 and budgets of 384 KiB to 1 MiB measured within noise (+-3%) on
 // the 2 MiB L2 of the reference Xeon.
 #if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128  // 16 scalar accumulators
@@ -99,15 +100,19 @@ struct StoreParams {
   const float* row_bias;  // at the tile's first row, or nullptr
   const float* col_bias;  // at the tile's first column, or nullptr
   // Memory for a later tile (the next packed panel of A, or part of the
-  // next panel of B), prefetched a cache line every 2^prefetch_shift steps
-  // of k over the tile's loop, or nullptr.
-  const char* prefetch = nullptr;
+  // next panel of B): every 2^prefetch_shift steps of k over the tile's
+  // loop, the cache line at prefetch + prefetch_step bytes per such step;
+  // 0 for none. An address, not a pointer: a share sized for a whole panel
+  // may run past the end of a narrower last one, which a prefetch may touch
+  // but pointer arithmetic may not reach.
+  uintptr_t prefetch = 0;
   size_t prefetch_shift = 1;
+  size_t prefetch_step = 64;
 };
 
 HWY_INLINE void PrefetchStep(const StoreParams& sp, size_t k) {
   if (sp.prefetch && (k & ((size_t{1} << sp.prefetch_shift) - 1)) == 0) {
-    __builtin_prefetch(sp.prefetch + (k >> sp.prefetch_shift) * 64);
+    __builtin_prefetch(reinterpret_cast<const void*>(sp.prefetch + (k >> sp.prefetch_shift) * sp.prefetch_step));
   }
 }
 
@@ -405,8 +410,9 @@ void PackBBlock(bool trans, const float* B, size_t ldb, const int64_t* row_offse
   }
 }
 
-// Up to this many rows, a product whose B was packed before the call (a
-// layer's weights, in L3 or DRAM) runs each B panel against all of its A
+// Up to this many rows, a product whose B was packed before its tiles run (a
+// layer's weights packed at prepare, in L3 or DRAM, or a B the threads of a
+// call packed together) runs each B panel against all of its A
 // panels before the next (PanelsOfBOutside), the A block (at most 384 KiB)
 // staying in L2. Otherwise the B block streams in while the first A panel
 // meets it and the core waits: ResNet-50's 7x7 layers, products of 49 rows
@@ -423,21 +429,21 @@ bool PanelsOfBOutside(const TileJob& job) {
          static_cast<size_t>(job.row_end - job.row_begin) <= kMaxRowsForPanelsOfBOutside;
 }
 
-// The packed B panel a task meets after the one before column j (in this
-// K block, else the next K block's first of the slab, else the next slab's
-// first), or nullptr after the last. Packed B holds, per K block of depth
-// kc, its column panels in order, kc x NR floats each.
-const char* NextPanelOfB(const float* pb, const KBlocks& blocks, int64_t blk, size_t j, size_t n0, size_t n1,
-                         size_t next_slab, size_t col_end, size_t padded_cols) {
+// The address of the packed B panel a task meets after the one before
+// column j (in this K block, else the next K block's first of the slab,
+// else the next slab's first), or 0 after the last. Packed B holds, per K
+// block of depth kc, its column panels in order, kc x NR floats each.
+uintptr_t NextPanelOfB(const float* pb, const KBlocks& blocks, int64_t blk, size_t j, size_t n0, size_t n1,
+                       size_t next_slab, size_t col_end, size_t padded_cols) {
   const auto panel = [&](int64_t b, size_t col) {
     const size_t k0 = static_cast<size_t>(blocks.begin(b));
     const size_t kc = static_cast<size_t>(blocks.begin(b + 1)) - k0;
-    return reinterpret_cast<const char*>(pb + k0 * padded_cols + col * kc);
+    return reinterpret_cast<uintptr_t>(pb + k0 * padded_cols + col * kc);
   };
   if (j < n1) return panel(blk, j);
   if (blk + 1 < blocks.count) return panel(blk + 1, n0);
   if (next_slab < col_end) return panel(0, next_slab);
-  return nullptr;
+  return 0;
 }
 
 void ComputeTile(const TileJob& job) {
@@ -457,7 +463,9 @@ void ComputeTile(const TileJob& job) {
   const bool b_in_place = !job.pb && !job.b_trans && !job.b_row_offsets && rows <= kMaxRowsForBInPlace;
 
   // Loop nest, outermost first: column slabs of at most nc (their B block
-  // stays in L2), K blocks, A panels (one stays in L1), B panels. C is
+  // stays in L2), K blocks, A panels (one stays in L1), B panels; or, for
+  // few rows against a B packed beforehand (PanelsOfBOutside), B panels
+  // outside A panels. C is
   // revisited once per K block; the first visit applies beta, the last the
   // epilogue. Slabs have equal widths: a narrow last slab would stream all
   // of A for a few columns.
@@ -518,7 +526,7 @@ void ComputeTile(const TileJob& job) {
             StoreParams tail_sp = sp;
             if (tail_sp.col_bias) tail_sp.col_bias += at;
             if (tail_sp.residual) tail_sp.residual += at;
-            if (at > 0) tail_sp.prefetch = nullptr;
+            if (at > 0) tail_sp.prefetch = 0;
             SelectColumnTail(tail)(kc, a_panel, b_panel + at, b_step, job.C + i0 * ldc + j0 + at, ldc, tail_sp);
             w = at;  // the whole vectors before the tail, if any
             if (w == 0) return;
@@ -529,19 +537,24 @@ void ComputeTile(const TileJob& job) {
       };
       const size_t row_begin = static_cast<size_t>(job.row_begin), row_end = static_cast<size_t>(job.row_end);
       if (PanelsOfBOutside(job)) {
-        // Few rows of A against a constant B (a small image's turned
-        // product): each B panel meets every A panel in turn while the
-        // next B panel, in DRAM, is prefetched a share per tile.
+        // Few rows of A against a B packed beforehand (a small image's
+        // turned product, a transformer's MatMul): each B panel meets every
+        // A panel in turn while the next B panel, in L3 or DRAM, is
+        // prefetched a share per tile, a line per 2^shift steps of k. With
+        // fewer than 3 A panels (16 rows on AVX-512) a line per step covers
+        // a third or two of it; the hardware prefetcher has the rest, the
+        // panels being consecutive in memory.
         const size_t a_panels = (row_end - row_begin + kMR - 1) / kMR;
         const size_t panel_lines = kc * NR * sizeof(float) / 64;
         size_t shift = 0;
         while (shift < 4 && a_panels * (kc >> (shift + 1)) >= panel_lines) ++shift;
         sp.prefetch_shift = shift;
+        sp.prefetch_step = 64;
         for (size_t j0 = n0; j0 < n1; j0 += NR) {
-          const char* next_b =
+          const uintptr_t next_b =
               NextPanelOfB(job.pb, blocks, blk, j0 + NR, n0, n1, n0 + slab_width, col_end, padded_cols);
           for (size_t p = 0; p < a_panels; ++p) {
-            sp.prefetch = next_b ? next_b + p * (kc >> shift) * 64 : nullptr;
+            sp.prefetch = next_b ? next_b + p * (kc >> shift) * 64 : 0;
             tile(row_begin + p * kMR, j0, sp);
           }
         }
@@ -572,11 +585,13 @@ void ComputeTile(const TileJob& job) {
         // (21.9 ms). A's packed panels are contiguous across K blocks: a next
         // one exists unless this is the last panel of the last block.
         const bool prefetch = job.pa_prepacked && (i0 + kMR < rows || blk + 1 < blocks.count);
-        const char* next_panel =
-            prefetch ? reinterpret_cast<const char*>(job.pa + k0 * rows + (i0 + h) * kc) : nullptr;
-        sp.prefetch_shift = 1;  // the panel's kMR <= 8 floats per k: at most half a line
+        const uintptr_t next_panel = prefetch ? reinterpret_cast<uintptr_t>(job.pa + k0 * rows + (i0 + h) * kc) : 0;
+        // Every other k, the next two steps' kMR floats each: the panel,
+        // no further.
+        sp.prefetch_shift = 1;
+        sp.prefetch_step = 2 * kMR * sizeof(float);
         for (size_t j0 = n0; j0 < n1; j0 += NR) {
-          sp.prefetch = j0 == n0 ? next_panel : nullptr;
+          sp.prefetch = j0 == n0 ? next_panel : 0;
           tile(i0, j0, sp);
         }
         if (sp.epilogue && job.activation) {

@@ -243,7 +243,8 @@ TEST_P(SgemmShapeTest, MatchesReference) {
 // 196, 18, 20, 21, 22, 23, 40) take the GEMM's column-tail kernel, the 49
 // over two K blocks. Packed B with at most 256 rows of A (37x700x777 across
 // K blocks and slabs, 16x49x500, 255x255x255) runs B's panels outside A's
-// (gemm_kernel.cpp, PanelsOfBOutside); 515x40x300 does not.
+// (gemm_kernel.cpp, PanelsOfBOutside); 515x40x300 does at 2 threads only
+// (rows split in two tasks of at most 256).
 INSTANTIATE_TEST_SUITE_P(Shapes, SgemmShapeTest,
                          ::testing::Values(Shape{1, 1, 1}, Shape{3, 5, 7}, Shape{1, 255, 127}, Shape{255, 1, 127},
                                            Shape{13, 127, 3}, Shape{127, 13, 255}, Shape{255, 255, 13},
@@ -339,7 +340,10 @@ TEST(Sgemm, EpilogueActivationRunsOncePerElement) {
   ep.activation = [](const void*, float* data, int64_t n) {
     for (int64_t i = 0; i < n; ++i) data[i] = 2.0f * data[i] + 1.0f;  // twice would be 4x + 3
   };
-  for (Shape s : {Shape{2, 3, 4}, Shape{1, 300, 50}, Shape{70, 1, 40}, Shape{37, 141, 29}, Shape{2100, 5, 2000}}) {
+  // 300x700x777: B panels outside A panels over several K blocks and
+  // slabs, its rows in two tasks at 2 threads.
+  for (Shape s : {Shape{2, 3, 4}, Shape{1, 300, 50}, Shape{70, 1, 40}, Shape{37, 141, 29}, Shape{2100, 5, 2000},
+                  Shape{300, 700, 777}}) {
     const Case c(s);
     for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
       for (Packing packing : {Packing::kNone, Packing::kA, Packing::kB, Packing::kIndexedA}) {

@@ -303,6 +303,9 @@ TEST(PoolOps, ThreeByThreeStrideTwoRowsReadDirectlyMatchReference) {
           expect_cpu_matches_reference(pool_op(fb::OpType::MaxPool, {{3, 3}, {2, 2}, pads}), {x});
           expect_cpu_matches_reference(pool_op(fb::OpType::MaxPool, {{3, 3}, {2, 2}, pads}), {edge});
         }
+        // Planes of one row: each window reads that row alone.
+        const Tensor row = random_tensor(DType::F32, {1, 3, 1, w}, static_cast<uint32_t>(w) + 300);
+        expect_cpu_matches_reference(pool_op(fb::OpType::MaxPool, {{3, 3}, {2, 2}, {1, 1, 1, 1}}), {row});
       }
     }
   });
