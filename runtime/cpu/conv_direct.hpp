@@ -13,8 +13,8 @@
 // one contiguous load. A tile is 8 output channels (4 with 16 vector
 // registers) x up to three vectors of one output row: per tap, one load per
 // vector and one broadcast weight per channel feed 24 (12) multiply-adds
-// (accumulators in registers, like the GEMM's microkernel). Bias starts the sums; Relu and
-// Clip clamp as the rows are stored in NCHW; other activations and a
+// (accumulators in registers, like the GEMM's microkernel). Bias starts the
+// sums; Relu and Clip clamp as the rows are stored in NCHW; other activations and a
 // residual take a pass over each finished row while it is in cache. Threads
 // split (output row, channel block) pairs.
 #pragma once
