@@ -76,6 +76,18 @@ constexpr size_t kMR = 6, kNV = 2, kKC = 256, kL2Bytes = 192 * 1024;
 // ResNet-18's conv1 (M = 64) 2.78 -> 2.68 ms; MobileNetV3-Small 2.14 -> 2.01 ms.
 constexpr size_t kMaxRowsForBInPlace = 64;
 
+// The micro-kernels fetch the B panel's rows this many steps of k ahead. A
+// B read in place has rows ldb apart, farther than the hardware's stride
+// prefetchers follow, and each step of k wants kNV fresh lines of it; a
+// packed B block shared by the threads sits in the other core's L2. Best of
+// nine alternating runs (mote_microbench, AVX-512 Xeon), none -> 8 steps
+// ahead, GFLOP/s: at 1 thread M x N x K = 16 x 12544 x 32 (MobileNetV2's
+// 112x112 1x1 layer) 55 -> 84, 24 x 3136 x 144 99 -> 118, 32 x 784 x 192
+// 124 -> 135; at 2 threads 1024^3 221 -> 267, 64 x 3136 x 256 (ResNet-50's
+// 56x56 1x1 layers) 206 -> 240, 64 x 3136 x 576 222 -> 276. 16 steps was
+// no better; packed products at 1 thread within noise.
+constexpr size_t kBPrefetchSteps = 8;
+
 KernelShape GetShape() {
   const size_t lanes = hn::Lanes(DF());
   const size_t nr = kNV * lanes;
@@ -171,6 +183,11 @@ HWY_NOINLINE void MicroKernel(size_t kc, const float* HWY_RESTRICT a, const floa
   }
   for (size_t k = 0; k < kc; ++k) {
     PrefetchStep(sp, k);
+#pragma GCC unroll 4
+    for (size_t v = 0; v < NV; ++v) {
+      __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(b + v * L) +
+                                                       kBPrefetchSteps * b_step * sizeof(float)));
+    }
     VF bv[NV];
 #pragma GCC unroll 4
     for (size_t v = 0; v < NV; ++v) bv[v] = hn::LoadU(d, b + v * L);
