@@ -23,10 +23,10 @@
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "runtime/cpu/gemm_kernel.cpp"
-#include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/cache_control.h"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
-#include "runtime/cpu/simd_clamp-inl.h"
+#include "runtime/cpu/gemm_write_back-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace mote::cpu::gemm_detail::HWY_NAMESPACE {
@@ -36,8 +36,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 #error "gemm_kernel.cpp needs fixed-size vectors: disable scalable targets"
 #endif
 
-using DF = hn::ScalableTag<float>;
-using VF = hn::Vec<DF>;
+// DF and VF, the float vectors, come with gemm_write_back-inl.h.
 
 // Register blocking: a micro-tile of kMR rows x kNV vectors is accumulated in
 // registers while streaming one A panel (broadcast, one scalar per row) and one
@@ -100,66 +99,6 @@ KernelShape GetShape() {
                      static_cast<int64_t>(HWY_TARGET)};
 }
 
-// How a micro-tile is written back (see compute_tile).
-struct StoreParams {
-  float alpha;
-  float beta;
-  int beta_mode;   // 0: C is not read, 1: C += result, 2: C = beta * C + result
-  bool epilogue;   // last K block: add the biases and clamp
-  bool clamp;
-  float lo, hi;
-  const float* residual;  // at the tile's first element, or nullptr
-  size_t ld_residual;
-  const float* row_bias;  // at the tile's first row, or nullptr
-  const float* col_bias;  // at the tile's first column, or nullptr
-  // Memory for a later tile (the next packed panel of A, or part of the
-  // next panel of B): every 2^prefetch_shift steps of k over the tile's
-  // loop, the cache line at prefetch + prefetch_step bytes per such step;
-  // 0 for none. An address, not a pointer: a share sized for a whole panel
-  // may run past the end of a narrower last one, which a prefetch may touch
-  // but pointer arithmetic may not reach.
-  uintptr_t prefetch = 0;
-  size_t prefetch_shift = 1;
-  size_t prefetch_step = 64;
-};
-
-HWY_INLINE void PrefetchStep(const StoreParams& sp, size_t k) {
-  if (sp.prefetch && (k & ((size_t{1} << sp.prefetch_shift) - 1)) == 0) {
-    __builtin_prefetch(reinterpret_cast<const void*>(sp.prefetch + (k >> sp.prefetch_shift) * sp.prefetch_step));
-  }
-}
-
-// Write-back of the columns of a last partial vector (right edge of C) from
-// a copy of its accumulators: scalar, so it never touches C past `cols` (a
-// masked vector store would on targets without native masking, racing with
-// the thread that writes the neighbouring tile).
-HWY_NOINLINE void WriteBackPartial(const float* tile, size_t rows, size_t stride, size_t cols, float* c, size_t ldc,
-                                   const StoreParams& sp) {
-  for (size_t r = 0; r < rows; ++r) {
-    for (size_t j = 0; j < cols; ++j) {
-      float x = sp.alpha * tile[r * stride + j];
-      float& out = c[r * ldc + j];
-      if (sp.beta_mode == 1) x += out;
-      if (sp.beta_mode == 2) x += sp.beta * out;
-      if (sp.epilogue) {
-        if (sp.row_bias) x += sp.row_bias[r];
-        if (sp.col_bias) x += sp.col_bias[j];
-        if (sp.residual) x += sp.residual[r * sp.ld_residual + j];
-        if (sp.clamp) x = std::min(std::max(x, sp.lo), sp.hi);
-      }
-      out = x;
-    }
-  }
-}
-
-HWY_INLINE void PrefetchForWrite(const float* p) {
-#if HWY_COMPILER_GCC  // also Clang
-  __builtin_prefetch(p, /*rw=*/1, /*locality=*/3);
-#else
-  hwy::Prefetch(p);
-#endif
-}
-
 // C[H x cols] (op)= A panel (H x kc) * B panel (kc x NV vectors), the B
 // panel's rows b_step floats apart (NV * lanes when packed, ldb when read in
 // place). The loops over rows and vectors are unrolled by force: GCC
@@ -208,6 +147,9 @@ HWY_NOINLINE void MicroKernel(size_t kc, const float* HWY_RESTRICT a, const floa
   // per kc * H * NV FMAs; `v < full` keeps acc's indices constant, in
   // registers.
   const size_t full = cols >= NV * L ? NV : cols / L;
+  if constexpr (H == kMR && NV == kNV) {
+    if (full == NV && sp.beta_mode == 0 && sp.alpha == 1.0f) return StoreWholeTile(acc, c, ldc, sp);
+  }
   const bool scale = sp.alpha != 1.0f;
   const VF alpha = hn::Set(d, sp.alpha);
   const VF beta = hn::Set(d, sp.beta);

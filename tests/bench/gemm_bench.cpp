@@ -9,6 +9,7 @@
 // fully connected layer with packed weights.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <random>
@@ -28,9 +29,15 @@ std::vector<float> random_vector(size_t n) {
   return v;
 }
 
-enum Mode : int64_t { kUnpacked = 0, kPackedA = 1, kPackedB = 2 };
+enum Mode : int64_t { kUnpacked = 0, kPackedA = 1, kPackedB = 2, kPackedAFromL3 = 3 };
 
-// Args: M, N, K, threads, packed operand (0: none, 1: A, 2: B).
+// Copies of the packed A that kPackedAFromL3 cycles through: at least this
+// many bytes in all, so that each call finds its weights out of L2, as a
+// layer inside a network does (the others' weights passed through since).
+constexpr size_t kColdWeightBytes = 16u << 20;
+
+// Args: M, N, K, threads, packed operand (0: none, 1: A, 2: B, 3: A, a
+// different copy each call).
 void BM_Sgemm(benchmark::State& state) {
   const int64_t M = state.range(0), N = state.range(1), K = state.range(2);
   const int threads = static_cast<int>(state.range(3));
@@ -41,7 +48,13 @@ void BM_Sgemm(benchmark::State& state) {
   const std::vector<float> bias = random_vector(static_cast<size_t>(M));
   std::unique_ptr<ThreadPool> pool = threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr;
   PackedMatrix packed;
+  std::vector<PackedMatrix> copies;
   if (mode == kPackedA) packed = pack_a(false, M, K, A.data(), K);
+  if (mode == kPackedAFromL3) {
+    const size_t count = std::max<size_t>(2, kColdWeightBytes / (static_cast<size_t>(M * K) * sizeof(float)));
+    for (size_t i = 0; i < count; ++i) copies.push_back(pack_a(false, M, K, A.data(), K));
+  }
+  size_t call = 0;
   if (mode == kPackedB) packed = pack_b(false, K, N, B.data(), N);
   GemmEpilogue relu;  // what a Conv + Relu would pass
   relu.row_bias = bias.data();
@@ -58,6 +71,9 @@ void BM_Sgemm(benchmark::State& state) {
         break;
       case kPackedB:
         sgemm(false, M, 1.0f, A.data(), K, packed, 0.0f, C.data(), N, {}, pool.get());
+        break;
+      case kPackedAFromL3:
+        sgemm(copies[call++ % copies.size()], false, N, 1.0f, B.data(), N, 0.0f, C.data(), N, relu, pool.get());
         break;
     }
     benchmark::ClobberMemory();
@@ -76,6 +92,13 @@ void Shapes(benchmark::internal::Benchmark* b) {
     b->Args({49, 512, 4608, threads, kPackedB});   // conv5_x 3x3, 7x7, turned (pixels x channels)
     b->Args({1, 1000, 2048, threads, kPackedB});   // FC, batch 1
     b->Args({1000, 169, 512, threads, kPackedA});  // SqueezeNet 1.1 classifier, 1x1 on 13x13
+    // Weights out of L2, as inside a network: ResNet-50's 1x1 layers on
+    // 28x28 and 14x14, narrowing and widening, and SqueezeNet's classifier.
+    b->Args({128, 784, 512, threads, kPackedAFromL3});
+    b->Args({512, 784, 128, threads, kPackedAFromL3});
+    b->Args({256, 196, 1024, threads, kPackedAFromL3});
+    b->Args({1024, 196, 256, threads, kPackedAFromL3});
+    b->Args({1000, 169, 512, threads, kPackedAFromL3});
     b->Args({49, 320, 1152, threads, kPackedB});   // EfficientNet-B0 1x1 on 7x7, turned
     b->Args({49, 1280, 320, threads, kPackedB});   // EfficientNet-B0 head 1x1 on 7x7, turned
     b->Args({256, 3136, 64, threads, kPackedA});   // ResNet-50 layer1 1x1 widening, 56x56
@@ -87,6 +110,9 @@ void Shapes(benchmark::internal::Benchmark* b) {
     b->Args({16, 12544, 32, threads, kPackedA});  // MobileNetV2 1x1 narrowing, 112x112
     b->Args({24, 3136, 144, threads, kPackedA});  // MobileNetV2 1x1 narrowing, 56x56
     b->Args({32, 784, 192, threads, kPackedA});   // MobileNetV2 1x1 narrowing, 28x28
+    // Shallow: a Winograd point product of SqueezeNet's 55x55 3x3 layer (16
+    // input channels, 14x14 tiles), where the write-back weighs as much as k.
+    b->Args({64, 196, 16, threads, kPackedA});
   }
 }
 

@@ -476,6 +476,45 @@ TEST(Sgemm, EveryCompiledTarget) {
   }
 }
 
+// A NaN in A reaches C through every clamp (a ReLU bound below only, a
+// Clip bound on both sides, none), on whole micro-tiles and edge ones, with
+// a residual or without, on every compiled target: x86's max and min would
+// turn it into the bound.
+TEST(Sgemm, NaNPassesTheClampEpilogues) {
+  const test::RestoreSimdTargets restore;
+  const int64_t M = 37, N = 100, K = 16;
+  std::vector<float> A = test::random_floats(static_cast<size_t>(M * K), 41);
+  const std::vector<float> B = test::random_floats(static_cast<size_t>(K * N), 42);
+  const std::vector<float> residual = test::random_floats(static_cast<size_t>(M * N), 43);
+  for (int64_t row : {0, 9, 36}) A[static_cast<size_t>(row * K + 3)] = kNaN;
+  for (int64_t target : test::kernel_targets_to_test(gemm_detail::targets_for_test())) {
+    gemm_detail::force_target_for_test(target);
+    const PackedMatrix packed = pack_a(false, M, K, A.data(), K);
+    for (float hi : {HUGE_VALF, 6.0f}) {
+      for (bool with_residual : {false, true}) {
+        GemmEpilogue ep;
+        ep.clamp_min = 0.0f;
+        ep.clamp_max = hi;
+        if (with_residual) {
+          ep.residual = residual.data();
+          ep.ld_residual = N;
+        }
+        std::vector<float> C(static_cast<size_t>(M * N));
+        sgemm(packed, false, N, 1.0f, B.data(), N, 0.0f, C.data(), N, ep);
+        for (int64_t i = 0; i < M; ++i) {
+          const bool nan_row = i == 0 || i == 9 || i == 36;
+          for (int64_t j = 0; j < N; ++j) {
+            const float c = C[static_cast<size_t>(i * N + j)];
+            ASSERT_EQ(std::isnan(c), nan_row) << "target " << target << " hi " << hi << " residual " << with_residual
+                                              << " at " << i << ", " << j << ": " << c;
+            if (!nan_row) ASSERT_TRUE(c >= 0.0f && c <= hi) << c;
+          }
+        }
+      }
+    }
+  }
+}
+
 // Many small products back to back on a shared pool (the pattern of a model).
 TEST(Sgemm, RepeatedCallsOnSharedPool) {
   ThreadPool pool(2);

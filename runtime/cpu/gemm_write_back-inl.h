@@ -1,0 +1,150 @@
+// How the fp32 GEMM's micro-tiles reach C (gemm_kernel.cpp): the
+// parameters of a tile's write-back, the prefetches its loop over k issues,
+// and the write-backs themselves, general (any beta, alpha and epilogue,
+// vector by vector) and whole-tile (the common case, branches taken once
+// per tile), with the scalar one for the columns of a last partial vector.
+//
+// A per-target -inl header: include it after hwy/highway.h in a file compiled
+// through hwy/foreach_target.h.
+#if defined(MOTE_CPU_GEMM_WRITE_BACK_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef MOTE_CPU_GEMM_WRITE_BACK_INL_H_
+#undef MOTE_CPU_GEMM_WRITE_BACK_INL_H_
+#else
+#define MOTE_CPU_GEMM_WRITE_BACK_INL_H_
+#endif
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+#include "hwy/highway.h"
+#include "runtime/cpu/simd_clamp-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace mote::cpu::gemm_detail {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// The GEMM's vectors (gemm_kernel.cpp uses the same).
+using DF = hn::ScalableTag<float>;
+using VF = hn::Vec<DF>;
+
+// How a micro-tile is written back (see compute_tile).
+struct StoreParams {
+  float alpha;
+  float beta;
+  int beta_mode;  // 0: C is not read, 1: C += result, 2: C = beta * C + result
+  bool epilogue;  // last K block: add the biases and clamp
+  bool clamp;
+  float lo, hi;
+  const float* residual;  // at the tile's first element, or nullptr
+  size_t ld_residual;
+  const float* row_bias;  // at the tile's first row, or nullptr
+  const float* col_bias;  // at the tile's first column, or nullptr
+  // Memory for a later tile (the next packed panel of A, or part of the
+  // next panel of B): every 2^prefetch_shift steps of k over the tile's
+  // loop, the cache line at prefetch + prefetch_step bytes per such step;
+  // 0 for none. An address, not a pointer: a share sized for a whole panel
+  // may run past the end of a narrower last one, which a prefetch may touch
+  // but pointer arithmetic may not reach.
+  uintptr_t prefetch = 0;
+  size_t prefetch_shift = 1;
+  size_t prefetch_step = 64;
+};
+
+HWY_INLINE void PrefetchStep(const StoreParams& sp, size_t k) {
+  if (sp.prefetch && (k & ((size_t{1} << sp.prefetch_shift) - 1)) == 0) {
+    __builtin_prefetch(reinterpret_cast<const void*>(sp.prefetch + (k >> sp.prefetch_shift) * sp.prefetch_step));
+  }
+}
+
+// Write-back of the columns of a last partial vector (right edge of C) from
+// a copy of its accumulators: scalar, so it never touches C past `cols` (a
+// masked vector store would on targets without native masking, racing with
+// the thread that writes the neighbouring tile).
+HWY_NOINLINE void WriteBackPartial(const float* tile, size_t rows, size_t stride, size_t cols, float* c, size_t ldc,
+                                   const StoreParams& sp) {
+  for (size_t r = 0; r < rows; ++r) {
+    for (size_t j = 0; j < cols; ++j) {
+      float x = sp.alpha * tile[r * stride + j];
+      float& out = c[r * ldc + j];
+      if (sp.beta_mode == 1) x += out;
+      if (sp.beta_mode == 2) x += sp.beta * out;
+      if (sp.epilogue) {
+        if (sp.row_bias) x += sp.row_bias[r];
+        if (sp.col_bias) x += sp.col_bias[j];
+        if (sp.residual) x += sp.residual[r * sp.ld_residual + j];
+        if (sp.clamp) x = std::min(std::max(x, sp.lo), sp.hi);
+      }
+      out = x;
+    }
+  }
+}
+
+HWY_INLINE void PrefetchForWrite(const float* p) {
+#if HWY_COMPILER_GCC  // also Clang
+  __builtin_prefetch(p, /*rw=*/1, /*locality=*/3);
+#else
+  hwy::Prefetch(p);
+#endif
+}
+
+// How StoreWholeTile bounds the results.
+enum class Bounds { kNone, kBelow, kBoth };
+
+// The write-back of a whole micro-tile in the common case (C not read, alpha
+// 1: each K block of a product that overwrites C), with the branches of the
+// general write-back in MicroKernel taken once per tile instead of once per
+// vector: with shallow products (Winograd's point GEMMs of 16 channels, 1x1
+// layers of 16 to 64) that write-back cost as much as the loop over k. Best
+// of nine alternating runs (mote_microbench, 1 thread, AVX-512), GFLOP/s:
+// M x N x K = 64 x 196 x 16 51-54 -> 74-82, 64 x 3136 x 64 126 -> 147,
+// 16 x 12544 x 32 84 -> 92, 256 x 196 x 2304 137 -> 144, 1024^3 147 -> 150.
+// Biases and the residual are added only with sp.epilogue (the last K block).
+template <bool kResidual, Bounds kBounds, size_t H, size_t NV>
+HWY_INLINE void StoreWholeTile(const VF (&acc)[H][NV], float* HWY_RESTRICT c, size_t ldc, const StoreParams& sp) {
+  const DF d;
+  const size_t L = hn::Lanes(d);
+  const VF lo = hn::Set(d, sp.lo), hi = hn::Set(d, sp.hi);
+  VF col_bias[NV];
+#pragma GCC unroll 4
+  for (size_t v = 0; v < NV; ++v) col_bias[v] = sp.col_bias ? hn::LoadU(d, sp.col_bias + v * L) : hn::Zero(d);
+#pragma GCC unroll 16
+  for (size_t r = 0; r < H; ++r) {
+    float* HWY_RESTRICT crow = c + r * ldc;
+    const VF row_bias = hn::Set(d, sp.row_bias ? sp.row_bias[r] : 0.0f);
+#pragma GCC unroll 4
+    for (size_t v = 0; v < NV; ++v) {
+      VF x = hn::Add(hn::Add(acc[r][v], row_bias), col_bias[v]);  // in the general write-back's order
+      if constexpr (kResidual) x = hn::Add(x, hn::LoadU(d, sp.residual + r * sp.ld_residual + v * L));
+      if constexpr (kBounds == Bounds::kBelow) x = hn::IfThenElse(hn::Lt(x, lo), lo, x);  // NaN stays NaN
+      if constexpr (kBounds == Bounds::kBoth) x = simd_clamp::HWY_NAMESPACE::ClampKeepingNaN(x, lo, hi);
+      hn::StoreU(x, d, crow + v * L);
+    }
+  }
+}
+
+template <size_t H, size_t NV>
+HWY_INLINE void StoreWholeTile(const VF (&acc)[H][NV], float* HWY_RESTRICT c, size_t ldc, const StoreParams& sp) {
+  if (!sp.epilogue) {
+    StoreParams none = sp;
+    none.row_bias = none.col_bias = nullptr;
+    return StoreWholeTile<false, Bounds::kNone>(acc, c, ldc, none);
+  }
+  const Bounds bounds = !sp.clamp ? Bounds::kNone : sp.hi == HUGE_VALF ? Bounds::kBelow : Bounds::kBoth;
+  if (sp.residual) {
+    if (bounds == Bounds::kNone) return StoreWholeTile<true, Bounds::kNone>(acc, c, ldc, sp);
+    if (bounds == Bounds::kBelow) return StoreWholeTile<true, Bounds::kBelow>(acc, c, ldc, sp);
+    return StoreWholeTile<true, Bounds::kBoth>(acc, c, ldc, sp);
+  }
+  if (bounds == Bounds::kNone) return StoreWholeTile<false, Bounds::kNone>(acc, c, ldc, sp);
+  if (bounds == Bounds::kBelow) return StoreWholeTile<false, Bounds::kBelow>(acc, c, ldc, sp);
+  StoreWholeTile<false, Bounds::kBoth>(acc, c, ldc, sp);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace mote::cpu::gemm_detail
+HWY_AFTER_NAMESPACE();
+
+#endif  // per-target include guard
