@@ -148,7 +148,7 @@ HWY_NOINLINE void MicroKernel(size_t kc, const float* HWY_RESTRICT a, const floa
   // registers.
   const size_t full = cols >= NV * L ? NV : cols / L;
   if constexpr (H == kMR && NV == kNV) {
-    if (full == NV && sp.beta_mode == 0 && sp.alpha == 1.0f) return StoreWholeTile(acc, c, ldc, sp);
+    if (full == NV && WholeTileStoreApplies(sp)) return StoreWholeTile(acc, c, ldc, sp);
   }
   const bool scale = sp.alpha != 1.0f;
   const VF alpha = hn::Set(d, sp.alpha);

@@ -93,16 +93,20 @@ HWY_INLINE void PrefetchForWrite(const float* p) {
 // How StoreWholeTile bounds the results.
 enum class Bounds { kNone, kBelow, kBoth };
 
-// The write-back of a whole micro-tile in the common case (C not read, alpha
-// 1: each K block of a product that overwrites C), with the branches of the
-// general write-back in MicroKernel taken once per tile instead of once per
-// vector: with shallow products (Winograd's point GEMMs of 16 channels, 1x1
-// layers of 16 to 64) that write-back cost as much as the loop over k. Best
-// of nine alternating runs (mote_microbench, 1 thread, AVX-512), GFLOP/s:
-// M x N x K = 64 x 196 x 16 51-54 -> 74-82, 64 x 3136 x 64 126 -> 147,
-// 16 x 12544 x 32 84 -> 92, 256 x 196 x 2304 137 -> 144, 1024^3 147 -> 150.
-// Biases and the residual are added only with sp.epilogue (the last K block).
-template <bool kResidual, Bounds kBounds, size_t H, size_t NV>
+// The write-back of a whole micro-tile in the common cases (alpha 1, C
+// overwritten by the first K block and added to by the others), with the
+// branches of the general write-back in MicroKernel taken once per tile
+// instead of once per vector: with shallow products (Winograd's point GEMMs
+// of 16 channels, 1x1 layers of 16 to 64) that write-back cost as much as
+// the loop over k. Best of nine alternating runs (mote_microbench, 1
+// thread, AVX-512), GFLOP/s: M x N x K = 64 x 196 x 16 51-54 -> 74-82, 64 x
+// 3136 x 64 126 -> 147, 16 x 12544 x 32 84 -> 92, 256 x 196 x 2304 137 ->
+// 144, 1024^3 147 -> 150; then also for the K blocks after the first (C
+// added to), which deep products are mostly: 256 x 196 x 2304 121 -> 141,
+// 49 x 512 x 4608 128 -> 136 (a slower minute of the host's). The sums are
+// formed in the general write-back's order, so a result does not depend on
+// which one wrote it.
+template <bool kAccumulate, bool kEpilogue, bool kResidual, Bounds kBounds, size_t H, size_t NV>
 HWY_INLINE void StoreWholeTile(const VF (&acc)[H][NV], float* HWY_RESTRICT c, size_t ldc, const StoreParams& sp) {
   const DF d;
   const size_t L = hn::Lanes(d);
@@ -116,7 +120,9 @@ HWY_INLINE void StoreWholeTile(const VF (&acc)[H][NV], float* HWY_RESTRICT c, si
     const VF row_bias = hn::Set(d, sp.row_bias ? sp.row_bias[r] : 0.0f);
 #pragma GCC unroll 4
     for (size_t v = 0; v < NV; ++v) {
-      VF x = hn::Add(hn::Add(acc[r][v], row_bias), col_bias[v]);  // in the general write-back's order
+      VF x = acc[r][v];
+      if constexpr (kAccumulate) x = hn::Add(x, hn::LoadU(d, crow + v * L));
+      if constexpr (kEpilogue) x = hn::Add(hn::Add(x, row_bias), col_bias[v]);
       if constexpr (kResidual) x = hn::Add(x, hn::LoadU(d, sp.residual + r * sp.ld_residual + v * L));
       if constexpr (kBounds == Bounds::kBelow) x = hn::IfThenElse(hn::Lt(x, lo), lo, x);  // NaN stays NaN
       if constexpr (kBounds == Bounds::kBoth) x = simd_clamp::HWY_NAMESPACE::ClampKeepingNaN(x, lo, hi);
@@ -125,22 +131,35 @@ HWY_INLINE void StoreWholeTile(const VF (&acc)[H][NV], float* HWY_RESTRICT c, si
   }
 }
 
-template <size_t H, size_t NV>
-HWY_INLINE void StoreWholeTile(const VF (&acc)[H][NV], float* HWY_RESTRICT c, size_t ldc, const StoreParams& sp) {
-  if (!sp.epilogue) {
-    StoreParams none = sp;
-    none.row_bias = none.col_bias = nullptr;
-    return StoreWholeTile<false, Bounds::kNone>(acc, c, ldc, none);
-  }
+// The last K block's write-back: biases, then the residual and bounds the
+// epilogue has.
+template <bool kAccumulate, size_t H, size_t NV>
+HWY_INLINE void StoreWholeTileWithEpilogue(const VF (&acc)[H][NV], float* HWY_RESTRICT c, size_t ldc,
+                                           const StoreParams& sp) {
   const Bounds bounds = !sp.clamp ? Bounds::kNone : sp.hi == HUGE_VALF ? Bounds::kBelow : Bounds::kBoth;
   if (sp.residual) {
-    if (bounds == Bounds::kNone) return StoreWholeTile<true, Bounds::kNone>(acc, c, ldc, sp);
-    if (bounds == Bounds::kBelow) return StoreWholeTile<true, Bounds::kBelow>(acc, c, ldc, sp);
-    return StoreWholeTile<true, Bounds::kBoth>(acc, c, ldc, sp);
+    if (bounds == Bounds::kNone) return StoreWholeTile<kAccumulate, true, true, Bounds::kNone>(acc, c, ldc, sp);
+    if (bounds == Bounds::kBelow) return StoreWholeTile<kAccumulate, true, true, Bounds::kBelow>(acc, c, ldc, sp);
+    return StoreWholeTile<kAccumulate, true, true, Bounds::kBoth>(acc, c, ldc, sp);
   }
-  if (bounds == Bounds::kNone) return StoreWholeTile<false, Bounds::kNone>(acc, c, ldc, sp);
-  if (bounds == Bounds::kBelow) return StoreWholeTile<false, Bounds::kBelow>(acc, c, ldc, sp);
-  StoreWholeTile<false, Bounds::kBoth>(acc, c, ldc, sp);
+  if (bounds == Bounds::kNone) return StoreWholeTile<kAccumulate, true, false, Bounds::kNone>(acc, c, ldc, sp);
+  if (bounds == Bounds::kBelow) return StoreWholeTile<kAccumulate, true, false, Bounds::kBelow>(acc, c, ldc, sp);
+  StoreWholeTile<kAccumulate, true, false, Bounds::kBoth>(acc, c, ldc, sp);
+}
+
+// Whether StoreWholeTile takes a tile of these parameters: alpha 1, beta
+// 0 or 1.
+inline bool WholeTileStoreApplies(const StoreParams& sp) { return sp.alpha == 1.0f && sp.beta_mode != 2; }
+
+template <size_t H, size_t NV>
+HWY_INLINE void StoreWholeTile(const VF (&acc)[H][NV], float* HWY_RESTRICT c, size_t ldc, const StoreParams& sp) {
+  const bool accumulate = sp.beta_mode == 1;
+  if (!sp.epilogue) {
+    if (accumulate) return StoreWholeTile<true, false, false, Bounds::kNone>(acc, c, ldc, sp);
+    return StoreWholeTile<false, false, false, Bounds::kNone>(acc, c, ldc, sp);
+  }
+  if (accumulate) return StoreWholeTileWithEpilogue<true>(acc, c, ldc, sp);
+  StoreWholeTileWithEpilogue<false>(acc, c, ldc, sp);
 }
 
 }  // namespace HWY_NAMESPACE
