@@ -220,10 +220,14 @@ Status global_average_pool(KernelContext& ctx) {
   return ctx.input_blocked(0) ? global_average_pool_blocked(ctx) : global_pool(ctx, false);
 }
 
-// A 4-D float input may come channel-blocked; the output is NCHW.
+// A 4-D float input may come channel-blocked, read no faster than NCHW
+// (so a producer does not write blocks for it alone); the output is NCHW.
 BlockedSupport global_average_pool_layouts(const KernelContext& ctx) {
   if (ctx.in(0).dtype() != DType::F32 || ctx.in(0).shape().size() != 4) return {};
-  return {1, false, 0};
+  BlockedSupport support;
+  support.inputs = 1;
+  support.indifferent = 1;
+  return support;
 }
 
 }  // namespace

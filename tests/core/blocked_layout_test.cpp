@@ -554,5 +554,42 @@ TEST(BlockedLayout, LargerKernelsWritingBlocksMatchTheReference) {
   }
 }
 
+// A tensor that only a GlobalAveragePool reads (blocks read no faster
+// there), written by a 1x1 layer from an NCHW input, stays NCHW (the GEMM
+// writes it: SqueezeNet's classifier); with a depthwise layer reading it
+// too, it is blocked. Both match the reference.
+std::shared_ptr<const Model> pooled_pointwise_model(bool depthwise_reader) {
+  GraphBuilder b;
+  int x = b.add_input("x", DType::F32, {1, 64, 13, 13});
+  int y = b.add_op(
+      fb::OpType::Conv,
+      {x, b.add_constant("w", random_tensor({96, 64, 1, 1}, 51)), b.add_constant("b", random_tensor({96}, 52))},
+      conv(1, 0, 1))[0];
+  fuse(b, fb::ActivationKind::Relu);
+  b.mark_output(b.add_op(fb::OpType::GlobalAveragePool, {y})[0], "pooled");
+  if (depthwise_reader) {
+    b.mark_output(
+        b.add_op(fb::OpType::Conv, {y, b.add_constant("wd", random_tensor({96, 1, 3, 3}, 53))}, conv(1, 1, 96))[0],
+        "dw");
+  }
+  return test::load_built(b);
+}
+
+TEST(BlockedLayout, BlocksOnlyAGlobalPoolWouldReadStayPlanar) {
+  if (channel_block() <= 1) GTEST_SKIP() << "the GEMM and depthwise kernels use different vector widths here";
+  for (bool depthwise_reader : {false, true}) {
+    SCOPED_TRACE(depthwise_reader ? "with a depthwise reader" : "pooled only");
+    auto model = pooled_pointwise_model(depthwise_reader);
+    ASSERT_NE(model, nullptr);
+    const Tensor x = random_tensor({1, 64, 13, 13}, 54);
+    const std::vector<Tensor> expected = run(model, x, {.backend = Backend::kReference});
+    for (int threads : {1, 2}) {
+      PlanStats stats;
+      expect_near(run(model, x, {.threads = threads}, &stats), expected);
+      EXPECT_EQ(stats.blocked_tensors, depthwise_reader ? 1 : 0);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace mote
