@@ -440,7 +440,10 @@ void ExecutionPlan::choose_layouts() {
   // planar inputs only. Those stay planar, so the producer writes NCHW: for
   // a 1x1 layer the GEMM, which beats pointwise_blocked from an NCHW input
   // (SqueezeNet's classifier, 512 -> 1000 channels on 13x13, per op in the
-  // network: 1.72 -> 1.46 ms at 1 thread, 0.93 -> 0.85 at 2).
+  // network: 1.72 -> 1.46 ms at 1 thread, 0.93 -> 0.85 at 2). Only that case
+  // was measured; the rule takes any producer (a depthwise layer on narrow
+  // NCHW planes feeding only a pool would write NCHW too), and no network
+  // here has another.
   std::vector<bool> gains(slots_.size(), false);
   for (size_t k = 0; k < steps_.size(); ++k) {
     const fb::OpT& op = *ops[static_cast<size_t>(steps_[k].op_index)];

@@ -9,11 +9,11 @@
 // layout onnxruntime calls NCHWc). The lanes of the last block past C are padding:
 // allocated, never read as results.
 //
-// ExecutionPlan chooses it per tensor (SessionOptions::channel_blocked_layout):
-// a tensor is blocked when its producer and every reader say they take it
-// (CpuKernel::blocked), it is not a graph output, inputs tied to an op's
-// output (a Conv's residual) agree with it, and blocks gain something: a
-// reader reads them faster, or the producer writes them from blocks. Kernels learn the choice
+// ExecutionPlan chooses it per tensor (SessionOptions::channel_blocked_
+// layout): a tensor is blocked when its producer and every reader say they
+// take it (CpuKernel::blocked), it is not a graph output, inputs tied to an
+// op's output (a Conv's residual) agree with it, and blocks gain something:
+// a reader reads them faster, or the producer writes them from blocks. Kernels learn the choice
 // from KernelContext::input_blocked / output_blocked.
 #pragma once
 
@@ -32,7 +32,7 @@ struct BlockedSupport {
   uint64_t same_as_output = 0;    // bit i: input i must be blocked exactly when output 0 is
   uint64_t only_with_output = 0;  // bit i: input i may be blocked only when output 0 is
   uint64_t output_only_with = 0;  // bit i: output 0 may be blocked only when input i is
-  uint64_t indifferent = 0;       // bit i: input i may be blocked, but is read no faster so
+  uint64_t indifferent = 0;       // bit i (with the same bit of `inputs`): blocks read no faster
 };
 
 // Channels per block on this machine: the float lanes the GEMM, depthwise,

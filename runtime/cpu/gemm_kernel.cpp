@@ -23,7 +23,6 @@
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "runtime/cpu/gemm_kernel.cpp"
-#include "hwy/cache_control.h"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "runtime/cpu/gemm_write_back-inl.h"
@@ -77,9 +76,10 @@ constexpr size_t kMaxRowsForBInPlace = 64;
 
 // The micro-kernels fetch the B panel's rows this many steps of k ahead. A
 // B read in place has rows ldb apart, farther than the hardware's stride
-// prefetchers follow, and each step of k wants kNV fresh lines of it; a
-// packed B block shared by the threads sits in the other core's L2. Best of
-// nine alternating runs (mote_microbench, AVX-512 Xeon), none -> 8 steps
+// prefetchers follow, and each step of k wants a fresh line per 64 bytes of
+// its row (kNV lines with AVX-512); a packed B block shared by the threads
+// sits in the other core's L2. Best of nine alternating runs
+// (mote_microbench, AVX-512 Xeon; not measured on other targets), none -> 8 steps
 // ahead, GFLOP/s: at 1 thread M x N x K = 16 x 12544 x 32 (MobileNetV2's
 // 112x112 1x1 layer) 55 -> 84, 24 x 3136 x 144 99 -> 118, 32 x 784 x 192
 // 124 -> 135; at 2 threads 1024^3 221 -> 267, 64 x 3136 x 256 (ResNet-50's
@@ -122,6 +122,7 @@ HWY_NOINLINE void MicroKernel(size_t kc, const float* HWY_RESTRICT a, const floa
   }
   for (size_t k = 0; k < kc; ++k) {
     PrefetchStep(sp, k);
+    // As integers: the last steps' addresses pass the end of B.
 #pragma GCC unroll 4
     for (size_t v = 0; v < NV; ++v) {
       __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(b + v * L) +
@@ -140,15 +141,18 @@ HWY_NOINLINE void MicroKernel(size_t kc, const float* HWY_RESTRICT a, const floa
     b += b_step;
   }
 
-  // Vectors wholly inside C are written back as vectors; the columns of a
-  // last partial one go through WriteBackPartial. (All of a narrow tile went
+  // A whole kMR x kNV tile with alpha 1 and beta 0 or 1 (nearly all of
+  // them) takes WriteBackWholeTile, its branches taken once per tile; only
+  // the full-size kernel has it, edge tiles being rare and each variant
+  // costing code. The rest come here: vectors wholly inside C are written
+  // back as vectors, the branches once per vector; the columns of a last
+  // partial one go through WriteBackPartial. (All of a narrow tile went
   // scalar before: with 169 pixels a GEMM's last 25 columns, 3 % of
-  // SqueezeNet's time.) The branches are uniform over the tile and run once
-  // per kc * H * NV FMAs; `v < full` keeps acc's indices constant, in
+  // SqueezeNet's time.) `v < full` keeps acc's indices constant, in
   // registers.
   const size_t full = cols >= NV * L ? NV : cols / L;
   if constexpr (H == kMR && NV == kNV) {
-    if (full == NV && WholeTileStoreApplies(sp)) return StoreWholeTile(acc, c, ldc, sp);
+    if (full == NV && WholeTileStoreApplies(sp)) return WriteBackWholeTile(acc, c, ldc, sp);
   }
   const bool scale = sp.alpha != 1.0f;
   const VF alpha = hn::Set(d, sp.alpha);

@@ -1,8 +1,9 @@
 // How the fp32 GEMM's micro-tiles reach C (gemm_kernel.cpp): the
 // parameters of a tile's write-back, the prefetches its loop over k issues,
-// and the write-backs themselves, general (any beta, alpha and epilogue,
-// vector by vector) and whole-tile (the common case, branches taken once
-// per tile), with the scalar one for the columns of a last partial vector.
+// the whole-tile write-back (the common case, its branches taken once per
+// tile) and the scalar one for the columns of a last partial vector. The
+// general write-back (any alpha and beta, edge tiles), vector by vector,
+// stays in MicroKernel.
 //
 // A per-target -inl header: include it after hwy/highway.h in a file compiled
 // through hwy/foreach_target.h.
@@ -18,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "hwy/cache_control.h"
 #include "hwy/highway.h"
 #include "runtime/cpu/simd_clamp-inl.h"
 
@@ -63,8 +65,8 @@ HWY_INLINE void PrefetchStep(const StoreParams& sp, size_t k) {
 // a copy of its accumulators: scalar, so it never touches C past `cols` (a
 // masked vector store would on targets without native masking, racing with
 // the thread that writes the neighbouring tile).
-HWY_NOINLINE void WriteBackPartial(const float* tile, size_t rows, size_t stride, size_t cols, float* c, size_t ldc,
-                                   const StoreParams& sp) {
+inline HWY_NOINLINE void WriteBackPartial(const float* tile, size_t rows, size_t stride, size_t cols, float* c,
+                                          size_t ldc, const StoreParams& sp) {
   for (size_t r = 0; r < rows; ++r) {
     for (size_t j = 0; j < cols; ++j) {
       float x = sp.alpha * tile[r * stride + j];
@@ -93,19 +95,19 @@ HWY_INLINE void PrefetchForWrite(const float* p) {
 // How StoreWholeTile bounds the results.
 enum class Bounds { kNone, kBelow, kBoth };
 
-// The write-back of a whole micro-tile in the common cases (alpha 1, C
-// overwritten by the first K block and added to by the others), with the
+// The write-back of a whole micro-tile in the common cases (alpha 1, C not
+// read, or added to: beta 1, or any K block after the first), with the
 // branches of the general write-back in MicroKernel taken once per tile
 // instead of once per vector: with shallow products (Winograd's point GEMMs
 // of 16 channels, 1x1 layers of 16 to 64) that write-back cost as much as
 // the loop over k. Best of nine alternating runs (mote_microbench, 1
-// thread, AVX-512), GFLOP/s: M x N x K = 64 x 196 x 16 51-54 -> 74-82, 64 x
-// 3136 x 64 126 -> 147, 16 x 12544 x 32 84 -> 92, 256 x 196 x 2304 137 ->
-// 144, 1024^3 147 -> 150; then also for the K blocks after the first (C
-// added to), which deep products are mostly: 256 x 196 x 2304 121 -> 141,
-// 49 x 512 x 4608 128 -> 136 (a slower minute of the host's). The sums are
-// formed in the general write-back's order, so a result does not depend on
-// which one wrote it.
+// thread, AVX-512), GFLOP/s, for C not read: M x N x K = 64 x 196 x 16
+// 51-54 -> 74-82, 64 x 3136 x 64 126 -> 147, 16 x 12544 x 32 84 -> 92, 256 x
+// 196 x 2304 137 -> 144, 1024^3 147 -> 150. Then, in a slower minute of the
+// host's, also for C added to, which deep products mostly are: 256 x 196 x
+// 2304 121 -> 141, 49 x 512 x 4608 128 -> 136. The sums are formed in the
+// general write-back's order, so a result does not depend on which one
+// wrote it.
 template <bool kAccumulate, bool kEpilogue, bool kResidual, Bounds kBounds, size_t H, size_t NV>
 HWY_INLINE void StoreWholeTile(const VF (&acc)[H][NV], float* HWY_RESTRICT c, size_t ldc, const StoreParams& sp) {
   const DF d;
@@ -147,12 +149,12 @@ HWY_INLINE void StoreWholeTileWithEpilogue(const VF (&acc)[H][NV], float* HWY_RE
   StoreWholeTile<kAccumulate, true, false, Bounds::kBoth>(acc, c, ldc, sp);
 }
 
-// Whether StoreWholeTile takes a tile of these parameters: alpha 1, beta
-// 0 or 1.
+// Whether WriteBackWholeTile takes a tile of these parameters: alpha 1,
+// and C either not read or added to as it is (beta_mode 0 or 1).
 inline bool WholeTileStoreApplies(const StoreParams& sp) { return sp.alpha == 1.0f && sp.beta_mode != 2; }
 
 template <size_t H, size_t NV>
-HWY_INLINE void StoreWholeTile(const VF (&acc)[H][NV], float* HWY_RESTRICT c, size_t ldc, const StoreParams& sp) {
+HWY_INLINE void WriteBackWholeTile(const VF (&acc)[H][NV], float* HWY_RESTRICT c, size_t ldc, const StoreParams& sp) {
   const bool accumulate = sp.beta_mode == 1;
   if (!sp.epilogue) {
     if (accumulate) return StoreWholeTile<true, false, false, Bounds::kNone>(acc, c, ldc, sp);

@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "runtime/cpu/gemm_internal.hpp"
@@ -356,21 +357,34 @@ TEST(Sgemm, EpilogueActivationRunsOncePerElement) {
 
 // A residual matrix (its own leading dimension) is added after the biases
 // and before the clamp, on every path.
+// With no bound, a lower one (Relu) and both (Clip), with row or column
+// biases: the whole-tile write-back has a variant for each, over one K
+// block and several (16 x 49 x 500, 60 x 100 x 900).
 TEST(Sgemm, EpilogueAddsResidualBeforeClamp) {
   ThreadPool pool(2);
   for (Shape s : {Shape{2, 3, 4}, Shape{1, 300, 50}, Shape{70, 1, 40}, Shape{37, 141, 29}, Shape{2100, 5, 2000},
-                  Shape{16, 49, 500}}) {
+                  Shape{16, 49, 500}, Shape{60, 100, 900}}) {
     const Case c(s);
     const std::vector<float> residual = test::random_floats(static_cast<size_t>(s.M * (s.N + 3)), 99);
-    GemmEpilogue ep;
-    ep.row_bias = c.row_bias().data();
-    ep.residual = residual.data();
-    ep.ld_residual = s.N + 3;
-    ep.clamp_min = -0.25f;
-    ep.clamp_max = 0.75f;
-    for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
-      for (Packing packing : {Packing::kNone, Packing::kA, Packing::kB, Packing::kBoth, Packing::kIndexedA}) {
-        EXPECT_TRUE(c.check(true, false, 1.0f, 0.0f, ep, packing, p)) << s << " " << name(packing);
+    for (auto [lo, hi] : {std::pair{-HUGE_VALF, HUGE_VALF}, std::pair{0.0f, HUGE_VALF}, std::pair{-0.25f, 0.75f}}) {
+      for (bool col_bias : {false, true}) {
+        GemmEpilogue ep;
+        if (col_bias) {
+          ep.col_bias = c.col_bias().data();
+        } else {
+          ep.row_bias = c.row_bias().data();
+        }
+        ep.residual = residual.data();
+        ep.ld_residual = s.N + 3;
+        ep.clamp_min = lo;
+        ep.clamp_max = hi;
+        for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
+          for (Packing packing : {Packing::kNone, Packing::kA, Packing::kB, Packing::kBoth, Packing::kIndexedA}) {
+            EXPECT_TRUE(c.check(true, false, 1.0f, 0.0f, ep, packing, p))
+                << s << " " << name(packing) << " bounds " << lo << " " << hi << (col_bias ? " column" : " row")
+                << " bias";
+          }
+        }
       }
     }
   }
@@ -477,9 +491,9 @@ TEST(Sgemm, EveryCompiledTarget) {
 }
 
 // A NaN in A reaches C through every clamp (a ReLU bound below only, a
-// Clip bound on both sides, none), on whole micro-tiles and edge ones, with
-// a residual or without, on every compiled target: x86's max and min would
-// turn it into the bound.
+// Clip bound on both sides) and none, on whole micro-tiles and edge ones,
+// with a residual or without, on every compiled target: x86's max and min
+// would turn it into the bound.
 TEST(Sgemm, NaNPassesTheClampEpilogues) {
   const test::RestoreSimdTargets restore;
   const int64_t M = 37, N = 100, K = 16;
@@ -490,10 +504,10 @@ TEST(Sgemm, NaNPassesTheClampEpilogues) {
   for (int64_t target : test::kernel_targets_to_test(gemm_detail::targets_for_test())) {
     gemm_detail::force_target_for_test(target);
     const PackedMatrix packed = pack_a(false, M, K, A.data(), K);
-    for (float hi : {HUGE_VALF, 6.0f}) {
+    for (auto [lo, hi] : {std::pair{0.0f, HUGE_VALF}, std::pair{0.0f, 6.0f}, std::pair{-HUGE_VALF, HUGE_VALF}}) {
       for (bool with_residual : {false, true}) {
         GemmEpilogue ep;
-        ep.clamp_min = 0.0f;
+        ep.clamp_min = lo;
         ep.clamp_max = hi;
         if (with_residual) {
           ep.residual = residual.data();
@@ -507,7 +521,7 @@ TEST(Sgemm, NaNPassesTheClampEpilogues) {
             const float c = C[static_cast<size_t>(i * N + j)];
             ASSERT_EQ(std::isnan(c), nan_row) << "target " << target << " hi " << hi << " residual " << with_residual
                                               << " at " << i << ", " << j << ": " << c;
-            if (!nan_row) ASSERT_TRUE(c >= 0.0f && c <= hi) << c;
+            if (!nan_row) ASSERT_TRUE(c >= lo && c <= hi) << c;
           }
         }
       }
