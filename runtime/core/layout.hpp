@@ -13,8 +13,9 @@
 // layout): a tensor is blocked when its producer and every reader say they
 // take it (CpuKernel::blocked), it is not a graph output, inputs tied to an
 // op's output (a Conv's residual) agree with it, and blocks gain something:
-// a reader reads them faster, or the producer writes them from blocks. Kernels learn the choice
-// from KernelContext::input_blocked / output_blocked.
+// a reader reads them faster, or the producer writes them from blocks.
+// Kernels learn the choice from KernelContext::input_blocked /
+// output_blocked.
 #pragma once
 
 #include <cstdint>

@@ -79,8 +79,8 @@ constexpr size_t kMaxRowsForBInPlace = 64;
 // prefetchers follow, and each step of k wants a fresh line per 64 bytes of
 // its row (kNV lines with AVX-512); a packed B block shared by the threads
 // sits in the other core's L2. Best of nine alternating runs
-// (mote_microbench, AVX-512 Xeon; not measured on other targets), none -> 8 steps
-// ahead, GFLOP/s: at 1 thread M x N x K = 16 x 12544 x 32 (MobileNetV2's
+// (mote_microbench, AVX-512 Xeon; not measured on other targets), none ->
+// 8 steps ahead, GFLOP/s: at 1 thread M x N x K = 16 x 12544 x 32 (MobileNetV2's
 // 112x112 1x1 layer) 55 -> 84, 24 x 3136 x 144 99 -> 118, 32 x 784 x 192
 // 124 -> 135; at 2 threads 1024^3 221 -> 267, 64 x 3136 x 256 (ResNet-50's
 // 56x56 1x1 layers) 206 -> 240, 64 x 3136 x 576 222 -> 276. 16 steps was
