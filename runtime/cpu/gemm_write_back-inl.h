@@ -126,7 +126,7 @@ HWY_INLINE void StoreWholeTile(const VF (&acc)[H][NV], float* HWY_RESTRICT c, si
       if constexpr (kAccumulate) x = hn::Add(x, hn::LoadU(d, crow + v * L));
       if constexpr (kEpilogue) x = hn::Add(hn::Add(x, row_bias), col_bias[v]);
       if constexpr (kResidual) x = hn::Add(x, hn::LoadU(d, sp.residual + r * sp.ld_residual + v * L));
-      if constexpr (kBounds == Bounds::kBelow) x = hn::IfThenElse(hn::Lt(x, lo), lo, x);  // NaN stays NaN
+      if constexpr (kBounds == Bounds::kBelow) x = simd_clamp::HWY_NAMESPACE::RaiseKeepingNaN(x, lo);
       if constexpr (kBounds == Bounds::kBoth) x = simd_clamp::HWY_NAMESPACE::ClampKeepingNaN(x, lo, hi);
       hn::StoreU(x, d, crow + v * L);
     }

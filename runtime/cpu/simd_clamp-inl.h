@@ -21,10 +21,16 @@ namespace mote::simd_clamp {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// x raised to at least lo (a Relu's bound); NaN lanes stay NaN.
+template <class V>
+HWY_INLINE V RaiseKeepingNaN(V x, V lo) {
+  return hn::IfThenElse(hn::Lt(x, lo), lo, x);
+}
+
 // x limited to [lo, hi]; NaN lanes stay NaN.
 template <class V>
 HWY_INLINE V ClampKeepingNaN(V x, V lo, V hi) {
-  x = hn::IfThenElse(hn::Lt(x, lo), lo, x);
+  x = RaiseKeepingNaN(x, lo);
   return hn::IfThenElse(hn::Gt(x, hi), hi, x);
 }
 
